@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs npm dependencies when missing or stale, and builds dist/ when sources changed.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+cd "$GR_REPO_ROOT"
+if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  log "installing npm dependencies"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+if [[ ! -f dist/src/main.js ]] || [[ -n "$(find src bench tsconfig.json tsconfig.build.json package.json -newer dist/src/main.js -print -quit 2>/dev/null)" ]]; then
+  log "building"
+  rm -rf dist
+  npx tsc -p tsconfig.build.json
+fi

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Starts the whole service and waits until it is ready:
+#   - with MONGODB_URI / TEMPORAL_ADDRESS unset, local FerretDB / Temporal dev servers
+#     (scripts/servers.sh), data under .data/;
+#   - the worker and the api (built from source when needed), logs under .data/logs/.
+# Prints the API, docs and Temporal UI URLs and a working operator key. Idempotent:
+# running it again restarts the api and worker on the current build.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+cd "$GR_REPO_ROOT"
+
+DATA_DIR="$GR_REPO_ROOT/.data"
+RUN_DIR="$DATA_DIR/run"
+LOG_DIR="$DATA_DIR/logs"
+SECRETS="$DATA_DIR/secrets.env"
+mkdir -p "$RUN_DIR" "$LOG_DIR"
+
+bash scripts/ensure-deps.sh
+
+# Local servers for whatever is not configured externally.
+if [[ -z "${MONGODB_URI:-}" || -z "${TEMPORAL_ADDRESS:-}" ]]; then
+  bash scripts/servers.sh start
+fi
+export MONGODB_URI="${MONGODB_URI:-mongodb://127.0.0.1:${FERRETDB_PORT:-27017}/governed_runtime}"
+export TEMPORAL_ADDRESS="${TEMPORAL_ADDRESS:-127.0.0.1:${TEMPORAL_PORT:-7233}}"
+export TEMPORAL_UI_URL="${TEMPORAL_UI_URL:-http://127.0.0.1:${TEMPORAL_UI_PORT:-8233}}"
+
+# Secrets of the embedded default: generated once, kept under .data/ (git-ignored).
+if [[ ! -f "$SECRETS" ]]; then
+  umask 077
+  node -e '
+    const { randomBytes } = require("node:crypto");
+    const { mintApiKey } = require("./dist/src/auth/api-key");
+    console.log("KEY_PEPPER=" + randomBytes(32).toString("hex"));
+    console.log("ADMIN_API_KEY=" + mintApiKey(randomBytes(6).toString("hex")));
+  ' >"$SECRETS.tmp"
+  mv "$SECRETS.tmp" "$SECRETS"
+fi
+# Values from the environment win over the generated ones.
+while IFS='=' read -r name value; do
+  [[ -n "$name" && -z "${!name:-}" ]] && export "$name=$value"
+done <"$SECRETS"
+
+stop_process() {
+  local pid_file="$RUN_DIR/$1.pid" pid
+  [[ -f "$pid_file" ]] || return 0
+  pid="$(cat "$pid_file")"
+  if pid_alive "$pid"; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do pid_alive "$pid" || break; sleep 0.1; done
+    pid_alive "$pid" && kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$pid_file"
+}
+
+start_process() {
+  local name="$1" script="$2"
+  stop_process "$name"
+  nohup setsid node "$script" >>"$LOG_DIR/$name.log" 2>&1 </dev/null &
+  echo $! >"$RUN_DIR/$name.pid"
+}
+
+start_process worker dist/src/worker.js
+start_process api dist/src/main.js
+
+PORT="${PORT:-8080}"
+HOST_ADDR="${HOST:-127.0.0.1}"
+API_URL="http://${HOST_ADDR}:${PORT}"
+deadline=$((SECONDS + 90))
+until curl -fsS "$API_URL/readyz" >/dev/null 2>&1; do
+  if ! pid_alive "$(cat "$RUN_DIR/api.pid")"; then
+    tail -n 20 "$LOG_DIR/api.log" >&2
+    die "the api exited; see $LOG_DIR/api.log"
+  fi
+  if ! pid_alive "$(cat "$RUN_DIR/worker.pid")"; then
+    tail -n 20 "$LOG_DIR/worker.log" >&2
+    die "the worker exited; see $LOG_DIR/worker.log"
+  fi
+  if ((SECONDS > deadline)); then
+    curl -sS "$API_URL/readyz" >&2 || true
+    die "not ready after 90 s; see $LOG_DIR/api.log and $LOG_DIR/worker.log"
+  fi
+  sleep 0.5
+done
+
+cat <<TXT
+
+Governed Runtime is ready.
+  API            $API_URL
+  API docs       $API_URL/docs
+  OpenAPI        $API_URL/openapi.json
+  Temporal UI    $TEMPORAL_UI_URL
+  Operator key   $ADMIN_API_KEY
+
+  Try:   curl -H "X-API-Key: $ADMIN_API_KEY" $API_URL/v1/runtime/status
+  Logs:  $LOG_DIR/     Stop: npm run stop
+TXT

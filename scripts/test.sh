@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The whole test suite: types, lint, then every test against real FerretDB and Temporal
+# (started on test ports by the jest global setup, stopped at the end).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+cd "$GR_REPO_ROOT"
+bash scripts/ensure-deps.sh
+log "== typecheck"
+npx tsc -p tsconfig.json --noEmit
+log "== lint"
+npx eslint .
+log "== tests"
+npx jest --ci "$@"

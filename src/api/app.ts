@@ -1,0 +1,35 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { AppDeps } from '../app/deps';
+import { errorHandler } from './middleware/error-handler';
+import { observe } from './middleware/observe';
+import { requestId } from './middleware/request-id';
+import { mountRoutes } from './mount';
+import { buildOpenApiDocument } from './openapi';
+import { apiRoutes } from './routes';
+import { systemRoutes } from './routes/system.routes';
+import type { RouteDefinition } from './route';
+
+/** Every route the service answers, in registration order. */
+export function allRoutes(openApi: () => Record<string, unknown>): RouteDefinition[] {
+  return [...systemRoutes(openApi), ...apiRoutes];
+}
+
+/** Builds the Koa app over its dependencies; listening is the caller's business. */
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: deps.config.trustProxy });
+  let document: Record<string, unknown> | undefined;
+  const routes = allRoutes(() => (document ??= buildOpenApiDocument(routes, deps.config.publicBaseUrl)));
+
+  const router = new Router();
+  mountRoutes(router, routes, deps);
+
+  app.use(requestId());
+  app.use(observe(deps));
+  app.use(errorHandler(deps.logger));
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  // Koa would print every error to stderr; the error handler has already logged it.
+  app.silent = true;
+  return app;
+}

@@ -1,0 +1,55 @@
+import type { Middleware } from 'koa';
+import type { AppDeps } from '../../app/deps';
+import { newId } from '../../lib/ids';
+import type { AuthContext } from '../../auth/auth-context';
+import type { RouteDefinition } from '../route';
+
+/**
+ * Logs, measures and ledgers every answered request (after the error handler has shaped
+ * it): request id, key id (never the key), family, status and latency.
+ */
+export function observe(deps: Pick<AppDeps, 'logger' | 'metrics' | 'ledger'>): Middleware {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const latencyMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const route = ctx.state.route as RouteDefinition | undefined;
+      const auth = ctx.state.auth as AuthContext | undefined;
+      const family = route?.family ?? 'unmatched';
+      const status = ctx.status;
+      deps.metrics.requests.inc({ family, status });
+      deps.metrics.latency.observe({ family, status }, latencyMs / 1000);
+      deps.logger.info(
+        {
+          request_id: ctx.state.requestId,
+          method: ctx.method,
+          route: route?.path ?? ctx.path,
+          family,
+          status,
+          key_id: auth?.keyId,
+          latency_ms: Math.round(latencyMs * 100) / 100,
+        },
+        'request',
+      );
+      if (ctx.path.startsWith('/v1/')) {
+        deps.ledger.record({
+          _id: newId('req'),
+          request_id: ctx.state.requestId as string,
+          at: new Date().toISOString(),
+          method: ctx.method,
+          route: route?.path ?? ctx.path.slice(0, 512),
+          operation_id: route?.operationId ?? null,
+          family: route?.family ?? null,
+          status,
+          latency_ms: Math.round(latencyMs * 100) / 100,
+          key_id: auth?.keyId ?? null,
+          principal_id: auth?.principalId ?? null,
+          client_ip: ctx.ip,
+          error_code: (ctx.state.errorCode as string | undefined) ?? null,
+        });
+      }
+    }
+  };
+}

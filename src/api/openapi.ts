@@ -1,0 +1,168 @@
+import { FAMILIES, PUBLIC_FAMILY, layerName } from '../auth/families';
+import type { JsonSchema, RouteDefinition } from './route';
+
+export const API_VERSION = '1.1.0';
+
+const errorObject: JsonSchema = {
+  type: 'object',
+  properties: {
+    code: { type: 'string', description: 'Machine-readable error code.' },
+    message: { type: 'string' },
+    request_id: { type: 'string' },
+  },
+  required: ['code', 'message', 'request_id'],
+};
+
+const errorBody: JsonSchema = {
+  type: 'object',
+  properties: {
+    ok: { const: false },
+    error: errorObject,
+    detail: { type: 'string' },
+  },
+  required: ['ok', 'error', 'detail'],
+};
+
+const validationErrorBody: JsonSchema = {
+  type: 'object',
+  description: 'FastAPI-compatible HTTPValidationError, inside the error envelope.',
+  properties: {
+    ok: { const: false },
+    error: errorObject,
+    detail: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          loc: { type: 'array', items: { type: ['string', 'integer'] } },
+          msg: { type: 'string' },
+          type: { type: 'string' },
+        },
+        required: ['loc', 'msg', 'type'],
+      },
+    },
+  },
+  required: ['ok', 'error', 'detail'],
+};
+
+const errorResponse = (description: string, schema = '#/components/schemas/Error') => ({
+  description,
+  content: { 'application/json': { schema: { $ref: schema } } },
+});
+
+const rateLimitHeaders = {
+  'RateLimit-Limit': { schema: { type: 'integer' }, description: 'Requests allowed in the closest window.' },
+  'RateLimit-Remaining': { schema: { type: 'integer' }, description: 'Requests left in that window.' },
+  'RateLimit-Reset': { schema: { type: 'integer' }, description: 'Seconds until that window resets.' },
+  'RateLimit-Policy': { schema: { type: 'string' }, description: 'Every window: `"minute";q=60;w=60, "day";q=1000;w=86400`.' },
+};
+
+/** OpenAPI 3.1 document generated from the route tables that drive routing and validation. */
+export function buildOpenApiDocument(routes: RouteDefinition[], serverUrl: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  const schemas: Record<string, JsonSchema> = {
+    Error: errorBody,
+    HTTPValidationError: validationErrorBody,
+  };
+  for (const route of routes) {
+    if (route.hidden) continue;
+    const operations = (paths[route.path] ??= {});
+    operations[route.method.toLowerCase()] = operationOf(route, schemas);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Governed Runtime API',
+      version: API_VERSION,
+      description:
+        'Approval-gated outbound actions, substrate jobs and a world model behind a governed HTTP JSON API. ' +
+        'Authenticate with `X-API-Key`; get a sandbox key from `POST /v1/access/request`. ' +
+        'Each operation names its route family (`x-route-family`) and the entitlement class and access layer it needs.',
+    },
+    servers: [{ url: serverUrl }],
+    paths,
+    components: {
+      schemas,
+      securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+    },
+  };
+}
+
+function operationOf(route: RouteDefinition, schemas: Record<string, JsonSchema>): Record<string, unknown> {
+  const isPublic = route.family === PUBLIC_FAMILY;
+  const parameters: unknown[] = [];
+  for (const [source, schema] of [
+    ['path', route.request?.params],
+    ['query', route.request?.query],
+  ] as const) {
+    const properties = (schema?.['properties'] ?? {}) as Record<string, JsonSchema>;
+    const required = (schema?.['required'] ?? []) as string[];
+    for (const [name, property] of Object.entries(properties)) {
+      parameters.push({
+        name,
+        in: source,
+        required: source === 'path' || required.includes(name),
+        description: property['description'],
+        schema: property,
+      });
+    }
+  }
+  if (route.idempotent) {
+    parameters.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: 'Repeat-safe creation: the same key and body replays the first answer; another body is 409.',
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+    });
+  }
+
+  const responses: Record<string, unknown> = {};
+  for (const [status, doc] of Object.entries(route.responses)) {
+    responses[status] = {
+      description: doc.description,
+      ...(isPublic ? {} : { headers: rateLimitHeaders }),
+      ...(doc.schema ? { content: { 'application/json': { schema: doc.schema } } } : {}),
+    };
+  }
+  if (!isPublic) {
+    responses['401'] = errorResponse('API key missing or invalid.');
+    responses['403'] = errorResponse('Entitlement class, access layer or role below the route family.');
+    responses['429'] = errorResponse('Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`.');
+  }
+  if (route.request?.body) {
+    responses['413'] = errorResponse('Body larger than 1 MiB.');
+    responses['415'] = errorResponse('Body is not application/json.');
+  }
+  if (route.request) {
+    responses['422'] = errorResponse('Validation error.', '#/components/schemas/HTTPValidationError');
+  }
+  if (route.idempotent) responses['409'] ??= errorResponse('Idempotency-Key reused with a different request.');
+
+  const operation: Record<string, unknown> = {
+    operationId: route.operationId,
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    tags: route.tags ?? [route.family],
+    parameters,
+    responses,
+    security: isPublic ? [] : [{ ApiKey: [] }],
+    'x-route-family': route.family,
+  };
+  if (!isPublic) {
+    const policy = FAMILIES[route.family as keyof typeof FAMILIES];
+    operation['x-exposure'] = policy.exposure;
+    operation['x-min-entitlement'] = policy.minEntitlement;
+    operation['x-min-access-layer'] = layerName(policy.minLayer);
+    if (policy.operatorOnly) operation['x-operator-only'] = true;
+  }
+  if (route.request?.body) {
+    const { name, schema, required } = route.request.body;
+    schemas[name] = schema;
+    operation['requestBody'] = {
+      required: required ?? true,
+      content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } },
+    };
+  }
+  return operation;
+}

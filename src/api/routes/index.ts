@@ -1,0 +1,35 @@
+import type { RouteDefinition } from '../route';
+import { accessRoutes } from './access.routes';
+import { adminRoutes } from './admin.routes';
+import { continuousOpsRoutes } from './continuous-ops.routes';
+import { externalActionsRoutes } from './external-actions.routes';
+import { externalEventsRoutes } from './external-events.routes';
+import { intentionalityRoutes } from './intentionality.routes';
+import { membraneRoutes } from './membrane.routes';
+import { repairRoutes } from './repair.routes';
+import { researchRoutes } from './research.routes';
+import { runtimeStatusRoutes } from './runtime-status.routes';
+import { runtimeRoutes } from './runtime.routes';
+import { sessionsRoutes } from './sessions.routes';
+import { sharedContextsRoutes } from './shared-contexts.routes';
+import { substratesRoutes } from './substrates.routes';
+import { worldsRoutes } from './worlds.routes';
+
+/** The whole /v1 API, one table per area; the system routes are added by the app. */
+export const apiRoutes: RouteDefinition[] = [
+  ...accessRoutes,
+  ...sessionsRoutes,
+  ...runtimeStatusRoutes,
+  ...runtimeRoutes,
+  ...intentionalityRoutes,
+  ...worldsRoutes,
+  ...sharedContextsRoutes,
+  ...repairRoutes,
+  ...externalEventsRoutes,
+  ...externalActionsRoutes,
+  ...substratesRoutes,
+  ...researchRoutes,
+  ...membraneRoutes,
+  ...continuousOpsRoutes,
+  ...adminRoutes,
+];

@@ -1,0 +1,194 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { getAbsoluteFSPath } from 'swagger-ui-dist';
+import { pingMongo } from '../../store/mongo';
+import { ApiError } from '../errors';
+import { API_VERSION } from '../openapi';
+import { defineRoute, type RouteDefinition } from '../route';
+
+const SWAGGER_ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
+  'swagger-ui-standalone-preset.js': 'application/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+};
+
+const DOCS_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>Governed Runtime API</title>
+  <link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">
+  <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="/docs/assets/swagger-ui-bundle.js"></script>
+  <script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
+  <script src="/docs/assets/init.js"></script>
+</body>
+</html>`;
+
+const DOCS_INIT = `window.ui = SwaggerUIBundle({
+  url: '/openapi.json',
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  persistAuthorization: true,
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+  layout: 'StandaloneLayout',
+});`;
+
+const objectBody = { type: 'object' };
+
+/** Root, health, readiness, the OpenAPI document, its interactive reference and metrics. */
+export function systemRoutes(openApiDocument: () => Record<string, unknown>): RouteDefinition[] {
+  return [
+    defineRoute({
+      operationId: 'system.root',
+      method: 'GET',
+      path: '/',
+      family: 'public',
+      summary: 'API root descriptor',
+      description:
+        'Name, version and links to the docs, the OpenAPI document and the Temporal Web UI.',
+      tags: ['system'],
+      responses: { 200: { description: 'Root descriptor.', schema: objectBody } },
+      handler: async (_req, deps) => ({
+        bare: {
+          name: 'governed-runtime',
+          version: API_VERSION,
+          links: {
+            docs: `${deps.config.publicBaseUrl}/docs`,
+            openapi: `${deps.config.publicBaseUrl}/openapi.json`,
+            health: `${deps.config.publicBaseUrl}/healthz`,
+            ready: `${deps.config.publicBaseUrl}/readyz`,
+            temporal_ui: deps.config.temporalUiUrl,
+            access_request: `${deps.config.publicBaseUrl}/v1/access/request`,
+          },
+        },
+      }),
+    }),
+    defineRoute({
+      operationId: 'system.healthz',
+      method: 'GET',
+      path: '/healthz',
+      family: 'public',
+      summary: 'liveness check',
+      description: 'The process is up and serving HTTP; checks no dependency.',
+      tags: ['system'],
+      responses: { 200: { description: 'Alive.', schema: objectBody } },
+      handler: async (_req, deps) => ({
+        bare: {
+          status: 'ok',
+          version: API_VERSION,
+          uptime_seconds: Math.round((Date.now() - deps.startedAt.getTime()) / 1000),
+        },
+      }),
+    }),
+    defineRoute({
+      operationId: 'system.readyz',
+      method: 'GET',
+      path: '/readyz',
+      family: 'public',
+      summary: 'readiness check',
+      description:
+        'Ready when MongoDB answers, Temporal answers and a worker polls the task queue; 503 names the failing dependency.',
+      tags: ['system'],
+      responses: {
+        200: { description: 'Ready.', schema: objectBody },
+        503: { description: 'Not ready; `failing` names the dependencies.', schema: objectBody },
+      },
+      handler: async (_req, deps) => {
+        const [mongoError, temporal] = await Promise.all([
+          pingMongo(deps.db),
+          deps.temporal.health(),
+        ]);
+        const checks = {
+          mongodb: mongoError ? { ok: false, error: mongoError } : { ok: true },
+          temporal: temporal.reachable ? { ok: true } : { ok: false, error: temporal.error },
+          worker: {
+            ok: temporal.pollers > 0,
+            pollers: temporal.pollers,
+            task_queue: deps.temporal.taskQueue,
+            ...(temporal.pollers > 0 ? {} : { error: 'no worker is polling the task queue' }),
+          },
+        };
+        const failing = Object.entries(checks)
+          .filter(([, check]) => !check.ok)
+          .map(([name]) => name);
+        return {
+          status: failing.length === 0 ? 200 : 503,
+          bare: { status: failing.length === 0 ? 'ready' : 'not_ready', failing, checks },
+        };
+      },
+    }),
+    defineRoute({
+      operationId: 'system.openapi',
+      method: 'GET',
+      path: '/openapi.json',
+      family: 'public',
+      summary: 'OpenAPI 3.1 document',
+      description: 'Generated from the route tables that drive routing, auth and validation.',
+      tags: ['system'],
+      responses: { 200: { description: 'The OpenAPI document.', schema: objectBody } },
+      handler: async () => ({ bare: openApiDocument() }),
+    }),
+    defineRoute({
+      operationId: 'system.docs',
+      method: 'GET',
+      path: '/docs',
+      family: 'public',
+      summary: 'interactive API reference',
+      description:
+        'Swagger UI over /openapi.json, served from the swagger-ui-dist package (no CDN).',
+      tags: ['system'],
+      responses: { 200: { description: 'HTML page.' } },
+      handler: async () => ({ raw: { body: DOCS_PAGE, contentType: 'text/html; charset=utf-8' } }),
+    }),
+    defineRoute({
+      operationId: 'system.docs.asset',
+      method: 'GET',
+      path: '/docs/assets/{asset}',
+      family: 'public',
+      summary: 'interactive reference asset',
+      hidden: true,
+      request: {
+        params: {
+          type: 'object',
+          properties: {
+            asset: { type: 'string', enum: [...Object.keys(SWAGGER_ASSETS), 'init.js'] },
+          },
+          required: ['asset'],
+        },
+      },
+      responses: { 200: { description: 'Static asset.' } },
+      handler: async (req) => {
+        const { asset } = req.params as { asset: string };
+        if (asset === 'init.js') {
+          return { raw: { body: DOCS_INIT, contentType: 'application/javascript; charset=utf-8' } };
+        }
+        const body = await readFile(join(getAbsoluteFSPath(), asset));
+        return {
+          raw: { body, contentType: SWAGGER_ASSETS[asset]! },
+          headers: { 'Cache-Control': 'public, max-age=86400' },
+        };
+      },
+    }),
+    defineRoute({
+      operationId: 'system.metrics',
+      method: 'GET',
+      path: '/metrics',
+      family: 'admin_ops',
+      summary: 'Prometheus metrics',
+      description:
+        'Request counts and latency by family and status, limiter rejections and workflow starts, in Prometheus text format. Operators only; also served without a key on METRICS_LISTEN when set.',
+      tags: ['system'],
+      responses: { 200: { description: 'Prometheus text exposition.' } },
+      handler: async (_req, deps) => {
+        const body = await deps.metrics.registry.metrics();
+        if (!body) throw new ApiError('internal', 'metrics unavailable');
+        return { raw: { body, contentType: deps.metrics.registry.contentType } };
+      },
+    }),
+  ];
+}

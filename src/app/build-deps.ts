@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import pino, { type Logger } from 'pino';
+import { createAuthenticator } from '../auth/authenticator';
+import { RateLimiter } from '../auth/rate-limiter';
+import type { Config } from '../config';
+import { ensureSystemRecords } from '../domain/governance/bootstrap';
+import { createMetrics } from '../observability/metrics';
+import { RequestLedgerWriter } from '../observability/request-ledger-writer';
+import { createRepos, ensureIndexes } from '../store';
+import { connectMongo } from '../store/mongo';
+import { TemporalGateway } from '../temporal/gateway';
+import type { AppDeps } from './deps';
+
+/** Builds every dependency of the api once; `close` releases them in reverse order. */
+export async function buildDeps(config: Config, logger?: Logger): Promise<AppDeps & { close(): Promise<void> }> {
+  const log = logger ?? pino({ level: config.logLevel, base: { service: 'api' } });
+  const { client: mongo, db } = await connectMongo(config.mongodbUri, config.mongodbDb);
+  const repos = createRepos(db);
+  await ensureIndexes(repos);
+  await ensureSystemRecords({ repos, config });
+
+  const instanceId = `api-${randomBytes(6).toString('hex')}`;
+  const limiter = new RateLimiter({
+    repo: repos.rateCounters,
+    instanceId,
+    syncIntervalMs: config.rateLimitSyncMs,
+    logger: log,
+  });
+  const ledger = new RequestLedgerWriter(repos.requestLedger, repos.apiKeys, config.requestLedgerFlushMs, log);
+  const temporal = new TemporalGateway({
+    address: config.temporalAddress,
+    namespace: config.temporalNamespace,
+    taskQueue: config.taskQueue,
+    logger: log,
+  });
+  const authenticator = createAuthenticator({
+    apiKeys: repos.apiKeys,
+    principals: repos.principals,
+    organizations: repos.organizations,
+    pepper: config.keyPepper,
+    adminApiKey: config.adminApiKey,
+    cacheTtlMs: config.keyCacheTtlMs,
+  });
+  limiter.start();
+  ledger.start();
+  return {
+    config,
+    logger: log,
+    mongo,
+    db,
+    repos,
+    authenticator,
+    limiter,
+    ledger,
+    metrics: createMetrics(),
+    temporal,
+    instanceId,
+    startedAt: new Date(),
+    async close() {
+      await limiter.stop().catch((error: unknown) => log.warn({ err: error }, 'limiter flush failed'));
+      await ledger.stop();
+      await temporal.close();
+      await mongo.close();
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import type { Db, MongoClient } from 'mongodb';
+import type { Logger } from 'pino';
+import type { Authenticator } from '../auth/authenticator';
+import type { RateLimiter } from '../auth/rate-limiter';
+import type { Config } from '../config';
+import type { Metrics } from '../observability/metrics';
+import type { RequestLedgerWriter } from '../observability/request-ledger-writer';
+import type { Repos } from '../store';
+import type { TemporalGateway } from '../temporal/gateway';
+
+/** Everything the api needs, built once at start-up and passed down explicitly. */
+export interface AppDeps {
+  config: Config;
+  logger: Logger;
+  mongo: MongoClient;
+  db: Db;
+  repos: Repos;
+  authenticator: Authenticator;
+  limiter: RateLimiter;
+  ledger: RequestLedgerWriter;
+  metrics: Metrics;
+  temporal: TemporalGateway;
+  /** This api process, as named in rate-limit shards and service events. */
+  instanceId: string;
+  startedAt: Date;
+}

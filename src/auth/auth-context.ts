@@ -1,0 +1,14 @@
+import type { AccessLayer, Entitlement } from './families';
+
+export type PrincipalRole = 'member' | 'operator';
+
+/** Who is calling: the verified key and its principal, as the guards and handlers see it. */
+export interface AuthContext {
+  keyId: string;
+  principalId: string;
+  organizationId: string;
+  role: PrincipalRole;
+  entitlement: Entitlement;
+  accessLayer: AccessLayer;
+  limits: { requestsPerMinute: number; dailyQuota: number };
+}

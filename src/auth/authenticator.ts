@@ -1,0 +1,131 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { ApiError } from '../api/errors';
+import type { ApiKeyRecord } from '../store/api-keys.repo';
+import type { OrganizationsRepo } from '../store/organizations.repo';
+import type { PrincipalsRepo, Principal } from '../store/principals.repo';
+import type { ApiKeysRepo } from '../store/api-keys.repo';
+import type { Organization } from '../store/organizations.repo';
+import { digestsEqual, hashApiKey, parseApiKey } from './api-key';
+import type { AuthContext } from './auth-context';
+import { CLASS_LIMITS, type KeyLimits } from './limits';
+
+/** A key with the principal and organization its validity depends on. */
+interface KeyBundle {
+  key: ApiKeyRecord;
+  principal: Principal | null;
+  organization: Organization | null;
+  limits: KeyLimits;
+}
+
+type CacheEntry = KeyBundle | { missing: true };
+
+export interface AuthenticatorOptions {
+  apiKeys: ApiKeysRepo;
+  principals: PrincipalsRepo;
+  organizations: OrganizationsRepo;
+  pepper: string;
+  adminApiKey: string | undefined;
+  /** How long a looked-up key is trusted before it is read again (the revocation bound). */
+  cacheTtlMs: number;
+  /** Quota-policy overrides; class defaults when it returns undefined. */
+  resolveLimits?: (key: ApiKeyRecord) => Promise<KeyLimits | undefined>;
+  now?: () => number;
+}
+
+export type Authenticator = ReturnType<typeof createAuthenticator>;
+
+const unauthorized = (message: string): ApiError =>
+  new ApiError('unauthorized', message, { headers: { 'WWW-Authenticate': 'APIKey' } });
+
+/** Key id of the bootstrap operator key seeded from ADMIN_API_KEY. */
+export function bootstrapKeyId(adminApiKey: string): string {
+  return parseApiKey(adminApiKey)?.keyId ?? createHash('sha256').update(adminApiKey).digest('hex').slice(0, 12);
+}
+
+/**
+ * Verifies `X-API-Key` values. Malformed keys fail on their checksum with no lookup; a
+ * looked-up key (or its absence) is cached for `cacheTtlMs`, so a status change made on
+ * another instance takes effect within that bound, and at once on the instance that made it.
+ */
+export function createAuthenticator(options: AuthenticatorOptions) {
+  const now = options.now ?? Date.now;
+  const cache = new LRUCache<string, CacheEntry>({
+    max: 50_000,
+    ttl: Math.max(1, options.cacheTtlMs),
+    ttlAutopurge: false,
+  });
+  const adminKeyId = options.adminApiKey ? bootstrapKeyId(options.adminApiKey) : undefined;
+
+  async function load(keyId: string): Promise<CacheEntry> {
+    const cached = cache.get(keyId);
+    if (cached) return cached;
+    const key = await options.apiKeys.findById(keyId);
+    let entry: CacheEntry;
+    if (!key) {
+      entry = { missing: true };
+    } else {
+      const [principal, organization, override] = await Promise.all([
+        options.principals.findById(key.principal_id),
+        options.organizations.findById(key.organization_id),
+        options.resolveLimits?.(key),
+      ]);
+      entry = { key, principal, organization, limits: override ?? CLASS_LIMITS[key.entitlement] };
+    }
+    if (options.cacheTtlMs > 0) cache.set(keyId, entry);
+    return entry;
+  }
+
+  function matchesSecret(key: ApiKeyRecord, presentedHash: string, nowMs: number): boolean {
+    if (digestsEqual(presentedHash, key.secret_hash)) return true;
+    return Boolean(
+      key.previous_secret_hash &&
+        key.previous_valid_until &&
+        Date.parse(key.previous_valid_until) > nowMs &&
+        digestsEqual(presentedHash, key.previous_secret_hash),
+    );
+  }
+
+  return {
+    /** Resolves who is calling or throws 401 `unauthorized`. */
+    async authenticate(header: string | undefined): Promise<AuthContext> {
+      if (!header) throw unauthorized('missing X-API-Key header');
+      const presented = header.trim();
+      let keyId = parseApiKey(presented)?.keyId;
+      if (!keyId && adminKeyId && isAdminKey(presented, options.adminApiKey!)) keyId = adminKeyId;
+      if (!keyId) throw unauthorized('malformed API key');
+
+      const entry = await load(keyId);
+      const nowMs = now();
+      if ('missing' in entry || !matchesSecret(entry.key, hashApiKey(presented, options.pepper), nowMs)) {
+        throw unauthorized('unknown API key');
+      }
+      const { key, principal, organization, limits } = entry;
+      if (key.status !== 'active') throw unauthorized(`API key is ${key.status}`);
+      if (key.expires_at && Date.parse(key.expires_at) <= nowMs) throw unauthorized('API key has expired');
+      if (!principal || principal.status !== 'active') throw unauthorized('the key\'s principal is not active');
+      if (!organization || organization.status !== 'active') {
+        throw unauthorized('the key\'s organization is not active');
+      }
+      return {
+        keyId: key._id,
+        principalId: principal._id,
+        organizationId: organization._id,
+        role: principal.role,
+        entitlement: key.entitlement,
+        accessLayer: key.access_layer,
+        limits,
+      };
+    },
+    /** Drops everything cached, so a change made here applies at once on this instance. */
+    invalidateAll(): void {
+      cache.clear();
+    },
+  };
+}
+
+function isAdminKey(presented: string, adminApiKey: string): boolean {
+  const a = Buffer.from(presented);
+  const b = Buffer.from(adminApiKey);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

@@ -1,0 +1,277 @@
+import type { Logger } from 'pino';
+import { msUntilUtcMidnight, utcDay } from '../lib/time';
+import type { RateCounterShard, RateCountersRepo } from '../store/rate-counters.repo';
+
+/** One window a subject is limited in. */
+export interface LimitRule {
+  name: 'minute' | 'hour' | 'day';
+  limit: number;
+  /** The error code a request beyond this rule gets. */
+  code: 'rate_limited' | 'quota_exceeded';
+}
+
+export interface LimitDecision {
+  allowed: boolean;
+  /** The rule that refused the request, when refused. */
+  violated?: LimitRule;
+  /** Seconds until the refusing window ends. */
+  retryAfterSeconds: number;
+  /** RateLimit-* headers for the rule closest to exhaustion. */
+  headers: Record<string, string>;
+}
+
+const WINDOW_SECONDS: Record<LimitRule['name'], number> = { minute: 60, hour: 3600, day: 86400 };
+
+interface WindowCounter {
+  /** Admitted by this instance in the window. */
+  local: number;
+  /** Admitted by every other instance, as of the last sync. */
+  remote: number;
+  /** The local count last written to the shared store. */
+  written: number;
+  /** `local` when this instance last read the shared counts. */
+  localAtSync: number;
+  expiresAt: number;
+  loaded: boolean;
+}
+
+interface SubjectState {
+  windows: Map<string, WindowCounter>;
+  syncing: Promise<void> | undefined;
+  lastSeenAt: number;
+}
+
+export interface RateLimiterOptions {
+  repo: RateCountersRepo;
+  instanceId: string;
+  /** How often local counts are published and others' counts read back. */
+  syncIntervalMs: number;
+  logger: Logger;
+  now?: () => number;
+}
+
+/**
+ * A fixed-window limiter whose counts are shared by every api instance through the store.
+ *
+ * Each instance owns one shard per (subject, window) and is its only writer, so the shared
+ * count is the sum of the shards and never needs an atomic read-modify-write. The hot path
+ * is in memory: shards are published and read back in one batch every `syncIntervalMs`.
+ * Between syncs an instance admits at most a quarter of what was left at its last sync
+ * (its budget); past that it syncs first (publishing its count with the pending request
+ * reserved). So a window costs O(log limit) round trips per instance, the last few
+ * requests before a limit are decided on fresh shared counts, and the overshoot across
+ * instances stays within a few requests (docs/governance.md).
+ */
+export class RateLimiter {
+  private readonly subjects = new Map<string, SubjectState>();
+  private readonly now: () => number;
+  private timer: NodeJS.Timeout | undefined;
+  private lastPruneAt = 0;
+
+  constructor(private readonly options: RateLimiterOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Starts the background publish/read-back loop. */
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      this.syncAll().catch((error: unknown) =>
+        this.options.logger.warn({ err: error }, 'rate limiter sync failed'),
+      );
+    }, this.options.syncIntervalMs);
+    this.timer.unref();
+  }
+
+  /** Stops the loop and publishes the last counts. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.syncAll();
+  }
+
+  /** Admits (and counts) one request of `subject`, or refuses it without counting it. */
+  async check(subject: string, rules: LimitRule[]): Promise<LimitDecision> {
+    const nowMs = this.now();
+    const state = this.stateOf(subject, nowMs);
+    const windows = rules.map((rule) => this.counterFor(state, rule, nowMs));
+    const counters = windows.map(({ counter }) => counter);
+    if (counters.some((counter) => !counter.loaded)) await this.syncSubject(subject, state, false);
+
+    let decision = this.decide(rules, counters);
+    // Counts only grow within a window, so a refusal on stale counts is already right; an
+    // admission beyond the budget is re-decided on fresh counts.
+    if (!decision.violated && this.overBudget(rules, counters)) {
+      await this.syncSubject(subject, state, true);
+      decision = this.decide(rules, counters);
+    }
+    const { violated, retryAfterSeconds, at } = decision;
+    if (!violated) for (const { counter } of windows) counter.local += 1;
+    return {
+      allowed: !violated,
+      violated,
+      retryAfterSeconds,
+      headers: rateLimitHeaders(rules, counters, at),
+    };
+  }
+
+  private decide(rules: LimitRule[], counters: WindowCounter[]) {
+    const at = this.now();
+    let violated: LimitRule | undefined;
+    let retryAfterSeconds = 0;
+    rules.forEach((rule, i) => {
+      const counter = counters[i]!;
+      if (counter.local + counter.remote >= rule.limit) {
+        const wait = secondsUntil(counter.expiresAt, at);
+        // The longest wait decides: a spent day quota is not cured by the next minute.
+        if (!violated || wait > retryAfterSeconds) {
+          violated = rule;
+          retryAfterSeconds = wait;
+        }
+      }
+    });
+    return { violated, retryAfterSeconds, at };
+  }
+
+  /** True once this instance has admitted its share of what was left at its last sync. */
+  private overBudget(rules: LimitRule[], counters: WindowCounter[]): boolean {
+    return rules.some((rule, i) => {
+      const counter = counters[i]!;
+      const leftAtSync = rule.limit - counter.localAtSync - counter.remote;
+      return counter.local - counter.localAtSync >= Math.floor(leftAtSync * BUDGET_SHARE);
+    });
+  }
+
+  /** Publishes every changed shard and reads back the others' counts, in two round trips. */
+  async syncAll(): Promise<void> {
+    const nowMs = this.now();
+    const active: string[] = [];
+    const windowIds = new Set<string>();
+    const dirty: RateCounterShard[] = [];
+    for (const [subject, state] of this.subjects) {
+      for (const [windowId, counter] of state.windows) {
+        if (counter.expiresAt <= nowMs) {
+          state.windows.delete(windowId);
+          continue;
+        }
+        windowIds.add(windowId);
+        if (counter.local !== counter.written) dirty.push(this.shardOf(subject, windowId, counter));
+      }
+      if (state.windows.size === 0 && nowMs - state.lastSeenAt > 60_000) this.subjects.delete(subject);
+      else active.push(subject);
+    }
+    await this.options.repo.writeShards(dirty);
+    for (const shard of dirty) {
+      const counter = this.subjects.get(shard.subject)?.windows.get(shard.window);
+      if (counter) counter.written = shard.count;
+    }
+    if (active.length > 0) {
+      const shards = await this.options.repo.readShards(active, [...windowIds]);
+      this.applyRemote(active, shards);
+    }
+    if (nowMs - this.lastPruneAt > 60_000) {
+      this.lastPruneAt = nowMs;
+      await this.options.repo.pruneExpired(nowMs);
+    }
+  }
+
+  /** `reserve` publishes one more than admitted: the request about to be decided. */
+  private async syncSubject(subject: string, state: SubjectState, reserve: boolean): Promise<void> {
+    if (!state.syncing) {
+      state.syncing = (async () => {
+        try {
+          const shards = [...state.windows].map(([windowId, counter]) =>
+            this.shardOf(subject, windowId, counter, reserve ? 1 : 0),
+          );
+          await this.options.repo.writeShards(shards.filter((s) => s.count > 0));
+          for (const shard of shards) state.windows.get(shard.window)!.written = shard.count;
+          const read = await this.options.repo.readShards([subject], [...state.windows.keys()]);
+          this.applyRemote([subject], read);
+        } finally {
+          state.syncing = undefined;
+        }
+      })();
+    }
+    await state.syncing;
+  }
+
+  private applyRemote(subjects: string[], shards: RateCounterShard[]): void {
+    const sums = new Map<string, number>();
+    for (const shard of shards) {
+      if (shard.instance === this.options.instanceId) continue;
+      const id = `${shard.subject}|${shard.window}`;
+      sums.set(id, (sums.get(id) ?? 0) + shard.count);
+    }
+    for (const subject of subjects) {
+      const state = this.subjects.get(subject);
+      if (!state) continue;
+      for (const [windowId, counter] of state.windows) {
+        counter.remote = sums.get(`${subject}|${windowId}`) ?? 0;
+        counter.localAtSync = counter.local;
+        counter.loaded = true;
+      }
+    }
+  }
+
+  private stateOf(subject: string, nowMs: number): SubjectState {
+    let state = this.subjects.get(subject);
+    if (!state) {
+      state = { windows: new Map(), syncing: undefined, lastSeenAt: nowMs };
+      this.subjects.set(subject, state);
+    }
+    state.lastSeenAt = nowMs;
+    return state;
+  }
+
+  private counterFor(state: SubjectState, rule: LimitRule, nowMs: number) {
+    const { id, expiresAt } = windowOf(rule.name, nowMs);
+    let counter = state.windows.get(id);
+    if (!counter) {
+      counter = { local: 0, remote: 0, written: 0, localAtSync: 0, expiresAt, loaded: false };
+      state.windows.set(id, counter);
+    }
+    return { id, counter };
+  }
+
+  private shardOf(subject: string, windowId: string, counter: WindowCounter, reserved = 0): RateCounterShard {
+    const instance = this.options.instanceId;
+    return {
+      _id: `${subject}|${windowId}|${instance}`,
+      subject,
+      window: windowId,
+      instance,
+      count: counter.local + reserved,
+      expires_at: counter.expiresAt,
+    };
+  }
+}
+
+/** Share of what is left that an instance may admit between two syncs. */
+const BUDGET_SHARE = 0.25;
+
+function windowOf(name: LimitRule['name'], nowMs: number): { id: string; expiresAt: number } {
+  if (name === 'day') return { id: `d:${utcDay(nowMs)}`, expiresAt: nowMs + msUntilUtcMidnight(nowMs) };
+  const size = WINDOW_SECONDS[name] * 1000;
+  const index = Math.floor(nowMs / size);
+  return { id: `${name[0]}:${index}`, expiresAt: (index + 1) * size };
+}
+
+const secondsUntil = (atMs: number, nowMs: number): number => Math.max(1, Math.ceil((atMs - nowMs) / 1000));
+
+function rateLimitHeaders(rules: LimitRule[], counters: WindowCounter[], nowMs: number): Record<string, string> {
+  let closest = 0;
+  const remaining = rules.map((rule, i) =>
+    Math.max(0, rule.limit - counters[i]!.local - counters[i]!.remote),
+  );
+  remaining.forEach((left, i) => {
+    if (left < remaining[closest]!) closest = i;
+  });
+  return {
+    'RateLimit-Limit': String(rules[closest]!.limit),
+    'RateLimit-Remaining': String(remaining[closest]),
+    'RateLimit-Reset': String(secondsUntil(counters[closest]!.expiresAt, nowMs)),
+    'RateLimit-Policy': rules
+      .map((rule) => `"${rule.name}";q=${rule.limit};w=${WINDOW_SECONDS[rule.name]}`)
+      .join(', '),
+  };
+}

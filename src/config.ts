@@ -1,0 +1,114 @@
+import Ajv from 'ajv';
+
+/** Validated process configuration. Only this module reads `process.env`. */
+export interface Config {
+  nodeEnv: string;
+  host: string;
+  port: number;
+  mongodbUri: string;
+  mongodbDb: string;
+  temporalAddress: string;
+  temporalNamespace: string;
+  taskQueue: string;
+  temporalUiUrl: string;
+  publicBaseUrl: string;
+  adminApiKey: string | undefined;
+  keyPepper: string;
+  logLevel: string;
+  keyCacheTtlMs: number;
+  rateLimitSyncMs: number;
+  accessRequestLimitPerHour: number;
+  requestLedgerFlushMs: number;
+  trustProxy: boolean;
+  metricsListen: string | undefined;
+  shutdownGraceMs: number;
+}
+
+/** Thrown when the environment does not describe a usable configuration. */
+export class ConfigError extends Error {}
+
+const envSchema = {
+  type: 'object',
+  properties: {
+    NODE_ENV: { type: 'string', enum: ['development', 'production', 'test'] },
+    HOST: { type: 'string', minLength: 1 },
+    PORT: { type: 'integer', minimum: 0, maximum: 65535 },
+    MONGODB_URI: { type: 'string', pattern: '^mongodb(\\+srv)?://' },
+    TEMPORAL_ADDRESS: { type: 'string', pattern: '^[^\\s:/]+:\\d+$' },
+    TEMPORAL_NAMESPACE: { type: 'string', minLength: 1 },
+    TEMPORAL_TASK_QUEUE: { type: 'string', minLength: 1 },
+    TEMPORAL_UI_URL: { type: 'string', pattern: '^https?://' },
+    PUBLIC_BASE_URL: { type: 'string', pattern: '^https?://' },
+    ADMIN_API_KEY: { type: 'string', minLength: 32, pattern: '^\\S+$' },
+    KEY_PEPPER: { type: 'string', minLength: 32 },
+    LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+    KEY_CACHE_TTL_MS: { type: 'integer', minimum: 0, maximum: 60000 },
+    RATE_LIMIT_SYNC_MS: { type: 'integer', minimum: 10, maximum: 60000 },
+    ACCESS_REQUEST_LIMIT_PER_HOUR: { type: 'integer', minimum: 1 },
+    REQUEST_LEDGER_FLUSH_MS: { type: 'integer', minimum: 10, maximum: 60000 },
+    TRUST_PROXY: { type: 'boolean' },
+    METRICS_LISTEN: { type: 'string', pattern: '^[^\\s:]+:\\d+$' },
+    SHUTDOWN_GRACE_MS: { type: 'integer', minimum: 0, maximum: 600000 },
+  },
+  required: ['KEY_PEPPER'],
+} as const;
+
+const ajv = new Ajv({ coerceTypes: true, allErrors: true });
+const validateEnv = ajv.compile(envSchema);
+
+type Env = Record<string, string | undefined>;
+
+/** Reads and validates configuration; throws ConfigError naming every bad variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const known = Object.keys(envSchema.properties);
+  const raw: Record<string, unknown> = {};
+  for (const name of known) {
+    const value = env[name];
+    if (value !== undefined && value !== '') raw[name] = value;
+  }
+  if (!validateEnv(raw)) {
+    const problems = (validateEnv.errors ?? []).map((e) => {
+      const name = e.instancePath.replace(/^\//, '') || String(e.params['missingProperty'] ?? '');
+      return `${name}: ${e.message ?? 'invalid'}`;
+    });
+    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  }
+  const v = raw as Record<string, string | number | boolean | undefined>;
+  const str = (name: string, fallback: string): string => (v[name] as string | undefined) ?? fallback;
+  const num = (name: string, fallback: number): number => (v[name] as number | undefined) ?? fallback;
+
+  const port = num('PORT', 8080);
+  const host = str('HOST', '127.0.0.1');
+  const mongodbUri = str('MONGODB_URI', 'mongodb://127.0.0.1:27017/governed_runtime');
+  return {
+    nodeEnv: str('NODE_ENV', 'development'),
+    host,
+    port,
+    mongodbUri,
+    mongodbDb: databaseNameOf(mongodbUri),
+    temporalAddress: str('TEMPORAL_ADDRESS', '127.0.0.1:7233'),
+    temporalNamespace: str('TEMPORAL_NAMESPACE', 'default'),
+    taskQueue: str('TEMPORAL_TASK_QUEUE', 'governed-runtime'),
+    temporalUiUrl: str('TEMPORAL_UI_URL', 'http://127.0.0.1:8233').replace(/\/$/, ''),
+    publicBaseUrl: str('PUBLIC_BASE_URL', `http://${host}:${port}`).replace(/\/$/, ''),
+    adminApiKey: v['ADMIN_API_KEY'] as string | undefined,
+    keyPepper: v['KEY_PEPPER'] as string,
+    logLevel: str('LOG_LEVEL', 'info'),
+    keyCacheTtlMs: num('KEY_CACHE_TTL_MS', 5000),
+    rateLimitSyncMs: num('RATE_LIMIT_SYNC_MS', 1000),
+    accessRequestLimitPerHour: num('ACCESS_REQUEST_LIMIT_PER_HOUR', 20),
+    requestLedgerFlushMs: num('REQUEST_LEDGER_FLUSH_MS', 500),
+    trustProxy: (v['TRUST_PROXY'] as boolean | undefined) ?? false,
+    metricsListen: v['METRICS_LISTEN'] as string | undefined,
+    shutdownGraceMs: num('SHUTDOWN_GRACE_MS', 10000),
+  };
+}
+
+function databaseNameOf(uri: string): string {
+  const match = /^mongodb(?:\+srv)?:\/\/[^/]+\/([^?]+)/.exec(uri);
+  const name = match?.[1] ? decodeURIComponent(match[1]) : 'governed_runtime';
+  if (!/^[A-Za-z0-9_-]{1,63}$/.test(name)) {
+    throw new ConfigError(`invalid configuration: MONGODB_URI: database name "${name}" is not valid`);
+  }
+  return name;
+}

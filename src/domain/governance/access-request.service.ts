@@ -1,0 +1,78 @@
+import type { AppDeps } from '../../app/deps';
+import { layerName } from '../../auth/families';
+import { ApiError } from '../../api/errors';
+import { newId } from '../../lib/ids';
+import { isDuplicateKey } from '../../store/mongo';
+import { SANDBOX_ORGANIZATION } from '../../store/organizations.repo';
+import { classLimitsView, issueKey } from './keys.service';
+
+export interface SandboxAccessRequest {
+  name: string;
+  email: string;
+  intended_use: string;
+}
+
+/**
+ * Grants a sandbox key at once: a `member` principal in the sandbox organization and a
+ * sandbox, layer-0 key. One grant per e-mail (case-insensitive), and a bounded number of
+ * grants per client address per hour, so keys cannot be minted in bulk.
+ */
+export async function requestSandboxAccess(deps: AppDeps, input: SandboxAccessRequest, clientIp: string, requestId: string) {
+  const decision = await deps.limiter.check(`access-request:${clientIp}`, [
+    { name: 'hour', limit: deps.config.accessRequestLimitPerHour, code: 'rate_limited' },
+  ]);
+  if (!decision.allowed) {
+    deps.metrics.limiterRejections.inc({ code: 'rate_limited' });
+    throw new ApiError('rate_limited', 'too many access requests from this address; try again later', {
+      headers: { ...decision.headers, 'Retry-After': String(decision.retryAfterSeconds) },
+      extra: { retry_after_seconds: decision.retryAfterSeconds },
+    });
+  }
+
+  const now = new Date().toISOString();
+  const organization = await deps.repos.organizations.ensure(SANDBOX_ORGANIZATION, now);
+  const principal = {
+    _id: newId('prn'),
+    name: input.name,
+    email: input.email,
+    email_key: input.email.toLowerCase(),
+    organization_id: organization._id,
+    role: 'member' as const,
+    status: 'active' as const,
+    intended_use: input.intended_use,
+    created_at: now,
+    updated_at: now,
+  };
+  try {
+    await deps.repos.principals.insert(principal);
+  } catch (error) {
+    if (isDuplicateKey(error)) {
+      throw new ApiError('conflict', 'an access grant already exists for this e-mail address');
+    }
+    throw error;
+  }
+  let issued;
+  try {
+    issued = await issueKey(deps, { principal, entitlement: 'sandbox', accessLayer: 0, label: 'sandbox access request' });
+  } catch (error) {
+    // No half-written grant: without its key the principal would block this e-mail forever.
+    await deps.repos.principals.remove(principal._id);
+    throw error;
+  }
+  await deps.repos.audit.record({
+    at: now,
+    actor: { key_id: 'public', principal_id: principal._id },
+    action: 'access.request',
+    target: { type: 'api_key', id: issued.record._id },
+    before: null,
+    after: { principal_id: principal._id, email: principal.email, entitlement: 'sandbox', access_layer: 'layer0_public' },
+    request_id: requestId,
+  });
+  return {
+    api_key: issued.apiKey,
+    entitlement: 'sandbox',
+    access_layer: layerName(0),
+    limits: classLimitsView('sandbox'),
+    key_id: issued.record._id,
+  };
+}

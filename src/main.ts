@@ -1,0 +1,77 @@
+import { createServer, type Server } from 'node:http';
+import pino from 'pino';
+import { createApp } from './api/app';
+import { buildDeps } from './app/build-deps';
+import { ConfigError, loadConfig } from './config';
+
+/** Api process: serve until SIGINT/SIGTERM, then drain in-flight requests and close. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = pino({ level: config.logLevel, base: { service: 'api' } });
+  const deps = await buildDeps(config, logger);
+  const app = createApp(deps);
+
+  const server = createServer(app.callback());
+  server.keepAliveTimeout = 5000;
+  await listen(server, config.port, config.host);
+  logger.info({ url: config.publicBaseUrl, instance: deps.instanceId }, 'api listening');
+
+  let metricsServer: Server | undefined;
+  if (config.metricsListen) {
+    const [host, port] = splitHostPort(config.metricsListen);
+    metricsServer = createServer((_req, res) => {
+      void deps.metrics.registry.metrics().then((body) => {
+        res.setHeader('Content-Type', deps.metrics.registry.contentType);
+        res.end(body);
+      });
+    });
+    await listen(metricsServer, port, host);
+    logger.info({ listen: config.metricsListen }, 'metrics listener up');
+  }
+
+  let stopping = false;
+  const shutdown = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: draining in-flight requests');
+    const force = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      metricsServer?.close();
+      deps
+        .close()
+        .then(() => {
+          logger.info('stopped');
+          process.exit(0);
+        })
+        .catch((error: unknown) => {
+          logger.error({ err: error }, 'error while closing');
+          process.exit(1);
+        });
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function splitHostPort(address: string): [string, number] {
+  const index = address.lastIndexOf(':');
+  return [address.slice(0, index), Number(address.slice(index + 1))];
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,30 @@
+import type { Db } from 'mongodb';
+import { createApiKeysRepo } from './api-keys.repo';
+import { createAuditRepo } from './audit.repo';
+import { createIdempotencyRepo } from './idempotency.repo';
+import { createOrganizationsRepo } from './organizations.repo';
+import { createPrincipalsRepo } from './principals.repo';
+import { createRateCountersRepo } from './rate-counters.repo';
+import { createRequestLedgerRepo } from './request-ledger.repo';
+import { createRuntimeRepo } from './runtime.repo';
+
+/** Every repository, built over one database. */
+export function createRepos(db: Db) {
+  return {
+    organizations: createOrganizationsRepo(db),
+    principals: createPrincipalsRepo(db),
+    apiKeys: createApiKeysRepo(db),
+    audit: createAuditRepo(db),
+    requestLedger: createRequestLedgerRepo(db),
+    idempotency: createIdempotencyRepo(db),
+    rateCounters: createRateCountersRepo(db),
+    runtime: createRuntimeRepo(db),
+  };
+}
+
+export type Repos = ReturnType<typeof createRepos>;
+
+/** Ensures every declared index; run at boot by api and worker alike. */
+export async function ensureIndexes(repos: Repos): Promise<void> {
+  for (const repo of Object.values(repos)) await repo.ensureIndexes();
+}

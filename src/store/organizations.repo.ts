@@ -1,0 +1,58 @@
+import type { Collection, Db } from 'mongodb';
+import { newId } from '../lib/ids';
+import { isDuplicateKey } from './mongo';
+
+export type TenantStatus = 'active' | 'suspended' | 'archived';
+
+export interface Organization {
+  _id: string;
+  name: string;
+  /** Lower-cased name; unique, so names never collide case-insensitively. */
+  name_key: string;
+  status: TenantStatus;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Organizations every installation has. */
+export const SANDBOX_ORGANIZATION = 'sandbox';
+export const OPERATORS_ORGANIZATION = 'operators';
+
+export type OrganizationsRepo = ReturnType<typeof createOrganizationsRepo>;
+
+export function createOrganizationsRepo(db: Db) {
+  const col: Collection<Organization> = db.collection<Organization>('organizations');
+  return {
+    collection: col,
+    async ensureIndexes(): Promise<void> {
+      await col.createIndex({ name_key: 1 }, { unique: true, name: 'name_key_unique' });
+    },
+    findById: (id: string) => col.findOne({ _id: id }),
+    findByName: (name: string) => col.findOne({ name_key: name.toLowerCase() }),
+    async insert(name: string, now: string): Promise<Organization> {
+      const org: Organization = {
+        _id: newId('org'),
+        name,
+        name_key: name.toLowerCase(),
+        status: 'active',
+        created_at: now,
+        updated_at: now,
+      };
+      await col.insertOne(org);
+      return org;
+    },
+    /** Finds or creates a well-known organization; safe when several instances race. */
+    async ensure(name: string, now: string): Promise<Organization> {
+      const existing = await col.findOne({ name_key: name.toLowerCase() });
+      if (existing) return existing;
+      try {
+        return await this.insert(name, now);
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+        const winner = await col.findOne({ name_key: name.toLowerCase() });
+        if (!winner) throw error;
+        return winner;
+      }
+    },
+  };
+}

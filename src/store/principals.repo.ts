@@ -1,0 +1,40 @@
+import type { Collection, Db } from 'mongodb';
+import type { PrincipalRole } from '../auth/auth-context';
+import type { TenantStatus } from './organizations.repo';
+
+export interface Principal {
+  _id: string;
+  name: string;
+  email: string;
+  /** Lower-cased e-mail; unique, so the same address twice is a conflict. */
+  email_key: string;
+  organization_id: string;
+  role: PrincipalRole;
+  status: TenantStatus;
+  intended_use?: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export type PrincipalsRepo = ReturnType<typeof createPrincipalsRepo>;
+
+export function createPrincipalsRepo(db: Db) {
+  const col: Collection<Principal> = db.collection<Principal>('principals');
+  return {
+    collection: col,
+    async ensureIndexes(): Promise<void> {
+      await col.createIndex({ email_key: 1 }, { unique: true, name: 'email_key_unique' });
+      await col.createIndex({ organization_id: 1, _id: -1 }, { name: 'by_organization' });
+    },
+    findById: (id: string) => col.findOne({ _id: id }),
+    findByEmail: (email: string) => col.findOne({ email_key: email.toLowerCase() }),
+    /** Inserts; throws a duplicate-key error when the e-mail is taken. */
+    async insert(principal: Principal): Promise<Principal> {
+      await col.insertOne(principal);
+      return principal;
+    },
+    async remove(id: string): Promise<void> {
+      await col.deleteOne({ _id: id });
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
+
+/**
+ * One shard of a shared counter: the count one api instance has admitted for one subject
+ * in one window. Each shard has exactly one writer (its instance), which writes the absolute
+ * count, so correctness never rests on an atomic increment in the database.
+ */
+export interface RateCounterShard {
+  /** `<subject>|<window>|<instance>` */
+  _id: string;
+  subject: string;
+  window: string;
+  instance: string;
+  count: number;
+  /** When the window is over and the shard may be pruned (epoch ms). */
+  expires_at: number;
+}
+
+export type RateCountersRepo = ReturnType<typeof createRateCountersRepo>;
+
+export function createRateCountersRepo(db: Db) {
+  const col: Collection<RateCounterShard> = db.collection<RateCounterShard>('rate_counters');
+  return {
+    collection: col,
+    async ensureIndexes(): Promise<void> {
+      await col.createIndex({ subject: 1, window: 1 }, { name: 'by_subject_window' });
+      await col.createIndex({ expires_at: 1 }, { name: 'by_expiry' });
+    },
+    async writeShards(shards: RateCounterShard[]): Promise<void> {
+      if (shards.length === 0) return;
+      const ops: AnyBulkWriteOperation<RateCounterShard>[] = shards.map((shard) => ({
+        replaceOne: { filter: { _id: shard._id }, replacement: shard, upsert: true },
+      }));
+      await col.bulkWrite(ops, { ordered: false });
+    },
+    /** Every shard of the given windows of the given subjects. */
+    async readShards(subjects: string[], windows: string[]): Promise<RateCounterShard[]> {
+      if (subjects.length === 0) return [];
+      return col.find({ subject: { $in: subjects }, window: { $in: windows } }).toArray();
+    },
+    async pruneExpired(nowMs: number): Promise<number> {
+      const result = await col.deleteMany({ expires_at: { $lt: nowMs } });
+      return result.deletedCount;
+    },
+  };
+}

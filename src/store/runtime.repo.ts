@@ -1,0 +1,37 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Collection, Db } from 'mongodb';
+
+/** The runtime's own identity record: one document, created once per database. */
+export interface RuntimeRecord {
+  _id: 'runtime';
+  runtime_id: string;
+  /** Stable digest of the runtime's identity; continuity witnesses build on it. */
+  identity_digest: string;
+  created_at: string;
+}
+
+export type RuntimeRepo = ReturnType<typeof createRuntimeRepo>;
+
+export function createRuntimeRepo(db: Db) {
+  const col: Collection<RuntimeRecord> = db.collection<RuntimeRecord>('runtime');
+  return {
+    collection: col,
+    async ensureIndexes(): Promise<void> {},
+    get: () => col.findOne({ _id: 'runtime' }),
+    /** Creates the record once; concurrent first boots agree on whichever landed first. */
+    async ensure(now: string): Promise<RuntimeRecord> {
+      const runtimeId = randomBytes(8).toString('hex');
+      const candidate: RuntimeRecord = {
+        _id: 'runtime',
+        runtime_id: runtimeId,
+        identity_digest: createHash('sha256').update(`runtime:${runtimeId}:${now}`).digest('hex'),
+        created_at: now,
+      };
+      const { _id, ...fields } = candidate;
+      await col.updateOne({ _id }, { $setOnInsert: fields }, { upsert: true });
+      const stored = await col.findOne({ _id });
+      if (!stored) throw new Error('runtime record missing after upsert');
+      return stored;
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export { serviceProbeWorkflow } from './service-probe.workflow';

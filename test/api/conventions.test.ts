@@ -1,0 +1,167 @@
+import { call } from '../helpers/http';
+import { createTestKey, type TestKey } from '../helpers/keys';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+interface ErrorBody {
+  ok: false;
+  error: { code: string; message: string; request_id: string };
+  detail: unknown;
+}
+type Issue = { loc: (string | number)[]; msg: string; type: string };
+
+let app: TestApp;
+let strategic: TestKey;
+
+beforeAll(async () => {
+  app = await startTestApp('conventions');
+  strategic = await createTestKey(app, { entitlement: 'strategic', accessLayer: 3 });
+});
+afterAll(() => app.close());
+
+const issuesOf = (body: ErrorBody): Issue[] => body.detail as Issue[];
+
+describe('error shape and request ids', () => {
+  it('answers unknown routes with a 404 in the error shape and an X-Request-Id', async () => {
+    const res = await call<ErrorBody>(app.url, 'GET', '/v1/nothing-here');
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(typeof res.body.detail).toBe('string');
+    expect(res.body.error.request_id).toBe(res.headers.get('x-request-id'));
+  });
+
+  it('echoes a well-formed incoming X-Request-Id and replaces a malformed one', async () => {
+    const echoed = await call(app.url, 'GET', '/healthz', { headers: { 'X-Request-Id': 'client-abc.123' } });
+    expect(echoed.headers.get('x-request-id')).toBe('client-abc.123');
+    const replaced = await call(app.url, 'GET', '/healthz', { headers: { 'X-Request-Id': 'bad id with spaces' } });
+    expect(replaced.headers.get('x-request-id')).toMatch(/^req_/);
+  });
+
+  it('answers a wrong method with 405 and Allow', async () => {
+    const res = await call<ErrorBody>(app.url, 'DELETE', '/v1/sessions', { key: strategic.apiKey });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toContain('POST');
+    expect(res.body.error.code).toBe('method_not_allowed');
+  });
+});
+
+describe('malformed input', () => {
+  const body = { name: 'A', email: 'someone@example.test', role: 'member' };
+
+  it('malformed JSON is 422 json_invalid', async () => {
+    const res = await call<ErrorBody>(app.url, 'POST', '/v1/admin/principals/create', {
+      key: app.adminKey,
+      rawBody: '{"name": "A",',
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(res.status).toBe(422);
+    expect(issuesOf(res.body)[0]).toMatchObject({ loc: ['body'], type: 'json_invalid' });
+  });
+
+  it('a missing body is 422 missing', async () => {
+    const res = await call<ErrorBody>(app.url, 'POST', '/v1/admin/principals/create', { key: app.adminKey });
+    expect(res.status).toBe(422);
+    expect(issuesOf(res.body)).toEqual([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
+  });
+
+  it('wrong types, missing and unknown fields are listed together, FastAPI style', async () => {
+    const res = await call<ErrorBody>(app.url, 'POST', '/v1/admin/principals/create', {
+      key: app.adminKey,
+      body: { name: 42, role: 'member', surprise: true },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('validation_error');
+    const issues = issuesOf(res.body);
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        { loc: ['body', 'name'], msg: 'Input should be a valid string', type: 'string_type' },
+        { loc: ['body', 'email'], msg: 'Field required', type: 'missing' },
+        { loc: ['body', 'surprise'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' },
+      ]),
+    );
+  });
+
+  it('a body that is not an object is 422', async () => {
+    const res = await call<ErrorBody>(app.url, 'POST', '/v1/admin/principals/create', {
+      key: app.adminKey,
+      body: [1, 2],
+    });
+    expect(res.status).toBe(422);
+    expect(issuesOf(res.body)[0]).toMatchObject({ loc: ['body'], type: 'model_attributes_type' });
+  });
+
+  it('a non-JSON media type is 415', async () => {
+    const res = await call<ErrorBody>(app.url, 'POST', '/v1/admin/principals/create', {
+      key: app.adminKey,
+      rawBody: 'name=A',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.status).toBe(415);
+    expect(res.body.error.code).toBe('unsupported_media_type');
+  });
+
+  it('a body over 1 MiB is 413, and nothing is written', async () => {
+    const big = { ...body, name: 'x'.repeat(1024 * 1024 + 10) };
+    const res = await call<ErrorBody>(app.url, 'POST', '/v1/admin/principals/create', {
+      key: app.adminKey,
+      body: big,
+    });
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe('payload_too_large');
+    expect(await app.deps.repos.principals.findByEmail(body.email)).toBeNull();
+  });
+
+  it.each([
+    ['limit=0', 'greater_than_equal'],
+    ['limit=501', 'less_than_equal'],
+    ['limit=abc', 'int_parsing'],
+  ])('bad query %s is 422 %s', async (query, type) => {
+    const res = await call<ErrorBody>(app.url, 'GET', `/v1/external-actions/history?${query}`, {
+      key: strategic.apiKey,
+    });
+    expect(res.status).toBe(422);
+    expect(issuesOf(res.body)[0]).toMatchObject({ loc: ['query', 'limit'], type });
+  });
+
+  it('a bad path parameter is 422 with its location', async () => {
+    const res = await call<ErrorBody>(app.url, 'GET', '/v1/sessions/not-a-session-id', { key: strategic.apiKey });
+    expect(res.status).toBe(422);
+    expect(issuesOf(res.body)[0]).toMatchObject({ loc: ['path', 'session_id'], type: 'string_pattern_mismatch' });
+  });
+
+  it('validates before answering 501 for a capability not built yet', async () => {
+    const invalid = await call<ErrorBody>(app.url, 'POST', '/v1/sessions/ses_01JABCDEFGHJKMNPQRSTVWXYZ0/step', {
+      key: strategic.apiKey,
+      body: { input_packet: {} },
+    });
+    expect(invalid.status).toBe(422);
+    expect(issuesOf(invalid.body)[0]).toMatchObject({ loc: ['body', 'input_packet', 'command'], type: 'missing' });
+    const valid = await call<ErrorBody>(app.url, 'POST', '/v1/sessions/ses_01JABCDEFGHJKMNPQRSTVWXYZ0/step', {
+      key: strategic.apiKey,
+      body: { input_packet: { command: 'list_objects', args: {} } },
+    });
+    expect(valid.status).toBe(501);
+    expect(valid.body.error.code).toBe('not_implemented');
+    expect(valid.body.error.message).toMatch(/session/i);
+  });
+});
+
+describe('the request ledger', () => {
+  it('records answered requests with key id, family and status, and never the key', async () => {
+    const res = await call(app.url, 'GET', '/v1/runtime/status', { key: strategic.apiKey });
+    expect(res.status).toBe(200);
+    await app.deps.ledger.flush();
+    const row = await app.deps.repos.requestLedger.collection.findOne({
+      request_id: res.headers.get('x-request-id')!,
+    });
+    expect(row).toMatchObject({
+      method: 'GET',
+      route: '/v1/runtime/status',
+      family: 'runtime_basic',
+      status: 200,
+      key_id: strategic.keyId,
+    });
+    const everything = JSON.stringify(await app.deps.repos.requestLedger.collection.find().toArray());
+    expect(everything).not.toContain(strategic.apiKey);
+    expect(everything).not.toContain(app.adminKey);
+  });
+});

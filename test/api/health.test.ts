@@ -1,0 +1,82 @@
+import { readFileSync } from 'node:fs';
+import type { Worker } from '@temporalio/worker';
+import { createWorker } from '../../src/worker/create-worker';
+import { call } from '../helpers/http';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+import { WORKFLOW_BUNDLE_PATH } from '../test-env';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp('health');
+});
+afterAll(() => app.close());
+
+describe('health endpoints', () => {
+  it('GET /healthz answers 200 with no key', async () => {
+    const res = await call(app.url, 'GET', '/healthz');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'ok', version: '1.1.0' });
+  });
+
+  it('GET / names the service and links docs, openapi and the Temporal UI', async () => {
+    const res = await call<{ name: string; version: string; links: Record<string, string> }>(app.url, 'GET', '/');
+    expect(res.status).toBe(200);
+    expect(res.body.name).toBe('governed-runtime');
+    expect(res.body.version).toBe('1.1.0');
+    expect(Object.keys(res.body.links)).toEqual(expect.arrayContaining(['docs', 'openapi', 'temporal_ui']));
+  });
+
+  it('GET /readyz is 503 naming the worker while none polls, 200 once one does', async () => {
+    const before = await call<{ failing: string[] }>(app.url, 'GET', '/readyz');
+    expect(before.status).toBe(503);
+    expect(before.body.failing).toEqual(['worker']);
+
+    const { worker, connection } = await createWorker({
+      address: process.env['TEST_TEMPORAL_ADDRESS']!,
+      namespace: 'default',
+      taskQueue: app.deps.config.taskQueue,
+      workflowBundle: { code: readFileSync(WORKFLOW_BUNDLE_PATH, 'utf8') },
+    });
+    const running = worker.run();
+    try {
+      let ready = await call<{ status: string }>(app.url, 'GET', '/readyz');
+      for (let i = 0; i < 40 && ready.status !== 200; i += 1) {
+        await new Promise((r) => setTimeout(r, 250));
+        ready = await call(app.url, 'GET', '/readyz');
+      }
+      expect(ready.status).toBe(200);
+      expect(ready.body.status).toBe('ready');
+    } finally {
+      shutdown(worker);
+      await running;
+      await connection.close();
+    }
+  });
+
+  it('GET /readyz is 503 naming temporal when Temporal is unreachable', async () => {
+    const offline = await startTestApp('health_offline', { env: { TEMPORAL_ADDRESS: '127.0.0.1:1' } });
+    try {
+      const res = await call<{ failing: string[] }>(offline.url, 'GET', '/readyz');
+      expect(res.status).toBe(503);
+      expect(res.body.failing).toEqual(expect.arrayContaining(['temporal']));
+      expect(res.body.failing).not.toContain('mongodb');
+    } finally {
+      await offline.close();
+    }
+  });
+});
+
+describe('GET /metrics', () => {
+  it('serves Prometheus text to operators only', async () => {
+    await call(app.url, 'GET', '/v1/runtime/status', { key: app.adminKey });
+    const res = await call(app.url, 'GET', '/metrics', { key: app.adminKey });
+    expect(res.status).toBe(200);
+    expect(res.text).toMatch(/gr_http_requests_total\{family="runtime_basic",status="200"\} \d+/);
+    expect(res.text).toContain('gr_http_request_duration_seconds_bucket');
+    expect((await call(app.url, 'GET', '/metrics')).status).toBe(401);
+  });
+});
+
+function shutdown(worker: Worker): void {
+  if (worker.getState() === 'RUNNING') worker.shutdown();
+}

@@ -1,0 +1,68 @@
+import { call } from '../helpers/http';
+import { createTestKey } from '../helpers/keys';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+let a: TestApp;
+let b: TestApp;
+beforeAll(async () => {
+  a = await startTestApp('ratelimit');
+  b = await startTestApp('ratelimit_b', { dbName: a.dbName, adminKey: a.adminKey });
+});
+afterAll(async () => {
+  await b.stop();
+  await a.close();
+});
+
+/** Sends requests until the minute window would roll over mid-test, then waits it out. */
+async function awaitFreshMinute(): Promise<void> {
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 40_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 200));
+}
+
+describe('per-key rate limit', () => {
+  it('admits 60 sandbox requests a minute, then answers 429 with Retry-After and RateLimit headers', async () => {
+    const key = await createTestKey(a, { entitlement: 'sandbox', accessLayer: 0 });
+    await awaitFreshMinute();
+    const statuses: number[] = [];
+    let first;
+    let last;
+    for (let i = 0; i < 62; i += 1) {
+      last = await call(a.url, 'GET', '/v1/runtime/status', { key: key.apiKey });
+      first ??= last;
+      statuses.push(last.status);
+    }
+    expect(statuses.filter((s) => s === 200)).toHaveLength(60);
+    expect(statuses.slice(60)).toEqual([429, 429]);
+    expect(first!.headers.get('ratelimit-limit')).toBe('60');
+    expect(first!.headers.get('ratelimit-remaining')).toBe('59');
+    expect(last!.body).toMatchObject({ ok: false, error: { code: 'rate_limited' } });
+    expect(last!.headers.get('ratelimit-remaining')).toBe('0');
+    const retryAfter = Number(last!.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(Number(last!.headers.get('ratelimit-reset'))).toBe(retryAfter);
+  });
+
+  it('holds across two api instances sharing the store', async () => {
+    const key = await createTestKey(a, { entitlement: 'sandbox', accessLayer: 0 });
+    await awaitFreshMinute();
+    let admitted = 0;
+    for (let i = 0; i < 80; i += 1) {
+      const target = i % 2 === 0 ? a : b;
+      const res = await call(target.url, 'GET', '/v1/runtime/status', { key: key.apiKey });
+      if (res.status === 200) admitted += 1;
+      else expect(res.status).toBe(429);
+    }
+    expect(admitted).toBe(60);
+  });
+
+  it('counts a 403 or 401 against nothing', async () => {
+    const key = await createTestKey(a, { entitlement: 'sandbox', accessLayer: 0 });
+    for (let i = 0; i < 5; i += 1) {
+      const res = await call(a.url, 'GET', '/v1/external-actions/history', { key: key.apiKey });
+      expect(res.status).toBe(403);
+    }
+    const ok = await call(a.url, 'GET', '/v1/runtime/status', { key: key.apiKey });
+    expect(ok.headers.get('ratelimit-remaining')).toBe('59');
+  });
+});

@@ -1,0 +1,72 @@
+import pino from 'pino';
+import { MongoClient } from 'mongodb';
+import { RateLimiter, type LimitRule } from '../../src/auth/rate-limiter';
+import { createRateCountersRepo } from '../../src/store/rate-counters.repo';
+import { freshDbName } from '../helpers/test-app';
+
+const rules: LimitRule[] = [
+  { name: 'minute', limit: 100, code: 'rate_limited' },
+  { name: 'day', limit: 5, code: 'quota_exceeded' },
+];
+
+let client: MongoClient;
+const dbName = freshDbName('limiter');
+beforeAll(async () => {
+  client = await MongoClient.connect(process.env['TEST_MONGODB_URI']!);
+});
+afterAll(async () => {
+  await client.db(dbName).dropDatabase();
+  await client.close();
+});
+
+function limiterAt(clock: { now: number }, instanceId: string) {
+  return new RateLimiter({
+    repo: createRateCountersRepo(client.db(dbName)),
+    instanceId,
+    syncIntervalMs: 1000,
+    logger: pino({ level: 'silent' }),
+    now: () => clock.now,
+  });
+}
+
+describe('RateLimiter (real store, controlled clock)', () => {
+  it('refuses past the daily quota with quota_exceeded until 00:00 UTC, then resets', async () => {
+    const clock = { now: Date.parse('2026-03-10T23:58:00.000Z') };
+    const limiter = limiterAt(clock, 'quota-1');
+    for (let i = 0; i < 5; i += 1) expect((await limiter.check('key:q', rules)).allowed).toBe(true);
+    const refused = await limiter.check('key:q', rules);
+    expect(refused.allowed).toBe(false);
+    expect(refused.violated?.code).toBe('quota_exceeded');
+    expect(refused.retryAfterSeconds).toBe(120);
+    expect(refused.headers['RateLimit-Remaining']).toBe('0');
+
+    clock.now = Date.parse('2026-03-11T00:00:01.000Z');
+    const next = await limiter.check('key:q', rules);
+    expect(next.allowed).toBe(true);
+    expect(next.headers['RateLimit-Remaining']).toBe('4');
+  });
+
+  it('keeps the day count across a restart (a new instance reads the shared shards)', async () => {
+    const clock = { now: Date.parse('2026-04-01T12:00:00.000Z') };
+    const first = limiterAt(clock, 'restart-1');
+    for (let i = 0; i < 3; i += 1) await first.check('key:r', rules);
+    await first.stop();
+    const second = limiterAt(clock, 'restart-2');
+    const decision = await second.check('key:r', rules);
+    expect(decision.headers['RateLimit-Remaining']).toBe('1');
+    expect((await second.check('key:r', rules)).allowed).toBe(true);
+    expect((await second.check('key:r', rules)).allowed).toBe(false);
+  });
+
+  it('resets the minute window on the minute', async () => {
+    const clock = { now: Date.parse('2026-05-01T10:00:59.000Z') };
+    const limiter = limiterAt(clock, 'minute-1');
+    const perMinute: LimitRule[] = [{ name: 'minute', limit: 2, code: 'rate_limited' }];
+    await limiter.check('key:m', perMinute);
+    await limiter.check('key:m', perMinute);
+    const refused = await limiter.check('key:m', perMinute);
+    expect(refused).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
+    clock.now += 1000;
+    expect((await limiter.check('key:m', perMinute)).allowed).toBe(true);
+  });
+});

@@ -1,0 +1,38 @@
+import { ConfigError, loadConfig } from '../src/config';
+
+const pepper = 'x'.repeat(40);
+
+describe('configuration', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({ KEY_PEPPER: pepper });
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 8080,
+      mongodbUri: 'mongodb://127.0.0.1:27017/governed_runtime',
+      mongodbDb: 'governed_runtime',
+      temporalAddress: '127.0.0.1:7233',
+      temporalNamespace: 'default',
+      taskQueue: 'governed-runtime',
+      accessRequestLimitPerHour: 20,
+    });
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ MONGODB_URI: 'postgres://x' }, 'MONGODB_URI'],
+    [{ ADMIN_API_KEY: 'short' }, 'ADMIN_API_KEY'],
+    [{ TEMPORAL_ADDRESS: 'nohostport' }, 'TEMPORAL_ADDRESS'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+  ])('names the bad variable in %j', (env, name) => {
+    expect(() => loadConfig({ KEY_PEPPER: pepper, ...env })).toThrow(new RegExp(`${name}:`));
+  });
+
+  it('requires KEY_PEPPER', () => {
+    expect(() => loadConfig({})).toThrow(ConfigError);
+    expect(() => loadConfig({})).toThrow(/KEY_PEPPER/);
+  });
+
+  it('takes the database name from MONGODB_URI', () => {
+    expect(loadConfig({ KEY_PEPPER: pepper, MONGODB_URI: 'mongodb://h:1/other_db?x=1' }).mongodbDb).toBe('other_db');
+  });
+});

@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import { createApp } from '../../src/api/app';
+import { buildDeps } from '../../src/app/build-deps';
+import type { AppDeps } from '../../src/app/deps';
+import { mintApiKey } from '../../src/auth/api-key';
+import { loadConfig } from '../../src/config';
+
+export interface TestApp {
+  url: string;
+  deps: AppDeps;
+  adminKey: string;
+  dbName: string;
+  /** Stops listening and releases dependencies (keeps the database). */
+  stop(): Promise<void>;
+  /** Stops and drops the database. */
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  /** Share a database between several app instances. */
+  dbName?: string;
+  adminKey?: string;
+  env?: Record<string, string>;
+}
+
+export const TEST_PEPPER = 'test-pepper-0123456789abcdef0123456789abcdef';
+
+/** A fresh database name per test file (and per call). */
+export const freshDbName = (label: string): string =>
+  `t_${label.replace(/[^A-Za-z0-9]/g, '_').slice(0, 30)}_${randomBytes(4).toString('hex')}`;
+
+/** Builds the real app against the test FerretDB and Temporal, listening on a free port. */
+export async function startTestApp(label: string, options: TestAppOptions = {}): Promise<TestApp> {
+  const dbName = options.dbName ?? freshDbName(label);
+  const adminKey = options.adminKey ?? mintApiKey(randomBytes(6).toString('hex'));
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    PORT: '0',
+    MONGODB_URI: `${process.env['TEST_MONGODB_URI']}${dbName}`,
+    TEMPORAL_ADDRESS: process.env['TEST_TEMPORAL_ADDRESS'],
+    TEMPORAL_TASK_QUEUE: `test-${dbName}`,
+    KEY_PEPPER: TEST_PEPPER,
+    ADMIN_API_KEY: adminKey,
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_SYNC_MS: '100',
+    REQUEST_LEDGER_FLUSH_MS: '50',
+    ...options.env,
+  });
+  const deps = await buildDeps(config, pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }));
+  const server: Server = createServer(createApp(deps).callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await deps.close();
+  };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    deps,
+    adminKey,
+    dbName,
+    stop,
+    async close() {
+      await deps.db.dropDatabase().catch(() => undefined);
+      await stop();
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { createWorker } from '../../src/worker/create-worker';
+import type { ServiceProbeResult } from '../../src/workflows/shared';
+import { WORKFLOW_BUNDLE_PATH } from '../test-env';
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await TestWorkflowEnvironment.createFromExistingServer({ address: process.env['TEST_TEMPORAL_ADDRESS']! });
+});
+afterAll(() => env?.teardown());
+
+describe('serviceProbeWorkflow', () => {
+  it('runs its activity on a worker and reports which one', async () => {
+    const taskQueue = `probe-${randomBytes(4).toString('hex')}`;
+    const { worker } = await createWorker({
+      address: process.env['TEST_TEMPORAL_ADDRESS']!,
+      namespace: 'default',
+      taskQueue,
+      connection: env.nativeConnection,
+      workflowBundle: { code: readFileSync(WORKFLOW_BUNDLE_PATH, 'utf8') },
+    });
+    const requestedAt = new Date().toISOString();
+    const result = await worker.runUntil(
+      env.client.workflow.execute('serviceProbeWorkflow', {
+        taskQueue,
+        workflowId: `probe-${taskQueue}`,
+        args: [{ requestedAt }],
+      }) as Promise<ServiceProbeResult>,
+    );
+    expect(result.requestedAt).toBe(requestedAt);
+    expect(Date.parse(result.activityAt)).toBeGreaterThanOrEqual(Date.parse(requestedAt));
+    expect(result.workerIdentity).toMatch(/^\d+@/);
+  });
+});
