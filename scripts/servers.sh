@@ -33,7 +33,8 @@ GR_START_TIMEOUT="${GR_START_TIMEOUT:-90}"
 HOST=127.0.0.1
 TEMPORAL_VERSION=1.5.1
 FERRETDB_SRC="$GR_REPO_ROOT/tools/ferretdb"
-SEARCH_ATTRIBUTES=(ActionStatus ActionKind SharedContextId DeploymentStage) # all Keyword
+# Custom search attributes, all Keyword, one per line in temporal/search-attributes.txt.
+mapfile -t SEARCH_ATTRIBUTES < <(grep -v '^[[:space:]]*$' "$GR_REPO_ROOT/temporal/search-attributes.txt")
 RUN_DIR="$GR_DATA_DIR/run"
 LOG_DIR="$GR_DATA_DIR/logs"
 STOP_TIMEOUT=15
@@ -102,7 +103,11 @@ install_temporal() {
     tail -n 5 "$tmp/pip.log" >&2 || true
     command -v go >/dev/null 2>&1 || die "cannot install temporal: pip failed and go is not available"
     log "temporal $TEMPORAL_VERSION: building with go install instead (takes several minutes)..." >&2
-    GOBIN="$tmp/gobin" go install "github.com/temporalio/cli/cmd/temporal@v$TEMPORAL_VERSION" ||
+    # Same flags as the upstream release build (.goreleaser.yml); without the -X
+    # the binary reports "0.0.0-DEV".
+    CGO_ENABLED=0 GOBIN="$tmp/gobin" go install \
+      -ldflags "-s -w -X github.com/temporalio/cli/temporalcli.Version=$TEMPORAL_VERSION" \
+      "github.com/temporalio/cli/cmd/temporal@v$TEMPORAL_VERSION" ||
       die "go install github.com/temporalio/cli/cmd/temporal@v$TEMPORAL_VERSION failed"
     mv "$tmp/gobin/temporal" "$tmp/temporal"
   fi
@@ -152,11 +157,12 @@ cmd_install() {
 pid_file() { printf '%s/%s.pid' "$RUN_DIR" "$1"; }
 log_file() { printf '%s/%s.log' "$LOG_DIR" "$1"; }
 
-# Marker that identifies our process in its command line (binary + data path).
+# Marker that identifies our process in its command line (binary + data path;
+# the trailing space stops /x/.data from matching /x/.data/bench and the like).
 marker() {
   case "$1" in
-    ferretdb) printf '%s' "--data $GR_DATA_DIR/ferretdb" ;;
-    temporal) printf '%s' "--db-filename $GR_DATA_DIR/temporal/temporal.db" ;;
+    ferretdb) printf '%s' "--data $GR_DATA_DIR/ferretdb " ;;
+    temporal) printf '%s' "--db-filename $GR_DATA_DIR/temporal/temporal.db " ;;
   esac
 }
 

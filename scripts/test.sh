@@ -9,5 +9,6 @@ log "== typecheck"
 npx tsc -p tsconfig.json --noEmit
 log "== lint"
 npx eslint .
+npx prettier --check . --log-level warn
 log "== tests"
 npx jest --ci "$@"

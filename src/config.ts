@@ -41,7 +41,10 @@ const envSchema = {
     PUBLIC_BASE_URL: { type: 'string', pattern: '^https?://' },
     ADMIN_API_KEY: { type: 'string', minLength: 32, pattern: '^\\S+$' },
     KEY_PEPPER: { type: 'string', minLength: 32 },
-    LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+    LOG_LEVEL: {
+      type: 'string',
+      enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    },
     KEY_CACHE_TTL_MS: { type: 'integer', minimum: 0, maximum: 60000 },
     RATE_LIMIT_SYNC_MS: { type: 'integer', minimum: 10, maximum: 60000 },
     ACCESS_REQUEST_LIMIT_PER_HOUR: { type: 'integer', minimum: 1 },
@@ -74,8 +77,10 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   const v = raw as Record<string, string | number | boolean | undefined>;
-  const str = (name: string, fallback: string): string => (v[name] as string | undefined) ?? fallback;
-  const num = (name: string, fallback: number): number => (v[name] as number | undefined) ?? fallback;
+  const str = (name: string, fallback: string): string =>
+    (v[name] as string | undefined) ?? fallback;
+  const num = (name: string, fallback: number): number =>
+    (v[name] as number | undefined) ?? fallback;
 
   const port = num('PORT', 8080);
   const host = str('HOST', '127.0.0.1');
@@ -108,7 +113,9 @@ function databaseNameOf(uri: string): string {
   const match = /^mongodb(?:\+srv)?:\/\/[^/]+\/([^?]+)/.exec(uri);
   const name = match?.[1] ? decodeURIComponent(match[1]) : 'governed_runtime';
   if (!/^[A-Za-z0-9_-]{1,63}$/.test(name)) {
-    throw new ConfigError(`invalid configuration: MONGODB_URI: database name "${name}" is not valid`);
+    throw new ConfigError(
+      `invalid configuration: MONGODB_URI: database name "${name}" is not valid`,
+    );
   }
   return name;
 }

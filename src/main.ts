@@ -11,7 +11,8 @@ async function main(): Promise<void> {
   const deps = await buildDeps(config, logger);
   const app = createApp(deps);
 
-  const server = createServer(app.callback());
+  const handle = app.callback();
+  const server = createServer((req, res) => void handle(req, res));
   server.keepAliveTimeout = 5000;
   await listen(server, config.port, config.host);
   logger.info({ url: config.publicBaseUrl, instance: deps.instanceId }, 'api listening');

@@ -33,6 +33,8 @@ describe('configuration', () => {
   });
 
   it('takes the database name from MONGODB_URI', () => {
-    expect(loadConfig({ KEY_PEPPER: pepper, MONGODB_URI: 'mongodb://h:1/other_db?x=1' }).mongodbDb).toBe('other_db');
+    expect(
+      loadConfig({ KEY_PEPPER: pepper, MONGODB_URI: 'mongodb://h:1/other_db?x=1' }).mongodbDb,
+    ).toBe('other_db');
   });
 });

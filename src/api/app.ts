@@ -19,7 +19,9 @@ export function allRoutes(openApi: () => Record<string, unknown>): RouteDefiniti
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: deps.config.trustProxy });
   let document: Record<string, unknown> | undefined;
-  const routes = allRoutes(() => (document ??= buildOpenApiDocument(routes, deps.config.publicBaseUrl)));
+  const routes = allRoutes(
+    () => (document ??= buildOpenApiDocument(routes, deps.config.publicBaseUrl)),
+  );
 
   const router = new Router();
   mountRoutes(router, routes, deps);

@@ -40,7 +40,10 @@ function describe(route: RouteDefinition): Middleware {
   };
 }
 
-function validate(route: RouteDefinition, compile: ReturnType<typeof createValidatorFactory>): Middleware {
+function validate(
+  route: RouteDefinition,
+  compile: ReturnType<typeof createValidatorFactory>,
+): Middleware {
   const request = route.request ?? {};
   const params = request.params ? compile(request.params, 'path') : undefined;
   const query = request.query ? compile(request.query, 'query') : undefined;
@@ -73,14 +76,18 @@ function lastValues(query: Record<string, string | string[] | undefined>): Recor
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(query)) {
     if (value === undefined) continue;
-    out[name] = Array.isArray(value) ? value[value.length - 1]! : value;
+    out[name] = Array.isArray(value) ? value[value.length - 1] : value;
   }
   return out;
 }
 
 function handle(route: RouteDefinition, deps: AppDeps): Middleware {
   return async (ctx) => {
-    const validated = ctx.state.validated as { params: Record<string, string>; query: Record<string, unknown>; body: unknown };
+    const validated = ctx.state.validated as {
+      params: Record<string, string>;
+      query: Record<string, unknown>;
+      body: unknown;
+    };
     const request: RouteRequest = {
       body: validated.body,
       query: validated.query,

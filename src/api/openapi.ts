@@ -51,14 +51,29 @@ const errorResponse = (description: string, schema = '#/components/schemas/Error
 });
 
 const rateLimitHeaders = {
-  'RateLimit-Limit': { schema: { type: 'integer' }, description: 'Requests allowed in the closest window.' },
-  'RateLimit-Remaining': { schema: { type: 'integer' }, description: 'Requests left in that window.' },
-  'RateLimit-Reset': { schema: { type: 'integer' }, description: 'Seconds until that window resets.' },
-  'RateLimit-Policy': { schema: { type: 'string' }, description: 'Every window: `"minute";q=60;w=60, "day";q=1000;w=86400`.' },
+  'RateLimit-Limit': {
+    schema: { type: 'integer' },
+    description: 'Requests allowed in the closest window.',
+  },
+  'RateLimit-Remaining': {
+    schema: { type: 'integer' },
+    description: 'Requests left in that window.',
+  },
+  'RateLimit-Reset': {
+    schema: { type: 'integer' },
+    description: 'Seconds until that window resets.',
+  },
+  'RateLimit-Policy': {
+    schema: { type: 'string' },
+    description: 'Every window: `"minute";q=60;w=60, "day";q=1000;w=86400`.',
+  },
 };
 
 /** OpenAPI 3.1 document generated from the route tables that drive routing and validation. */
-export function buildOpenApiDocument(routes: RouteDefinition[], serverUrl: string): Record<string, unknown> {
+export function buildOpenApiDocument(
+  routes: RouteDefinition[],
+  serverUrl: string,
+): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const schemas: Record<string, JsonSchema> = {
     Error: errorBody,
@@ -88,7 +103,10 @@ export function buildOpenApiDocument(routes: RouteDefinition[], serverUrl: strin
   };
 }
 
-function operationOf(route: RouteDefinition, schemas: Record<string, JsonSchema>): Record<string, unknown> {
+function operationOf(
+  route: RouteDefinition,
+  schemas: Record<string, JsonSchema>,
+): Record<string, unknown> {
   const isPublic = route.family === PUBLIC_FAMILY;
   const parameters: unknown[] = [];
   for (const [source, schema] of [
@@ -112,7 +130,8 @@ function operationOf(route: RouteDefinition, schemas: Record<string, JsonSchema>
       name: 'Idempotency-Key',
       in: 'header',
       required: false,
-      description: 'Repeat-safe creation: the same key and body replays the first answer; another body is 409.',
+      description:
+        'Repeat-safe creation: the same key and body replays the first answer; another body is 409.',
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     });
   }
@@ -127,17 +146,25 @@ function operationOf(route: RouteDefinition, schemas: Record<string, JsonSchema>
   }
   if (!isPublic) {
     responses['401'] = errorResponse('API key missing or invalid.');
-    responses['403'] = errorResponse('Entitlement class, access layer or role below the route family.');
-    responses['429'] = errorResponse('Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`.');
+    responses['403'] = errorResponse(
+      'Entitlement class, access layer or role below the route family.',
+    );
+    responses['429'] = errorResponse(
+      'Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`.',
+    );
   }
   if (route.request?.body) {
     responses['413'] = errorResponse('Body larger than 1 MiB.');
     responses['415'] = errorResponse('Body is not application/json.');
   }
   if (route.request) {
-    responses['422'] = errorResponse('Validation error.', '#/components/schemas/HTTPValidationError');
+    responses['422'] = errorResponse(
+      'Validation error.',
+      '#/components/schemas/HTTPValidationError',
+    );
   }
-  if (route.idempotent) responses['409'] ??= errorResponse('Idempotency-Key reused with a different request.');
+  if (route.idempotent)
+    responses['409'] ??= errorResponse('Idempotency-Key reused with a different request.');
 
   const operation: Record<string, unknown> = {
     operationId: route.operationId,

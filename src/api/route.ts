@@ -9,7 +9,11 @@ export type JsonSchema = Record<string, unknown>;
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 /** What a handler sees: validated input plus who is calling. */
-export interface RouteRequest<TBody = unknown, TQuery = Record<string, unknown>, TParams = Record<string, string>> {
+export interface RouteRequest<
+  TBody = unknown,
+  TQuery = Record<string, unknown>,
+  TParams = Record<string, string>,
+> {
   body: TBody;
   query: TQuery;
   params: TParams;
@@ -37,7 +41,11 @@ export interface RouteResponseDoc {
   schema?: JsonSchema;
 }
 
-export interface RouteDefinition<TBody = unknown, TQuery = Record<string, unknown>, TParams = Record<string, string>> {
+export interface RouteDefinition<
+  TBody = unknown,
+  TQuery = Record<string, unknown>,
+  TParams = Record<string, string>,
+> {
   /** `family.verb`, unique across the API; also the OpenAPI operationId. */
   operationId: string;
   method: HttpMethod;
@@ -65,8 +73,10 @@ export interface RouteDefinition<TBody = unknown, TQuery = Record<string, unknow
 }
 
 /** Identity helper that keeps handler input types tied to the definition. */
-export function defineRoute<TBody = unknown, TQuery = Record<string, unknown>, TParams = Record<string, string>>(
-  route: RouteDefinition<TBody, TQuery, TParams>,
-): RouteDefinition {
+export function defineRoute<
+  TBody = unknown,
+  TQuery = Record<string, unknown>,
+  TParams = Record<string, string>,
+>(route: RouteDefinition<TBody, TQuery, TParams>): RouteDefinition {
   return route as unknown as RouteDefinition;
 }

@@ -59,7 +59,11 @@ function toIssue(error: ErrorObject, source: InputSource): ValidationIssue {
   const text = source === 'body';
   switch (error.keyword) {
     case 'required':
-      return { loc: [...loc, String(p['missingProperty'])], msg: 'Field required', type: 'missing' };
+      return {
+        loc: [...loc, String(p['missingProperty'])],
+        msg: 'Field required',
+        type: 'missing',
+      };
     case 'additionalProperties':
       return {
         loc: [...loc, String(p['additionalProperty'])],
@@ -69,36 +73,86 @@ function toIssue(error: ErrorObject, source: InputSource): ValidationIssue {
     case 'type':
       return { loc, ...typeIssue(String(p['type']), text) };
     case 'minLength':
-      return issue(loc, `String should have at least ${num(p['limit'])} character${plural(p['limit'])}`, 'string_too_short', { min_length: p['limit'] });
+      return issue(
+        loc,
+        `String should have at least ${num(p['limit'])} character${plural(p['limit'])}`,
+        'string_too_short',
+        { min_length: p['limit'] },
+      );
     case 'maxLength':
-      return issue(loc, `String should have at most ${num(p['limit'])} character${plural(p['limit'])}`, 'string_too_long', { max_length: p['limit'] });
+      return issue(
+        loc,
+        `String should have at most ${num(p['limit'])} character${plural(p['limit'])}`,
+        'string_too_long',
+        { max_length: p['limit'] },
+      );
     case 'minimum':
-      return issue(loc, `Input should be greater than or equal to ${num(p['limit'])}`, 'greater_than_equal', { ge: p['limit'] });
+      return issue(
+        loc,
+        `Input should be greater than or equal to ${num(p['limit'])}`,
+        'greater_than_equal',
+        { ge: p['limit'] },
+      );
     case 'maximum':
-      return issue(loc, `Input should be less than or equal to ${num(p['limit'])}`, 'less_than_equal', { le: p['limit'] });
+      return issue(
+        loc,
+        `Input should be less than or equal to ${num(p['limit'])}`,
+        'less_than_equal',
+        { le: p['limit'] },
+      );
     case 'exclusiveMinimum':
-      return issue(loc, `Input should be greater than ${num(p['limit'])}`, 'greater_than', { gt: p['limit'] });
+      return issue(loc, `Input should be greater than ${num(p['limit'])}`, 'greater_than', {
+        gt: p['limit'],
+      });
     case 'exclusiveMaximum':
-      return issue(loc, `Input should be less than ${num(p['limit'])}`, 'less_than', { lt: p['limit'] });
+      return issue(loc, `Input should be less than ${num(p['limit'])}`, 'less_than', {
+        lt: p['limit'],
+      });
     case 'pattern':
-      return issue(loc, `String should match pattern '${String(p['pattern'])}'`, 'string_pattern_mismatch', { pattern: p['pattern'] });
+      return issue(
+        loc,
+        `String should match pattern '${String(p['pattern'])}'`,
+        'string_pattern_mismatch',
+        { pattern: p['pattern'] },
+      );
     case 'enum': {
       const allowed = (p['allowedValues'] as unknown[]).map((v) => `'${String(v)}'`);
-      const expected = allowed.length > 1 ? `${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}` : allowed[0];
+      const expected =
+        allowed.length > 1 ? `${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}` : allowed[0];
       return issue(loc, `Input should be ${expected}`, 'enum', { expected });
     }
     case 'const':
       return issue(loc, `Input should be '${String(p['allowedValue'])}'`, 'literal_error');
     case 'minItems':
-      return issue(loc, `List should have at least ${num(p['limit'])} item${plural(p['limit'])}`, 'too_short', { min_length: p['limit'] });
+      return issue(
+        loc,
+        `List should have at least ${num(p['limit'])} item${plural(p['limit'])}`,
+        'too_short',
+        { min_length: p['limit'] },
+      );
     case 'maxItems':
-      return issue(loc, `List should have at most ${num(p['limit'])} item${plural(p['limit'])}`, 'too_long', { max_length: p['limit'] });
+      return issue(
+        loc,
+        `List should have at most ${num(p['limit'])} item${plural(p['limit'])}`,
+        'too_long',
+        { max_length: p['limit'] },
+      );
     case 'minProperties':
-      return issue(loc, `Object should have at least ${num(p['limit'])} field${plural(p['limit'])}`, 'too_short');
+      return issue(
+        loc,
+        `Object should have at least ${num(p['limit'])} field${plural(p['limit'])}`,
+        'too_short',
+      );
     case 'maxProperties':
-      return issue(loc, `Object should have at most ${num(p['limit'])} field${plural(p['limit'])}`, 'too_long');
+      return issue(
+        loc,
+        `Object should have at most ${num(p['limit'])} field${plural(p['limit'])}`,
+        'too_long',
+      );
     case 'format':
-      return issue(loc, `value is not a valid ${String(p['format'])}`, 'value_error', { format: p['format'] });
+      return issue(loc, `value is not a valid ${String(p['format'])}`, 'value_error', {
+        format: p['format'],
+      });
     case 'anyOf':
     case 'oneOf':
       return issue(loc, 'Input does not match any of the allowed forms', 'union_error');
@@ -125,17 +179,29 @@ function typeIssue(expected: string, isJson: boolean): { msg: string; type: stri
     case 'integer':
       return isJson
         ? { msg: 'Input should be a valid integer', type: 'int_type' }
-        : { msg: 'Input should be a valid integer, unable to parse string as an integer', type: 'int_parsing' };
+        : {
+            msg: 'Input should be a valid integer, unable to parse string as an integer',
+            type: 'int_parsing',
+          };
     case 'number':
       return isJson
         ? { msg: 'Input should be a valid number', type: 'float_type' }
-        : { msg: 'Input should be a valid number, unable to parse string as a number', type: 'float_parsing' };
+        : {
+            msg: 'Input should be a valid number, unable to parse string as a number',
+            type: 'float_parsing',
+          };
     case 'boolean':
       return isJson
         ? { msg: 'Input should be a valid boolean', type: 'bool_type' }
-        : { msg: 'Input should be a valid boolean, unable to interpret input', type: 'bool_parsing' };
+        : {
+            msg: 'Input should be a valid boolean, unable to interpret input',
+            type: 'bool_parsing',
+          };
     case 'object':
-      return { msg: 'Input should be a valid dictionary or object to extract fields from', type: 'model_attributes_type' };
+      return {
+        msg: 'Input should be a valid dictionary or object to extract fields from',
+        type: 'model_attributes_type',
+      };
     case 'array':
       return { msg: 'Input should be a valid list', type: 'list_type' };
     case 'null':

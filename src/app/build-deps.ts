@@ -4,6 +4,7 @@ import { createAuthenticator } from '../auth/authenticator';
 import { RateLimiter } from '../auth/rate-limiter';
 import type { Config } from '../config';
 import { ensureSystemRecords } from '../domain/governance/bootstrap';
+import { createLimitsResolver } from '../domain/governance/quota-policies.service';
 import { createMetrics } from '../observability/metrics';
 import { RequestLedgerWriter } from '../observability/request-ledger-writer';
 import { createRepos, ensureIndexes } from '../store';
@@ -12,9 +13,14 @@ import { TemporalGateway } from '../temporal/gateway';
 import type { AppDeps } from './deps';
 
 /** Builds every dependency of the api once; `close` releases them in reverse order. */
-export async function buildDeps(config: Config, logger?: Logger): Promise<AppDeps & { close(): Promise<void> }> {
+export async function buildDeps(
+  config: Config,
+  logger?: Logger,
+): Promise<AppDeps & { close(): Promise<void> }> {
   const log = logger ?? pino({ level: config.logLevel, base: { service: 'api' } });
+  const metrics = createMetrics();
   const { client: mongo, db } = await connectMongo(config.mongodbUri, config.mongodbDb);
+  mongo.on('commandStarted', (event) => metrics.mongoCommands.inc({ command: event.commandName }));
   const repos = createRepos(db);
   await ensureIndexes(repos);
   await ensureSystemRecords({ repos, config });
@@ -26,7 +32,12 @@ export async function buildDeps(config: Config, logger?: Logger): Promise<AppDep
     syncIntervalMs: config.rateLimitSyncMs,
     logger: log,
   });
-  const ledger = new RequestLedgerWriter(repos.requestLedger, repos.apiKeys, config.requestLedgerFlushMs, log);
+  const ledger = new RequestLedgerWriter(
+    repos.requestLedger,
+    repos.apiKeys,
+    config.requestLedgerFlushMs,
+    log,
+  );
   const temporal = new TemporalGateway({
     address: config.temporalAddress,
     namespace: config.temporalNamespace,
@@ -40,6 +51,7 @@ export async function buildDeps(config: Config, logger?: Logger): Promise<AppDep
     pepper: config.keyPepper,
     adminApiKey: config.adminApiKey,
     cacheTtlMs: config.keyCacheTtlMs,
+    resolveLimits: createLimitsResolver(repos.quotaPolicies),
   });
   limiter.start();
   ledger.start();
@@ -52,12 +64,14 @@ export async function buildDeps(config: Config, logger?: Logger): Promise<AppDep
     authenticator,
     limiter,
     ledger,
-    metrics: createMetrics(),
+    metrics,
     temporal,
     instanceId,
     startedAt: new Date(),
     async close() {
-      await limiter.stop().catch((error: unknown) => log.warn({ err: error }, 'limiter flush failed'));
+      await limiter
+        .stop()
+        .catch((error: unknown) => log.warn({ err: error }, 'limiter flush failed'));
       await ledger.stop();
       await temporal.close();
       await mongo.close();

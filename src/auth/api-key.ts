@@ -21,10 +21,10 @@ export interface ParsedApiKey {
 export function parseApiKey(presented: string): ParsedApiKey | undefined {
   const match = KEY_PATTERN.exec(presented);
   if (!match) return undefined;
-  const secret = match[2]!;
+  const secret = match[2];
   const body = presented.slice(0, presented.length - CHECKSUM_LENGTH);
   if (checksum(body) !== secret.slice(-CHECKSUM_LENGTH)) return undefined;
-  return { keyId: match[1]!, full: presented };
+  return { keyId: match[1], full: presented };
 }
 
 /** A fresh key id (public handle). */

@@ -40,7 +40,10 @@ const unauthorized = (message: string): ApiError =>
 
 /** Key id of the bootstrap operator key seeded from ADMIN_API_KEY. */
 export function bootstrapKeyId(adminApiKey: string): string {
-  return parseApiKey(adminApiKey)?.keyId ?? createHash('sha256').update(adminApiKey).digest('hex').slice(0, 12);
+  return (
+    parseApiKey(adminApiKey)?.keyId ??
+    createHash('sha256').update(adminApiKey).digest('hex').slice(0, 12)
+  );
 }
 
 /**
@@ -80,9 +83,9 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     if (digestsEqual(presentedHash, key.secret_hash)) return true;
     return Boolean(
       key.previous_secret_hash &&
-        key.previous_valid_until &&
-        Date.parse(key.previous_valid_until) > nowMs &&
-        digestsEqual(presentedHash, key.previous_secret_hash),
+      key.previous_valid_until &&
+      Date.parse(key.previous_valid_until) > nowMs &&
+      digestsEqual(presentedHash, key.previous_secret_hash),
     );
   }
 
@@ -97,15 +100,20 @@ export function createAuthenticator(options: AuthenticatorOptions) {
 
       const entry = await load(keyId);
       const nowMs = now();
-      if ('missing' in entry || !matchesSecret(entry.key, hashApiKey(presented, options.pepper), nowMs)) {
+      if (
+        'missing' in entry ||
+        !matchesSecret(entry.key, hashApiKey(presented, options.pepper), nowMs)
+      ) {
         throw unauthorized('unknown API key');
       }
       const { key, principal, organization, limits } = entry;
       if (key.status !== 'active') throw unauthorized(`API key is ${key.status}`);
-      if (key.expires_at && Date.parse(key.expires_at) <= nowMs) throw unauthorized('API key has expired');
-      if (!principal || principal.status !== 'active') throw unauthorized('the key\'s principal is not active');
+      if (key.expires_at && Date.parse(key.expires_at) <= nowMs)
+        throw unauthorized('API key has expired');
+      if (!principal || principal.status !== 'active')
+        throw unauthorized("the key's principal is not active");
       if (!organization || organization.status !== 'active') {
-        throw unauthorized('the key\'s organization is not active');
+        throw unauthorized("the key's organization is not active");
       }
       return {
         keyId: key._id,

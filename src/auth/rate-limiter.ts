@@ -120,7 +120,7 @@ export class RateLimiter {
     let violated: LimitRule | undefined;
     let retryAfterSeconds = 0;
     rules.forEach((rule, i) => {
-      const counter = counters[i]!;
+      const counter = counters[i];
       if (counter.local + counter.remote >= rule.limit) {
         const wait = secondsUntil(counter.expiresAt, at);
         // The longest wait decides: a spent day quota is not cured by the next minute.
@@ -136,7 +136,7 @@ export class RateLimiter {
   /** True once this instance has admitted its share of what was left at its last sync. */
   private overBudget(rules: LimitRule[], counters: WindowCounter[]): boolean {
     return rules.some((rule, i) => {
-      const counter = counters[i]!;
+      const counter = counters[i];
       const leftAtSync = rule.limit - counter.localAtSync - counter.remote;
       return counter.local - counter.localAtSync >= Math.floor(leftAtSync * BUDGET_SHARE);
     });
@@ -157,7 +157,8 @@ export class RateLimiter {
         windowIds.add(windowId);
         if (counter.local !== counter.written) dirty.push(this.shardOf(subject, windowId, counter));
       }
-      if (state.windows.size === 0 && nowMs - state.lastSeenAt > 60_000) this.subjects.delete(subject);
+      if (state.windows.size === 0 && nowMs - state.lastSeenAt > 60_000)
+        this.subjects.delete(subject);
       else active.push(subject);
     }
     await this.options.repo.writeShards(dirty);
@@ -233,7 +234,12 @@ export class RateLimiter {
     return { id, counter };
   }
 
-  private shardOf(subject: string, windowId: string, counter: WindowCounter, reserved = 0): RateCounterShard {
+  private shardOf(
+    subject: string,
+    windowId: string,
+    counter: WindowCounter,
+    reserved = 0,
+  ): RateCounterShard {
     const instance = this.options.instanceId;
     return {
       _id: `${subject}|${windowId}|${instance}`,
@@ -250,26 +256,32 @@ export class RateLimiter {
 const BUDGET_SHARE = 0.25;
 
 function windowOf(name: LimitRule['name'], nowMs: number): { id: string; expiresAt: number } {
-  if (name === 'day') return { id: `d:${utcDay(nowMs)}`, expiresAt: nowMs + msUntilUtcMidnight(nowMs) };
+  if (name === 'day')
+    return { id: `d:${utcDay(nowMs)}`, expiresAt: nowMs + msUntilUtcMidnight(nowMs) };
   const size = WINDOW_SECONDS[name] * 1000;
   const index = Math.floor(nowMs / size);
   return { id: `${name[0]}:${index}`, expiresAt: (index + 1) * size };
 }
 
-const secondsUntil = (atMs: number, nowMs: number): number => Math.max(1, Math.ceil((atMs - nowMs) / 1000));
+const secondsUntil = (atMs: number, nowMs: number): number =>
+  Math.max(1, Math.ceil((atMs - nowMs) / 1000));
 
-function rateLimitHeaders(rules: LimitRule[], counters: WindowCounter[], nowMs: number): Record<string, string> {
+function rateLimitHeaders(
+  rules: LimitRule[],
+  counters: WindowCounter[],
+  nowMs: number,
+): Record<string, string> {
   let closest = 0;
   const remaining = rules.map((rule, i) =>
-    Math.max(0, rule.limit - counters[i]!.local - counters[i]!.remote),
+    Math.max(0, rule.limit - counters[i].local - counters[i].remote),
   );
   remaining.forEach((left, i) => {
-    if (left < remaining[closest]!) closest = i;
+    if (left < remaining[closest]) closest = i;
   });
   return {
-    'RateLimit-Limit': String(rules[closest]!.limit),
+    'RateLimit-Limit': String(rules[closest].limit),
     'RateLimit-Remaining': String(remaining[closest]),
-    'RateLimit-Reset': String(secondsUntil(counters[closest]!.expiresAt, nowMs)),
+    'RateLimit-Reset': String(secondsUntil(counters[closest].expiresAt, nowMs)),
     'RateLimit-Policy': rules
       .map((rule) => `"${rule.name}";q=${rule.limit};w=${WINDOW_SECONDS[rule.name]}`)
       .join(', '),

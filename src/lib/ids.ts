@@ -2,8 +2,25 @@ import { monotonicFactory } from 'ulid';
 
 /** Type prefixes of server-issued ids (DESIGN.md section 4). */
 export type IdPrefix =
-  | 'ses' | 'obj' | 'rel' | 'tsk' | 'evt' | 'rec' | 'act' | 'dep' | 'art'
-  | 'rep' | 'chk' | 'thr' | 'org' | 'prj' | 'prn' | 'pol' | 'aud' | 'req' | 'sev';
+  | 'ses'
+  | 'obj'
+  | 'rel'
+  | 'tsk'
+  | 'evt'
+  | 'rec'
+  | 'act'
+  | 'dep'
+  | 'art'
+  | 'rep'
+  | 'chk'
+  | 'thr'
+  | 'org'
+  | 'prj'
+  | 'prn'
+  | 'pol'
+  | 'aud'
+  | 'req'
+  | 'sev';
 
 const nextUlid = monotonicFactory();
 

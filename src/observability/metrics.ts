@@ -25,6 +25,12 @@ export function createMetrics() {
       labelNames: ['code'] as const,
       registers: [registry],
     }),
+    mongoCommands: new Counter({
+      name: 'gr_mongodb_commands_total',
+      help: 'MongoDB commands sent by this process, by command name.',
+      labelNames: ['command'] as const,
+      registers: [registry],
+    }),
     workflowStarts: new Counter({
       name: 'gr_workflow_starts_total',
       help: 'Temporal workflows started by the api, by workflow type.',

@@ -26,9 +26,18 @@ export function createIdempotencyRepo(db: Db) {
      * Claims the key by inserting it: the unique `_id` makes exactly one claimant win,
      * with no read-modify-write. Returns the existing record when someone holds it.
      */
-    async claim(id: string, requestHash: string, now: string): Promise<IdempotencyRecord | undefined> {
+    async claim(
+      id: string,
+      requestHash: string,
+      now: string,
+    ): Promise<IdempotencyRecord | undefined> {
       try {
-        await col.insertOne({ _id: id, request_hash: requestHash, state: 'pending', created_at: now });
+        await col.insertOne({
+          _id: id,
+          request_hash: requestHash,
+          state: 'pending',
+          created_at: now,
+        });
         return undefined;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
@@ -38,7 +47,12 @@ export function createIdempotencyRepo(db: Db) {
       }
     },
     /** Stores the answer; only the claimant writes it. */
-    async complete(id: string, status: number, body: string, headers: Record<string, string>): Promise<void> {
+    async complete(
+      id: string,
+      status: number,
+      body: string,
+      headers: Record<string, string>,
+    ): Promise<void> {
       await col.updateOne({ _id: id }, { $set: { state: 'done', status, body, headers } });
     },
     /** Releases a claim whose request failed server-side, so a retry can run. */

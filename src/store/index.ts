@@ -4,6 +4,7 @@ import { createAuditRepo } from './audit.repo';
 import { createIdempotencyRepo } from './idempotency.repo';
 import { createOrganizationsRepo } from './organizations.repo';
 import { createPrincipalsRepo } from './principals.repo';
+import { createQuotaPoliciesRepo } from './quota-policies.repo';
 import { createRateCountersRepo } from './rate-counters.repo';
 import { createRequestLedgerRepo } from './request-ledger.repo';
 import { createRuntimeRepo } from './runtime.repo';
@@ -19,6 +20,7 @@ export function createRepos(db: Db) {
     idempotency: createIdempotencyRepo(db),
     rateCounters: createRateCountersRepo(db),
     runtime: createRuntimeRepo(db),
+    quotaPolicies: createQuotaPoliciesRepo(db),
   };
 }
 

@@ -1,12 +1,17 @@
 import { MongoClient, MongoServerError, type Db } from 'mongodb';
 
 /** Opens a client; the driver reconnects by itself, so a brief outage heals without us. */
-export async function connectMongo(uri: string, dbName: string): Promise<{ client: MongoClient; db: Db }> {
+export async function connectMongo(
+  uri: string,
+  dbName: string,
+): Promise<{ client: MongoClient; db: Db }> {
   const client = new MongoClient(uri, {
     serverSelectionTimeoutMS: 5000,
     connectTimeoutMS: 5000,
     maxPoolSize: 50,
     appName: 'governed-runtime',
+    // Feeds the per-command metric (docs/governance.md: the hot path's database cost).
+    monitorCommands: true,
   });
   await client.connect();
   return { client, db: client.db(dbName) };

@@ -59,9 +59,7 @@ export class TemporalGateway {
       const client = await this.getClient();
       const deadline = new Date(Date.now() + 2000);
       const service = client.workflowService;
-      await client.connection.withDeadline(deadline, () =>
-        service.getSystemInfo({}),
-      );
+      await client.connection.withDeadline(deadline, () => service.getSystemInfo({}));
       const described = await client.connection.withDeadline(deadline, () =>
         service.describeTaskQueue({
           namespace: this.options.namespace,
@@ -76,7 +74,11 @@ export class TemporalGateway {
       }).length;
       return { reachable: true, pollers };
     } catch (error) {
-      return { reachable: false, pollers: 0, error: error instanceof Error ? error.message : String(error) };
+      return {
+        reachable: false,
+        pollers: 0,
+        error: error instanceof Error ? error.message : String(error),
+      };
     }
   }
 

@@ -12,8 +12,11 @@ export interface CreateWorkerOptions {
 }
 
 /** The one place a worker is assembled, for the worker process and the tests alike. */
-export async function createWorker(options: CreateWorkerOptions): Promise<{ worker: Worker; connection: NativeConnection }> {
-  const connection = options.connection ?? (await NativeConnection.connect({ address: options.address }));
+export async function createWorker(
+  options: CreateWorkerOptions,
+): Promise<{ worker: Worker; connection: NativeConnection }> {
+  const connection =
+    options.connection ?? (await NativeConnection.connect({ address: options.address }));
   const identity = `${process.pid}@${hostname()}`;
   const worker = await Worker.create({
     connection,

@@ -5,7 +5,12 @@
 export const TASK_QUEUE = 'governed-runtime';
 
 /** Custom search attributes registered on the Temporal namespace (never a bare `Status`). */
-export const SEARCH_ATTRIBUTES = ['ActionStatus', 'ActionKind', 'SharedContextId', 'DeploymentStage'] as const;
+export const SEARCH_ATTRIBUTES = [
+  'ActionStatus',
+  'ActionKind',
+  'SharedContextId',
+  'DeploymentStage',
+] as const;
 
 export interface ServiceProbeInput {
   requestedAt: string;

@@ -1,4 +1,4 @@
-import { call } from '../helpers/http';
+import { call, type HttpResult } from '../helpers/http';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 let app: TestApp;
@@ -23,7 +23,9 @@ describe('POST /v1/access/request', () => {
       limits: { requests_per_minute: 60, daily_quota: 1000 },
       key_id: expect.stringMatching(/^[0-9a-f]{12}$/),
     });
-    const status = await call(app.url, 'GET', '/v1/runtime/status', { key: res.body['api_key'] as string });
+    const status = await call(app.url, 'GET', '/v1/runtime/status', {
+      key: res.body['api_key'] as string,
+    });
     expect(status.status).toBe(200);
     expect(status.headers.get('ratelimit-policy')).toBe('"minute";q=60;w=60, "day";q=1000;w=86400');
   });
@@ -42,11 +44,17 @@ describe('POST /v1/access/request', () => {
     const again = await request('grace@EXAMPLE.TEST');
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ ok: false, error: { code: 'conflict' } });
-    expect(await app.deps.repos.principals.collection.countDocuments({ email_key: 'grace@example.test' })).toBe(1);
+    expect(
+      await app.deps.repos.principals.collection.countDocuments({
+        email_key: 'grace@example.test',
+      }),
+    ).toBe(1);
   });
 
   it('gives exactly one grant when the same e-mail races', async () => {
-    const results = await Promise.all(Array.from({ length: 8 }, () => request('race@example.test')));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => request('race@example.test')),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409)).toHaveLength(7);
     expect(await app.deps.repos.apiKeys.collection.countDocuments({})).toBeGreaterThan(0);
@@ -60,13 +68,19 @@ describe('POST /v1/access/request', () => {
   ])('rejects %j with a 422 list', async (patch, loc, type) => {
     const res = await request('shape@example.test', patch);
     expect(res.status).toBe(422);
-    expect(res.body['detail']).toEqual(expect.arrayContaining([expect.objectContaining({ loc, type })]));
+    expect(res.body['detail']).toEqual(
+      expect.arrayContaining([expect.objectContaining({ loc, type })]),
+    );
   });
 
   it('rejects a missing field with type missing', async () => {
-    const res = await call(app.url, 'POST', '/v1/access/request', { body: { name: 'x', email: 'm@example.test' } });
+    const res = await call(app.url, 'POST', '/v1/access/request', {
+      body: { name: 'x', email: 'm@example.test' },
+    });
     expect(res.status).toBe(422);
-    expect(res.body['detail']).toEqual([{ loc: ['body', 'intended_use'], msg: 'Field required', type: 'missing' }]);
+    expect(res.body['detail']).toEqual([
+      { loc: ['body', 'intended_use'], msg: 'Field required', type: 'missing' },
+    ]);
   });
 });
 
@@ -78,17 +92,21 @@ describe('access request rate limit per client address', () => {
   afterAll(() => limited.close());
 
   it('answers 429 with Retry-After past the hourly limit, minting nothing more', async () => {
-    const statuses: number[] = [];
-    let last;
+    const responses: HttpResult[] = [];
     for (let i = 0; i < 5; i += 1) {
-      last = await call(limited.url, 'POST', '/v1/access/request', {
-        body: { name: 'n', email: `bulk${i}@example.test`, intended_use: 'bulk' },
-      });
-      statuses.push(last.status);
+      responses.push(
+        await call(limited.url, 'POST', '/v1/access/request', {
+          body: { name: 'n', email: `bulk${i}@example.test`, intended_use: 'bulk' },
+        }),
+      );
     }
+    const statuses = responses.map((r) => r.status);
+    const last = responses[4];
     expect(statuses).toEqual([200, 200, 200, 429, 429]);
-    expect(last!.body).toMatchObject({ ok: false, error: { code: 'rate_limited' } });
-    expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(await limited.deps.repos.principals.collection.countDocuments({ email: /^bulk/ })).toBe(3);
+    expect(last.body).toMatchObject({ ok: false, error: { code: 'rate_limited' } });
+    expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await limited.deps.repos.principals.collection.countDocuments({ email: /^bulk/ })).toBe(
+      3,
+    );
   });
 });

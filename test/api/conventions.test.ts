@@ -30,9 +30,13 @@ describe('error shape and request ids', () => {
   });
 
   it('echoes a well-formed incoming X-Request-Id and replaces a malformed one', async () => {
-    const echoed = await call(app.url, 'GET', '/healthz', { headers: { 'X-Request-Id': 'client-abc.123' } });
+    const echoed = await call(app.url, 'GET', '/healthz', {
+      headers: { 'X-Request-Id': 'client-abc.123' },
+    });
     expect(echoed.headers.get('x-request-id')).toBe('client-abc.123');
-    const replaced = await call(app.url, 'GET', '/healthz', { headers: { 'X-Request-Id': 'bad id with spaces' } });
+    const replaced = await call(app.url, 'GET', '/healthz', {
+      headers: { 'X-Request-Id': 'bad id with spaces' },
+    });
     expect(replaced.headers.get('x-request-id')).toMatch(/^req_/);
   });
 
@@ -58,7 +62,9 @@ describe('malformed input', () => {
   });
 
   it('a missing body is 422 missing', async () => {
-    const res = await call<ErrorBody>(app.url, 'POST', '/v1/admin/principals/create', { key: app.adminKey });
+    const res = await call<ErrorBody>(app.url, 'POST', '/v1/admin/principals/create', {
+      key: app.adminKey,
+    });
     expect(res.status).toBe(422);
     expect(issuesOf(res.body)).toEqual([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
   });
@@ -75,7 +81,11 @@ describe('malformed input', () => {
       expect.arrayContaining([
         { loc: ['body', 'name'], msg: 'Input should be a valid string', type: 'string_type' },
         { loc: ['body', 'email'], msg: 'Field required', type: 'missing' },
-        { loc: ['body', 'surprise'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' },
+        {
+          loc: ['body', 'surprise'],
+          msg: 'Extra inputs are not permitted',
+          type: 'extra_forbidden',
+        },
       ]),
     );
   });
@@ -123,22 +133,40 @@ describe('malformed input', () => {
   });
 
   it('a bad path parameter is 422 with its location', async () => {
-    const res = await call<ErrorBody>(app.url, 'GET', '/v1/sessions/not-a-session-id', { key: strategic.apiKey });
+    const res = await call<ErrorBody>(app.url, 'GET', '/v1/sessions/not-a-session-id', {
+      key: strategic.apiKey,
+    });
     expect(res.status).toBe(422);
-    expect(issuesOf(res.body)[0]).toMatchObject({ loc: ['path', 'session_id'], type: 'string_pattern_mismatch' });
+    expect(issuesOf(res.body)[0]).toMatchObject({
+      loc: ['path', 'session_id'],
+      type: 'string_pattern_mismatch',
+    });
   });
 
   it('validates before answering 501 for a capability not built yet', async () => {
-    const invalid = await call<ErrorBody>(app.url, 'POST', '/v1/sessions/ses_01JABCDEFGHJKMNPQRSTVWXYZ0/step', {
-      key: strategic.apiKey,
-      body: { input_packet: {} },
-    });
+    const invalid = await call<ErrorBody>(
+      app.url,
+      'POST',
+      '/v1/sessions/ses_01JABCDEFGHJKMNPQRSTVWXYZ0/step',
+      {
+        key: strategic.apiKey,
+        body: { input_packet: {} },
+      },
+    );
     expect(invalid.status).toBe(422);
-    expect(issuesOf(invalid.body)[0]).toMatchObject({ loc: ['body', 'input_packet', 'command'], type: 'missing' });
-    const valid = await call<ErrorBody>(app.url, 'POST', '/v1/sessions/ses_01JABCDEFGHJKMNPQRSTVWXYZ0/step', {
-      key: strategic.apiKey,
-      body: { input_packet: { command: 'list_objects', args: {} } },
+    expect(issuesOf(invalid.body)[0]).toMatchObject({
+      loc: ['body', 'input_packet', 'command'],
+      type: 'missing',
     });
+    const valid = await call<ErrorBody>(
+      app.url,
+      'POST',
+      '/v1/sessions/ses_01JABCDEFGHJKMNPQRSTVWXYZ0/step',
+      {
+        key: strategic.apiKey,
+        body: { input_packet: { command: 'list_objects', args: {} } },
+      },
+    );
     expect(valid.status).toBe(501);
     expect(valid.body.error.code).toBe('not_implemented');
     expect(valid.body.error.message).toMatch(/session/i);
@@ -160,7 +188,9 @@ describe('the request ledger', () => {
       status: 200,
       key_id: strategic.keyId,
     });
-    const everything = JSON.stringify(await app.deps.repos.requestLedger.collection.find().toArray());
+    const everything = JSON.stringify(
+      await app.deps.repos.requestLedger.collection.find().toArray(),
+    );
     expect(everything).not.toContain(strategic.apiKey);
     expect(everything).not.toContain(app.adminKey);
   });

@@ -19,11 +19,17 @@ describe('health endpoints', () => {
   });
 
   it('GET / names the service and links docs, openapi and the Temporal UI', async () => {
-    const res = await call<{ name: string; version: string; links: Record<string, string> }>(app.url, 'GET', '/');
+    const res = await call<{ name: string; version: string; links: Record<string, string> }>(
+      app.url,
+      'GET',
+      '/',
+    );
     expect(res.status).toBe(200);
     expect(res.body.name).toBe('governed-runtime');
     expect(res.body.version).toBe('1.1.0');
-    expect(Object.keys(res.body.links)).toEqual(expect.arrayContaining(['docs', 'openapi', 'temporal_ui']));
+    expect(Object.keys(res.body.links)).toEqual(
+      expect.arrayContaining(['docs', 'openapi', 'temporal_ui']),
+    );
   });
 
   it('GET /readyz is 503 naming the worker while none polls, 200 once one does', async () => {
@@ -54,7 +60,9 @@ describe('health endpoints', () => {
   });
 
   it('GET /readyz is 503 naming temporal when Temporal is unreachable', async () => {
-    const offline = await startTestApp('health_offline', { env: { TEMPORAL_ADDRESS: '127.0.0.1:1' } });
+    const offline = await startTestApp('health_offline', {
+      env: { TEMPORAL_ADDRESS: '127.0.0.1:1' },
+    });
     try {
       const res = await call<{ failing: string[] }>(offline.url, 'GET', '/readyz');
       expect(res.status).toBe(503);

@@ -22,7 +22,11 @@ describe('Idempotency-Key', () => {
     expect(second.status).toBe(201);
     expect(second.body).toEqual(first.body);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
-    expect(await app.deps.repos.principals.collection.countDocuments({ email_key: 'idem1@example.test' })).toBe(1);
+    expect(
+      await app.deps.repos.principals.collection.countDocuments({
+        email_key: 'idem1@example.test',
+      }),
+    ).toBe(1);
   });
 
   it('answers 409 when the same key comes with a different body', async () => {
@@ -34,19 +38,27 @@ describe('Idempotency-Key', () => {
   });
 
   it('creates exactly once under concurrent repeats', async () => {
-    const results = await Promise.all(Array.from({ length: 10 }, () => create('idem-3', 'idem3@example.test')));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => create('idem-3', 'idem3@example.test')),
+    );
     const created = results.filter((r) => r.status === 201);
     expect(created.length).toBeGreaterThanOrEqual(1);
     for (const r of results) expect([201, 409]).toContain(r.status);
     expect(new Set(created.map((r) => r.body.payload.principal_id)).size).toBe(1);
-    expect(await app.deps.repos.principals.collection.countDocuments({ email_key: 'idem3@example.test' })).toBe(1);
+    expect(
+      await app.deps.repos.principals.collection.countDocuments({
+        email_key: 'idem3@example.test',
+      }),
+    ).toBe(1);
   });
 
   it('does not store failed answers: the same key may be retried after a fix-free failure', async () => {
     await create('seed', 'taken@example.test');
     const conflict = await create('idem-4', 'taken@example.test');
     expect(conflict.status).toBe(409);
-    expect(await app.deps.repos.idempotency.collection.countDocuments({ state: 'pending' })).toBe(0);
+    expect(await app.deps.repos.idempotency.collection.countDocuments({ state: 'pending' })).toBe(
+      0,
+    );
   });
 
   it('rejects a malformed key with 422', async () => {

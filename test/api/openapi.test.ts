@@ -34,7 +34,7 @@ describe('GET /openapi.json', () => {
   it('gives each operation an id, a family, its security and error responses', () => {
     const ids = new Set<string>();
     for (const { method, path } of seedRoutes) {
-      const op = doc.paths[path]![method.toLowerCase()]!;
+      const op = doc.paths[path][method.toLowerCase()];
       expect(typeof op['operationId']).toBe('string');
       expect(ids.has(op['operationId'] as string)).toBe(false);
       ids.add(op['operationId'] as string);
@@ -48,17 +48,31 @@ describe('GET /openapi.json', () => {
       }
       const pathParams = [...path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]);
       for (const name of pathParams) {
-        expect(op.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name, in: 'path' })]));
+        expect(op.parameters).toEqual(
+          expect.arrayContaining([expect.objectContaining({ name, in: 'path' })]),
+        );
       }
     }
   });
 
   it('names the seed request bodies as components', () => {
     for (const name of [
-      'SandboxAccessRequest', 'SessionCreateRequest', 'SessionStepRequest', 'CreateWorldTaskRequest',
-      'UpdateWorldTaskRequest', 'ExternalEventRequest', 'ExternalEventBatchRequest', 'ExternalActionRequest',
-      'ExternalActionDecisionRequest', 'CheckpointRequest', 'RunSocialAssayRequest', 'SubstrateSpecRequest',
-      'SubstrateDeployRequest', 'SubstrateObserveRequest', 'SubstrateAssayRequest', 'SubstrateRecognizeRequest',
+      'SandboxAccessRequest',
+      'SessionCreateRequest',
+      'SessionStepRequest',
+      'CreateWorldTaskRequest',
+      'UpdateWorldTaskRequest',
+      'ExternalEventRequest',
+      'ExternalEventBatchRequest',
+      'ExternalActionRequest',
+      'ExternalActionDecisionRequest',
+      'CheckpointRequest',
+      'RunSocialAssayRequest',
+      'SubstrateSpecRequest',
+      'SubstrateDeployRequest',
+      'SubstrateObserveRequest',
+      'SubstrateAssayRequest',
+      'SubstrateRecognizeRequest',
       'SubstrateRenderRequest',
     ]) {
       expect(doc.components.schemas).toHaveProperty(name);
@@ -66,8 +80,10 @@ describe('GET /openapi.json', () => {
   });
 
   it('documents the list limit as 1..500 defaulting to 50', () => {
-    const op = doc.paths['/v1/external-events/history']!['get']!;
-    const limit = op.parameters.find((p) => p.name === 'limit') as unknown as { schema: Record<string, unknown> };
+    const op = doc.paths['/v1/external-events/history']['get'];
+    const limit = op.parameters.find((p) => p.name === 'limit') as unknown as {
+      schema: Record<string, unknown>;
+    };
     expect(limit.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 500, default: 50 });
   });
 });
@@ -78,7 +94,7 @@ describe('GET /docs', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(page.text).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/);
-    for (const asset of [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!)) {
+    for (const asset of [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1])) {
       const res = await call(app.url, 'GET', asset);
       expect(res.status).toBe(200);
       expect(res.text.length).toBeGreaterThan(0);

@@ -9,7 +9,8 @@ const guarded = routes.filter((r) => r.family !== 'public');
 
 let app: TestApp;
 const keys = new Map<string, TestKey>();
-const keyFor = (spec: TestKeySpec): TestKey => keys.get(`${spec.entitlement}/${spec.accessLayer}/${spec.role ?? 'member'}`)!;
+const keyFor = (spec: TestKeySpec): TestKey =>
+  keys.get(`${spec.entitlement}/${spec.accessLayer}/${spec.role ?? 'member'}`)!;
 
 beforeAll(async () => {
   app = await startTestApp('route_security');
@@ -25,7 +26,9 @@ afterAll(() => app.close());
 
 /** A concrete URL for a route template (auth runs before validation, so values are free). */
 const urlOf = (path: string): string =>
-  path.replace('{artifact_path}', 'substrates/dep_x/manifest.json').replace(/\{[a-z_]+\}/g, 'sample');
+  path
+    .replace('{artifact_path}', 'substrates/dep_x/manifest.json')
+    .replace(/\{[a-z_]+\}/g, 'sample');
 
 const isAuthError = (status: number): boolean => status === 401 || status === 403;
 
@@ -37,7 +40,9 @@ describe('every guarded route', () => {
       expect(missing.status).toBe(401);
       expect(missing.headers.get('www-authenticate')).toBe('APIKey');
       expect(missing.body).toMatchObject({ ok: false, error: { code: 'unauthorized' } });
-      const wrong = await call(app.url, method, urlOf(path), { key: 'grk_000000000000_' + 'A'.repeat(38) });
+      const wrong = await call(app.url, method, urlOf(path), {
+        key: 'grk_000000000000_' + 'A'.repeat(38),
+      });
       expect(wrong.status).toBe(401);
     },
   );
@@ -48,8 +53,10 @@ describe('every guarded route', () => {
       const policy = FAMILIES[family];
       const classIndex = ENTITLEMENTS.indexOf(policy.minEntitlement);
       if (classIndex > 0) {
-        const below = keyFor({ entitlement: ENTITLEMENTS[classIndex - 1]!, accessLayer: 3 });
-        const res = await call<{ error: Record<string, unknown> }>(app.url, method, urlOf(path), { key: below.apiKey });
+        const below = keyFor({ entitlement: ENTITLEMENTS[classIndex - 1], accessLayer: 3 });
+        const res = await call<{ error: Record<string, unknown> }>(app.url, method, urlOf(path), {
+          key: below.apiKey,
+        });
         expect(res.status).toBe(403);
         expect(res.body.error).toMatchObject({
           code: 'forbidden',
@@ -59,20 +66,36 @@ describe('every guarded route', () => {
         });
       }
       if (policy.minLayer > 0) {
-        const below = keyFor({ entitlement: 'strategic', accessLayer: (policy.minLayer - 1) as 0 | 1 | 2 });
-        const res = await call<{ error: Record<string, unknown> }>(app.url, method, urlOf(path), { key: below.apiKey });
+        const below = keyFor({
+          entitlement: 'strategic',
+          accessLayer: (policy.minLayer - 1) as 0 | 1 | 2,
+        });
+        const res = await call<{ error: Record<string, unknown> }>(app.url, method, urlOf(path), {
+          key: below.apiKey,
+        });
         expect(res.status).toBe(403);
-        expect(res.body.error).toMatchObject({ family, held: { access_layer: `layer${policy.minLayer - 1}_public` } });
+        expect(res.body.error).toMatchObject({
+          family,
+          held: { access_layer: `layer${policy.minLayer - 1}_public` },
+        });
       }
       if (policy.operatorOnly) {
         const member = keyFor({ entitlement: 'strategic', accessLayer: 3 });
-        const res = await call<{ error: Record<string, unknown> }>(app.url, method, urlOf(path), { key: member.apiKey });
+        const res = await call<{ error: Record<string, unknown> }>(app.url, method, urlOf(path), {
+          key: member.apiKey,
+        });
         expect(res.status).toBe(403);
-        expect(res.body.error).toMatchObject({ required: { role: 'operator' }, held: { role: 'member' } });
+        expect(res.body.error).toMatchObject({
+          required: { role: 'operator' },
+          held: { role: 'member' },
+        });
         const operator = await call(app.url, method, urlOf(path), { key: app.adminKey });
         expect(isAuthError(operator.status)).toBe(false);
       } else {
-        const minimum = keyFor({ entitlement: policy.minEntitlement, accessLayer: policy.minLayer as 0 | 1 | 2 | 3 });
+        const minimum = keyFor({
+          entitlement: policy.minEntitlement,
+          accessLayer: policy.minLayer,
+        });
         const res = await call(app.url, method, urlOf(path), { key: minimum.apiKey });
         expect(isAuthError(res.status)).toBe(false);
       }
@@ -81,13 +104,12 @@ describe('every guarded route', () => {
 });
 
 describe('public routes', () => {
-  it.each(routes.filter((r) => r.family === 'public' && r.method === 'GET').map((r) => [r.path] as const))(
-    'GET %s needs no key',
-    async (path) => {
-      const res = await call(app.url, 'GET', path);
-      expect(isAuthError(res.status)).toBe(false);
-    },
-  );
+  it.each(
+    routes.filter((r) => r.family === 'public' && r.method === 'GET').map((r) => [r.path] as const),
+  )('GET %s needs no key', async (path) => {
+    const res = await call(app.url, 'GET', path);
+    expect(isAuthError(res.status)).toBe(false);
+  });
 });
 
 describe('key states', () => {
@@ -95,17 +117,29 @@ describe('key states', () => {
     const fresh = await startTestApp('key_states', { env: { KEY_CACHE_TTL_MS: '0' } });
     try {
       const key = await createTestKey(fresh, { entitlement: 'sandbox', accessLayer: 0 });
-      expect((await call(fresh.url, 'GET', '/v1/runtime/status', { key: key.apiKey })).status).toBe(200);
+      expect((await call(fresh.url, 'GET', '/v1/runtime/status', { key: key.apiKey })).status).toBe(
+        200,
+      );
       const keys = fresh.deps.repos.apiKeys.collection;
       await keys.updateOne({ _id: key.keyId }, { $set: { status: 'suspended' } });
       const suspended = await call(fresh.url, 'GET', '/v1/runtime/status', { key: key.apiKey });
       expect(suspended.status).toBe(401);
       expect(suspended.body).toMatchObject({ error: { message: 'API key is suspended' } });
-      await keys.updateOne({ _id: key.keyId }, { $set: { status: 'active', expires_at: '2020-01-01T00:00:00.000Z' } });
-      expect((await call(fresh.url, 'GET', '/v1/runtime/status', { key: key.apiKey })).status).toBe(401);
+      await keys.updateOne(
+        { _id: key.keyId },
+        { $set: { status: 'active', expires_at: '2020-01-01T00:00:00.000Z' } },
+      );
+      expect((await call(fresh.url, 'GET', '/v1/runtime/status', { key: key.apiKey })).status).toBe(
+        401,
+      );
       await keys.updateOne({ _id: key.keyId }, { $unset: { expires_at: '' } });
-      await fresh.deps.repos.principals.collection.updateOne({ _id: key.principalId }, { $set: { status: 'suspended' } });
-      expect((await call(fresh.url, 'GET', '/v1/runtime/status', { key: key.apiKey })).status).toBe(401);
+      await fresh.deps.repos.principals.collection.updateOne(
+        { _id: key.principalId },
+        { $set: { status: 'suspended' } },
+      );
+      expect((await call(fresh.url, 'GET', '/v1/runtime/status', { key: key.apiKey })).status).toBe(
+        401,
+      );
     } finally {
       await fresh.close();
     }

@@ -1,4 +1,10 @@
-import { digestsEqual, hashApiKey, mintApiKey, newKeyId, parseApiKey } from '../../src/auth/api-key';
+import {
+  digestsEqual,
+  hashApiKey,
+  mintApiKey,
+  newKeyId,
+  parseApiKey,
+} from '../../src/auth/api-key';
 
 describe('api key format', () => {
   it('mints keys that parse back to their key id', () => {

@@ -16,23 +16,34 @@ export interface TestKey {
 
 /** Creates a principal and a key through the admin API, as an operator would. */
 export async function createTestKey(app: TestApp, spec: TestKeySpec): Promise<TestKey> {
-  const principal = await call<{ payload: { principal_id: string } }>(app.url, 'POST', '/v1/admin/principals/create', {
-    key: app.adminKey,
-    body: {
-      name: `test ${spec.entitlement} ${spec.accessLayer}`,
-      email: `t-${randomBytes(5).toString('hex')}@example.test`,
-      role: spec.role ?? 'member',
+  const principal = await call<{ payload: { principal_id: string } }>(
+    app.url,
+    'POST',
+    '/v1/admin/principals/create',
+    {
+      key: app.adminKey,
+      body: {
+        name: `test ${spec.entitlement} ${spec.accessLayer}`,
+        email: `t-${randomBytes(5).toString('hex')}@example.test`,
+        role: spec.role ?? 'member',
+      },
     },
-  });
-  if (principal.status !== 201) throw new Error(`principal create failed: ${principal.status} ${principal.text}`);
-  const key = await call<{ payload: { api_key: string; key_id: string } }>(app.url, 'POST', '/v1/admin/keys/create', {
-    key: app.adminKey,
-    body: {
-      principal_id: principal.body.payload.principal_id,
-      entitlement: spec.entitlement,
-      access_layer: spec.accessLayer,
+  );
+  if (principal.status !== 201)
+    throw new Error(`principal create failed: ${principal.status} ${principal.text}`);
+  const key = await call<{ payload: { api_key: string; key_id: string } }>(
+    app.url,
+    'POST',
+    '/v1/admin/keys/create',
+    {
+      key: app.adminKey,
+      body: {
+        principal_id: principal.body.payload.principal_id,
+        entitlement: spec.entitlement,
+        access_layer: spec.accessLayer,
+      },
     },
-  });
+  );
   if (key.status !== 201) throw new Error(`key create failed: ${key.status} ${key.text}`);
   return {
     apiKey: key.body.payload.api_key,

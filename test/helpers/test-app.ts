@@ -50,7 +50,8 @@ export async function startTestApp(label: string, options: TestAppOptions = {}):
     ...options.env,
   });
   const deps = await buildDeps(config, pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }));
-  const server: Server = createServer(createApp(deps).callback());
+  const handle = createApp(deps).callback();
+  const server: Server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   let stopped = false;

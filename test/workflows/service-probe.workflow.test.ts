@@ -7,7 +7,9 @@ import { WORKFLOW_BUNDLE_PATH } from '../test-env';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
-  env = await TestWorkflowEnvironment.createFromExistingServer({ address: process.env['TEST_TEMPORAL_ADDRESS']! });
+  env = await TestWorkflowEnvironment.createFromExistingServer({
+    address: process.env['TEST_TEMPORAL_ADDRESS']!,
+  });
 });
 afterAll(() => env?.teardown());
 

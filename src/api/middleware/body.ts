@@ -18,14 +18,20 @@ export function jsonBody(): Middleware {
     text: false,
     urlencoded: false,
     multipart: false,
-    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+    parsedMethods: [
+      HttpMethodEnum.POST,
+      HttpMethodEnum.PUT,
+      HttpMethodEnum.PATCH,
+      HttpMethodEnum.DELETE,
+    ],
   });
   return async (ctx, next) => {
     const length = ctx.request.length;
     const chunked = ctx.get('Transfer-Encoding') !== '';
     if (!chunked && !length) {
       ctx.state.hasBody = false;
-      return next();
+      await next();
+      return;
     }
     if (!ctx.is('application/json', '+json')) {
       throw new ApiError(
@@ -44,7 +50,7 @@ export function jsonBody(): Middleware {
       ]);
     }
     ctx.state.hasBody = true;
-    return next();
+    await next();
   };
 }
 

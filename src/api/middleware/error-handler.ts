@@ -9,11 +9,13 @@ export function errorHandler(logger: Logger): Middleware {
       await next();
       if (ctx.body === undefined) {
         // Set by the router for unmatched paths and methods (Allow is already on ctx).
-        if (ctx.status === 404) throw new ApiError('not_found', `no route ${ctx.method} ${ctx.path}`);
+        if (ctx.status === 404)
+          throw new ApiError('not_found', `no route ${ctx.method} ${ctx.path}`);
         if (ctx.status === 405) {
           throw new ApiError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`);
         }
-        if (ctx.status === 501) throw new ApiError('not_implemented', `method ${ctx.method} is not supported`);
+        if (ctx.status === 501)
+          throw new ApiError('not_implemented', `method ${ctx.method} is not supported`);
       }
     } catch (error) {
       const apiError = toApiError(error);
@@ -21,7 +23,8 @@ export function errorHandler(logger: Logger): Middleware {
         logger.error({ err: error, request_id: ctx.state.requestId }, 'unhandled error');
       }
       ctx.status = apiError.status;
-      for (const [name, value] of Object.entries(apiError.options.headers ?? {})) ctx.set(name, value);
+      for (const [name, value] of Object.entries(apiError.options.headers ?? {}))
+        ctx.set(name, value);
       ctx.state.errorCode = apiError.code;
       ctx.body = {
         ok: false,

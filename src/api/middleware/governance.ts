@@ -36,7 +36,9 @@ export function guardFamily(familyName: FamilyName): Middleware {
       problems.push(`entitlement ${policy.minEntitlement} required, key holds ${auth.entitlement}`);
     }
     if (auth.accessLayer < policy.minLayer) {
-      problems.push(`access layer ${required.access_layer} required, key holds ${held.access_layer}`);
+      problems.push(
+        `access layer ${required.access_layer} required, key holds ${held.access_layer}`,
+      );
     }
     if (problems.length > 0) {
       throw new ApiError('forbidden', `route family ${familyName} is outside this key's access`, {
@@ -57,10 +59,14 @@ export function rateLimit(deps: AppDeps): Middleware {
     if (!decision.allowed && decision.violated) {
       deps.metrics.limiterRejections.inc({ code: decision.violated.code });
       const what = decision.violated.name === 'day' ? 'daily quota' : 'per-minute rate limit';
-      throw new ApiError(decision.violated.code, `${what} of ${decision.violated.limit} requests exceeded`, {
-        headers: { 'Retry-After': String(decision.retryAfterSeconds) },
-        extra: { retry_after_seconds: decision.retryAfterSeconds },
-      });
+      throw new ApiError(
+        decision.violated.code,
+        `${what} of ${decision.violated.limit} requests exceeded`,
+        {
+          headers: { 'Retry-After': String(decision.retryAfterSeconds) },
+          extra: { retry_after_seconds: decision.retryAfterSeconds },
+        },
+      );
     }
     await next();
   };

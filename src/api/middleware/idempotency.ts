@@ -20,7 +20,10 @@ export function idempotency(deps: AppDeps, operationId: string): Middleware {
   const repo = deps.repos.idempotency;
   return async (ctx, next) => {
     const key = ctx.get('Idempotency-Key');
-    if (!key) return next();
+    if (!key) {
+      await next();
+      return;
+    }
     if (!VALID_KEY.test(key)) {
       throw validationError([
         {
@@ -34,11 +37,20 @@ export function idempotency(deps: AppDeps, operationId: string): Middleware {
     const scope = auth ? `key:${auth.keyId}` : `ip:${ctx.ip}`;
     const id = sha256(`${scope}\u0000${operationId}\u0000${key}`);
     const input = ctx.state.validated as { params: unknown; query: unknown; body: unknown };
-    const requestHash = sha256(stringify({ params: input.params, query: input.query, body: input.body }) ?? '');
+    const requestHash = sha256(
+      stringify({ params: input.params, query: input.query, body: input.body }) ?? '',
+    );
 
     let existing = await repo.claim(id, requestHash, new Date().toISOString());
-    if (existing?.state === 'pending' && Date.now() - Date.parse(existing.created_at) > ABANDONED_AFTER_MS) {
-      await repo.collection.deleteOne({ _id: id, state: 'pending', created_at: existing.created_at });
+    if (
+      existing?.state === 'pending' &&
+      Date.now() - Date.parse(existing.created_at) > ABANDONED_AFTER_MS
+    ) {
+      await repo.collection.deleteOne({
+        _id: id,
+        state: 'pending',
+        created_at: existing.created_at,
+      });
       existing = await repo.claim(id, requestHash, new Date().toISOString());
     }
     if (existing) {
@@ -54,7 +66,7 @@ export function idempotency(deps: AppDeps, operationId: string): Middleware {
       ctx.set(existing.headers ?? {});
       ctx.set('Idempotent-Replayed', 'true');
       ctx.body = JSON.parse(existing.body ?? 'null') as unknown;
-      return undefined;
+      return;
     }
 
     try {
@@ -65,10 +77,14 @@ export function idempotency(deps: AppDeps, operationId: string): Middleware {
     }
     if (ctx.status >= 200 && ctx.status < 300) {
       const location = ctx.response.get('Location');
-      await repo.complete(id, ctx.status, JSON.stringify(ctx.body), location ? { Location: location } : {});
+      await repo.complete(
+        id,
+        ctx.status,
+        JSON.stringify(ctx.body),
+        location ? { Location: location } : {},
+      );
     } else {
       await repo.release(id);
     }
-    return undefined;
   };
 }

@@ -7,6 +7,7 @@ import {
 import type { PrincipalRole } from '../../auth/auth-context';
 import { createKey } from '../../domain/governance/admin-keys.service';
 import { createPrincipal } from '../../domain/governance/principals.service';
+import { createPolicy } from '../../domain/governance/quota-policies.service';
 import { defineRoute, type JsonSchema, type RouteDefinition } from '../route';
 import { closedObject, envelope, notImplemented, page, pagedQuery, pathParams } from './common';
 import {
@@ -721,7 +722,10 @@ export const adminRoutes: RouteDefinition[] = [
     },
     responses: { 201: { description: 'The new policy.', schema: envelope(policyView) } },
     idempotent: true,
-    handler: notImplemented('Quota policy creation', ISSUE),
+    handler: async (req, deps) => ({
+      status: 201,
+      payload: await createPolicy(deps, req.auth!, req.requestId, req.body),
+    }),
   }),
 
   defineRoute<SetPolicyStatusRequest, NoQuery, NoParams>({

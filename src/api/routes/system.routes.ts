@@ -169,7 +169,7 @@ export function systemRoutes(openApiDocument: () => Record<string, unknown>): Ro
         }
         const body = await readFile(join(getAbsoluteFSPath(), asset));
         return {
-          raw: { body, contentType: SWAGGER_ASSETS[asset]! },
+          raw: { body, contentType: SWAGGER_ASSETS[asset] },
           headers: { 'Cache-Control': 'public, max-age=86400' },
         };
       },

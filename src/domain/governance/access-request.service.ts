@@ -17,16 +17,25 @@ export interface SandboxAccessRequest {
  * sandbox, layer-0 key. One grant per e-mail (case-insensitive), and a bounded number of
  * grants per client address per hour, so keys cannot be minted in bulk.
  */
-export async function requestSandboxAccess(deps: AppDeps, input: SandboxAccessRequest, clientIp: string, requestId: string) {
+export async function requestSandboxAccess(
+  deps: AppDeps,
+  input: SandboxAccessRequest,
+  clientIp: string,
+  requestId: string,
+) {
   const decision = await deps.limiter.check(`access-request:${clientIp}`, [
     { name: 'hour', limit: deps.config.accessRequestLimitPerHour, code: 'rate_limited' },
   ]);
   if (!decision.allowed) {
     deps.metrics.limiterRejections.inc({ code: 'rate_limited' });
-    throw new ApiError('rate_limited', 'too many access requests from this address; try again later', {
-      headers: { ...decision.headers, 'Retry-After': String(decision.retryAfterSeconds) },
-      extra: { retry_after_seconds: decision.retryAfterSeconds },
-    });
+    throw new ApiError(
+      'rate_limited',
+      'too many access requests from this address; try again later',
+      {
+        headers: { ...decision.headers, 'Retry-After': String(decision.retryAfterSeconds) },
+        extra: { retry_after_seconds: decision.retryAfterSeconds },
+      },
+    );
   }
 
   const now = new Date().toISOString();
@@ -53,7 +62,12 @@ export async function requestSandboxAccess(deps: AppDeps, input: SandboxAccessRe
   }
   let issued;
   try {
-    issued = await issueKey(deps, { principal, entitlement: 'sandbox', accessLayer: 0, label: 'sandbox access request' });
+    issued = await issueKey(deps, {
+      principal,
+      entitlement: 'sandbox',
+      accessLayer: 0,
+      label: 'sandbox access request',
+    });
   } catch (error) {
     // No half-written grant: without its key the principal would block this e-mail forever.
     await deps.repos.principals.remove(principal._id);
@@ -65,7 +79,12 @@ export async function requestSandboxAccess(deps: AppDeps, input: SandboxAccessRe
     action: 'access.request',
     target: { type: 'api_key', id: issued.record._id },
     before: null,
-    after: { principal_id: principal._id, email: principal.email, entitlement: 'sandbox', access_layer: 'layer0_public' },
+    after: {
+      principal_id: principal._id,
+      email: principal.email,
+      entitlement: 'sandbox',
+      access_layer: 'layer0_public',
+    },
     request_id: requestId,
   });
   return {

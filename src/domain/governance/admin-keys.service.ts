@@ -15,13 +15,26 @@ export interface CreateKeyBody {
 }
 
 /** Mints a key for an existing, active principal; the secret is in this answer only. */
-export async function createKey(deps: AppDeps, auth: AuthContext, requestId: string, body: CreateKeyBody) {
+export async function createKey(
+  deps: AppDeps,
+  auth: AuthContext,
+  requestId: string,
+  body: CreateKeyBody,
+) {
   const accessLayer = parseAccessLayer(body.access_layer);
   if (accessLayer === undefined) {
-    throw validationError([{ loc: ['body', 'access_layer'], msg: 'Input should be 0..3 or a layer name', type: 'enum' }]);
+    throw validationError([
+      { loc: ['body', 'access_layer'], msg: 'Input should be 0..3 or a layer name', type: 'enum' },
+    ]);
   }
   if (body.expires_at && Date.parse(body.expires_at) <= Date.now()) {
-    throw validationError([{ loc: ['body', 'expires_at'], msg: 'Input should be in the future', type: 'datetime_future' }]);
+    throw validationError([
+      {
+        loc: ['body', 'expires_at'],
+        msg: 'Input should be in the future',
+        type: 'datetime_future',
+      },
+    ]);
   }
   const principal = await deps.repos.principals.findById(body.principal_id);
   if (!principal) throw notFound(`principal ${body.principal_id}`);

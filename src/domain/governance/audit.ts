@@ -9,7 +9,12 @@ export interface AuditChange {
 }
 
 /** Records a control-plane change made by `auth` (views only: never a secret or hash). */
-export async function audit(deps: Pick<AppDeps, 'repos'>, auth: AuthContext, requestId: string, change: AuditChange) {
+export async function audit(
+  deps: Pick<AppDeps, 'repos'>,
+  auth: AuthContext,
+  requestId: string,
+  change: AuditChange,
+) {
   await deps.repos.audit.record({
     at: new Date().toISOString(),
     actor: { key_id: auth.keyId, principal_id: auth.principalId },

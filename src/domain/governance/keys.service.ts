@@ -20,7 +20,10 @@ export interface IssueKeyInput {
 }
 
 /** Mints a key for a principal and stores only its peppered hash. */
-export async function issueKey(deps: Pick<AppDeps, 'repos' | 'config'>, input: IssueKeyInput): Promise<IssuedKey> {
+export async function issueKey(
+  deps: Pick<AppDeps, 'repos' | 'config'>,
+  input: IssueKeyInput,
+): Promise<IssuedKey> {
   const keyId = newKeyId();
   const apiKey = mintApiKey(keyId);
   const now = new Date().toISOString();

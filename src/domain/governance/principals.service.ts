@@ -16,14 +16,25 @@ export interface CreatePrincipalBody {
 }
 
 /** Creates a principal; without an organization, members join `sandbox`, operators `operators`. */
-export async function createPrincipal(deps: AppDeps, auth: AuthContext, requestId: string, body: CreatePrincipalBody) {
+export async function createPrincipal(
+  deps: AppDeps,
+  auth: AuthContext,
+  requestId: string,
+  body: CreatePrincipalBody,
+) {
   const now = new Date().toISOString();
   const organization = body.organization_id
     ? await deps.repos.organizations.findById(body.organization_id)
-    : await deps.repos.organizations.ensure(body.role === 'operator' ? OPERATORS_ORGANIZATION : SANDBOX_ORGANIZATION, now);
+    : await deps.repos.organizations.ensure(
+        body.role === 'operator' ? OPERATORS_ORGANIZATION : SANDBOX_ORGANIZATION,
+        now,
+      );
   if (!organization) throw notFound(`organization ${body.organization_id}`);
   if (organization.status !== 'active') {
-    throw new ApiError('invalid_state', `organization ${organization._id} is ${organization.status}`);
+    throw new ApiError(
+      'invalid_state',
+      `organization ${organization._id} is ${organization.status}`,
+    );
   }
   const principal: Principal = {
     _id: newId('prn'),
@@ -39,7 +50,8 @@ export async function createPrincipal(deps: AppDeps, auth: AuthContext, requestI
   try {
     await deps.repos.principals.insert(principal);
   } catch (error) {
-    if (isDuplicateKey(error)) throw new ApiError('conflict', 'a principal with this e-mail address already exists');
+    if (isDuplicateKey(error))
+      throw new ApiError('conflict', 'a principal with this e-mail address already exists');
     throw error;
   }
   const view = principalView(principal);

@@ -1,0 +1,27 @@
+import Koa from 'koa';
+import { MongoClient } from 'mongodb';
+
+/**
+ * The benchmark baseline: a bare Koa server that reads the same runtime document as
+ * `GET /v1/runtime/status`, with no middleware at all (no auth, limits, logging, ledger).
+ */
+async function main(): Promise<void> {
+  const client = await MongoClient.connect(process.env['MONGODB_URI']!, { maxPoolSize: 50 });
+  const runtime = client.db().collection<{ _id: string }>('runtime');
+  const app = new Koa();
+  app.use(async (ctx) => {
+    if (ctx.path === '/healthz') {
+      ctx.body = { status: 'ok' };
+      return;
+    }
+    const doc = await runtime.findOne({ _id: 'runtime' });
+    ctx.body = { ok: true, payload: doc };
+  });
+  const server = app.listen(Number(process.env['PORT']), '127.0.0.1');
+  process.on('SIGTERM', () => {
+    server.close();
+    void client.close().then(() => process.exit(0));
+  });
+}
+
+void main();

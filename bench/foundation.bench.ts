@@ -1,0 +1,144 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { mintApiKey } from '../src/auth/api-key';
+import { meanOf, runLoad, type LoadResult } from './lib/load';
+import { startNodeServer, type ServerProcess } from './lib/processes';
+import type { BenchContext, BenchReport } from './lib/report';
+
+const OURS_PORT = 18480;
+const BARE_PORT = 18481;
+
+/**
+ * Foundation: our authenticated `GET /v1/runtime/status` (auth, family guard, rate limit,
+ * validation, envelope, request log and ledger) against a bare Koa route that reads the
+ * same MongoDB document. Targets: ≥ 0.7× the bare throughput, p99 ≤ 2× the bare p99, and
+ * no database round trip per request for auth and limits in the steady state.
+ */
+export async function foundationBench(ctx: BenchContext): Promise<BenchReport> {
+  const dbName = `bench_foundation_${randomBytes(3).toString('hex')}`;
+  const mongoUri = `${ctx.mongoBaseUri}${dbName}`;
+  const adminKey = mintApiKey(randomBytes(6).toString('hex'));
+  const servers: ServerProcess[] = [];
+  try {
+    const ours = await startNodeServer(
+      join(ctx.distDir, 'src', 'main.js'),
+      {
+        PORT: String(OURS_PORT),
+        MONGODB_URI: mongoUri,
+        TEMPORAL_ADDRESS: ctx.temporalAddress,
+        KEY_PEPPER: randomBytes(32).toString('hex'),
+        ADMIN_API_KEY: adminKey,
+        LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'info',
+      },
+      join(ctx.logDir, 'foundation-api.log'),
+      `http://127.0.0.1:${OURS_PORT}/healthz`,
+    );
+    servers.push(ours);
+    const bare = await startNodeServer(
+      join(ctx.distDir, 'bench', 'baseline', 'bare-koa.js'),
+      { PORT: String(BARE_PORT), MONGODB_URI: mongoUri },
+      join(ctx.logDir, 'foundation-bare.log'),
+      `http://127.0.0.1:${BARE_PORT}/healthz`,
+    );
+    servers.push(bare);
+
+    const apiKey = await createUnlimitedKey(`http://127.0.0.1:${OURS_PORT}`, adminKey);
+    const oursTarget = {
+      url: `http://127.0.0.1:${OURS_PORT}/v1/runtime/status`,
+      headers: { 'X-API-Key': apiKey },
+    };
+    const bareTarget = { url: `http://127.0.0.1:${BARE_PORT}/runtime/status` };
+    const load = { connections: ctx.connections, durationSeconds: ctx.durationSeconds };
+
+    // Warm both (JIT, pools, key cache, limiter windows), then interleave measured rounds.
+    await runLoad({ ...oursTarget, ...load, durationSeconds: ctx.warmupSeconds });
+    await runLoad({ ...bareTarget, ...load, durationSeconds: ctx.warmupSeconds });
+    const oursRounds: LoadResult[] = [];
+    const bareRounds: LoadResult[] = [];
+    let dbCommandsPerRequest = 0;
+    for (let round = 0; round < ctx.rounds; round += 1) {
+      bareRounds.push(await runLoad({ ...bareTarget, ...load }));
+      const before = await mongoCommands(`http://127.0.0.1:${OURS_PORT}`, adminKey);
+      const result = await runLoad({ ...oursTarget, ...load });
+      const after = await mongoCommands(`http://127.0.0.1:${OURS_PORT}`, adminKey);
+      dbCommandsPerRequest += (after - before) / result.total / ctx.rounds;
+      oursRounds.push(result);
+    }
+    const oursMean = meanOf(oursRounds);
+    const bareMean = meanOf(bareRounds);
+    const throughputRatio = round2(oursMean.requestsPerSecond / bareMean.requestsPerSecond);
+    const p99Ratio = round2(oursMean.p99Ms / bareMean.p99Ms);
+    return {
+      suite: 'foundation',
+      description:
+        'GET /v1/runtime/status (authenticated, full middleware) vs bare Koa reading the same document',
+      results: {
+        ours: {
+          ...oursMean,
+          peakRssMiB: ours.peakRssMiB(),
+          dbCommandsPerRequest: round2(dbCommandsPerRequest),
+        },
+        bare: { ...bareMean, peakRssMiB: bare.peakRssMiB(), dbCommandsPerRequest: 1 },
+      },
+      ratios: { throughput: throughputRatio, p99: p99Ratio },
+      targets: [
+        { name: 'throughput ≥ 0.7× bare', met: throughputRatio >= 0.7 },
+        { name: 'p99 ≤ 2× bare', met: p99Ratio <= 2 },
+        // One find for the runtime document; auth and limits add only amortised background writes.
+        {
+          name: 'auth + rate limit: no database round trip per request',
+          met: dbCommandsPerRequest < 1.05,
+        },
+        {
+          name: 'no errors or non-2xx',
+          met: oursMean.errors + oursMean.non2xx + bareMean.errors + bareMean.non2xx === 0,
+        },
+      ],
+    };
+  } finally {
+    for (const server of servers) await server.stop();
+  }
+}
+
+/** A strategic key with a quota policy high enough that the benchmark never hits a limit. */
+async function createUnlimitedKey(baseUrl: string, adminKey: string): Promise<string> {
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'X-API-Key': adminKey, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return ((await res.json()) as { payload: Record<string, string> }).payload;
+  };
+  const principal = await post('/v1/admin/principals/create', {
+    name: 'bench',
+    email: `bench-${randomBytes(4).toString('hex')}@example.test`,
+    role: 'member',
+  });
+  const key = await post('/v1/admin/keys/create', {
+    principal_id: principal['principal_id'],
+    entitlement: 'strategic',
+    access_layer: 3,
+  });
+  await post('/v1/admin/policies/create', {
+    name: 'bench: unlimited',
+    scope: { key_id: key['key_id'] },
+    requests_per_minute: 1_000_000,
+    daily_quota: 1_000_000_000,
+  });
+  return key['api_key'];
+}
+
+/** Total MongoDB commands the api has sent, from its own metrics. */
+async function mongoCommands(baseUrl: string, adminKey: string): Promise<number> {
+  const text = await (
+    await fetch(`${baseUrl}/metrics`, { headers: { 'X-API-Key': adminKey } })
+  ).text();
+  let total = 0;
+  for (const match of text.matchAll(/^gr_mongodb_commands_total\{[^}]*\} (\d+(?:\.\d+)?)$/gm))
+    total += Number(match[1]);
+  return total;
+}
+
+const round2 = (n: number): number => Math.round(n * 100) / 100;

@@ -1,0 +1,52 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync, readFileSync } from 'node:fs';
+
+export interface ServerProcess {
+  child: ChildProcess;
+  /** Peak resident set size (VmHWM) so far, in MiB. */
+  peakRssMiB(): number;
+  stop(): Promise<void>;
+}
+
+/** Starts a node script as a child process, logging to a file, and waits for `readyUrl`. */
+export async function startNodeServer(
+  script: string,
+  env: Record<string, string>,
+  logFile: string,
+  readyUrl: string,
+): Promise<ServerProcess> {
+  const log = openSync(logFile, 'a');
+  const child = spawn(process.execPath, [script], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', log, log],
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null)
+      throw new Error(`${script} exited (${child.exitCode}); see ${logFile}`);
+    try {
+      const res = await fetch(readyUrl);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline)
+      throw new Error(`${script} not ready at ${readyUrl}; see ${logFile}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    child,
+    peakRssMiB() {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+      return Math.round((kb / 1024) * 10) / 10;
+    },
+    stop() {
+      return new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      });
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** What every suite gets from the runner. */
+export interface BenchContext {
+  distDir: string;
+  logDir: string;
+  mongoBaseUri: string;
+  temporalAddress: string;
+  connections: number;
+  durationSeconds: number;
+  warmupSeconds: number;
+  rounds: number;
+}
+
+export interface BenchReport {
+  suite: string;
+  description: string;
+  results: Record<string, Record<string, number>>;
+  ratios: Record<string, number>;
+  targets: { name: string; met: boolean }[];
+}
+
+/** Writes `<suite>.json` and `<suite>.md` under bench/results/ and returns the Markdown. */
+export function writeReport(
+  dir: string,
+  report: BenchReport,
+  meta: Record<string, unknown>,
+): string {
+  mkdirSync(dir, { recursive: true });
+  const full = { ...report, meta };
+  writeFileSync(join(dir, `${report.suite}.json`), `${JSON.stringify(full, null, 2)}\n`);
+  const columns = [...new Set(Object.values(report.results).flatMap((r) => Object.keys(r)))];
+  const lines = [
+    `# Benchmark: ${report.suite}`,
+    '',
+    report.description,
+    '',
+    `| run | ${columns.join(' | ')} |`,
+    `| --- | ${columns.map(() => '---').join(' | ')} |`,
+    ...Object.entries(report.results).map(
+      ([name, r]) => `| ${name} | ${columns.map((c) => r[c] ?? '').join(' | ')} |`,
+    ),
+    '',
+    `Ratios: ${Object.entries(report.ratios)
+      .map(([k, v]) => `${k} ${v}×`)
+      .join(', ')}`,
+    '',
+    ...report.targets.map((t) => `- [${t.met ? 'x' : ' '}] ${t.name}`),
+    '',
+    `Run: ${Object.entries(meta)
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(', ')}`,
+    '',
+  ];
+  const markdown = lines.join('\n');
+  writeFileSync(join(dir, `${report.suite}.md`), markdown);
+  return markdown;
+}

@@ -1,0 +1,49 @@
+import { mkdirSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { foundationBench } from './foundation.bench';
+import { writeReport, type BenchContext, type BenchReport } from './lib/report';
+
+const SUITES: Record<string, (ctx: BenchContext) => Promise<BenchReport>> = {
+  foundation: foundationBench,
+};
+
+/** Runs the benchmark suites named on the command line (all by default). */
+async function main(): Promise<void> {
+  const root = join(__dirname, '..', '..');
+  const logDir = join(root, '.data', 'bench', 'logs');
+  mkdirSync(logDir, { recursive: true });
+  const ctx: BenchContext = {
+    distDir: join(root, 'dist'),
+    logDir,
+    mongoBaseUri: process.env['BENCH_MONGODB_URI'] ?? 'mongodb://127.0.0.1:27019/',
+    temporalAddress: process.env['BENCH_TEMPORAL_ADDRESS'] ?? '127.0.0.1:17234',
+    connections: Number(process.env['BENCH_CONNECTIONS'] ?? 10),
+    durationSeconds: Number(process.env['BENCH_DURATION'] ?? 10),
+    warmupSeconds: Number(process.env['BENCH_WARMUP'] ?? 3),
+    rounds: Number(process.env['BENCH_ROUNDS'] ?? 2),
+  };
+  const names = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(SUITES);
+  let failed = false;
+  for (const name of names) {
+    const suite = SUITES[name];
+    if (!suite) throw new Error(`unknown suite ${name}; known: ${Object.keys(SUITES).join(', ')}`);
+    const report = await suite(ctx);
+    const markdown = writeReport(join(root, 'bench', 'results'), report, {
+      date: new Date().toISOString(),
+      node: process.version,
+      cpus: cpus().length,
+      connections: ctx.connections,
+      duration_s: ctx.durationSeconds,
+      rounds: ctx.rounds,
+    });
+    console.log(markdown);
+    failed ||= report.targets.some((t) => !t.met);
+  }
+  if (failed) console.log('Some targets were not met (see above).');
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
