@@ -5,7 +5,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 cd "$GR_REPO_ROOT"
 if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
   log "installing npm dependencies"
-  npm ci --no-audit --no-fund --loglevel=error
+  # Not `npm ci`: the registry here lacks some other platforms' optional packages, which
+  # npm omits from the lock file and `npm ci` then refuses; `npm install` keeps the locked
+  # versions of everything present.
+  npm install --no-audit --no-fund --loglevel=error
 fi
 if [[ ! -f dist/src/main.js ]] || [[ -n "$(find src bench tsconfig.json tsconfig.build.json package.json -newer dist/src/main.js -print -quit 2>/dev/null)" ]]; then
   log "building"
