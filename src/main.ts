@@ -7,7 +7,13 @@ import { ConfigError, loadConfig } from './config';
 /** Api process: serve until SIGINT/SIGTERM, then drain in-flight requests and close. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = pino({ level: config.logLevel, base: { service: 'api' } });
+  // Log lines are written in batches of 8 KiB (one write per ~30 request lines, which the
+  // benchmark showed matters), and at least every second, and at exit.
+  const logger = pino(
+    { level: config.logLevel, base: { service: 'api' } },
+    pino.destination({ sync: false, minLength: 8192 }),
+  );
+  setInterval(() => logger.flush(), 1000).unref();
   const deps = await buildDeps(config, logger);
   const app = createApp(deps);
 
@@ -44,7 +50,7 @@ async function main(): Promise<void> {
         .close()
         .then(() => {
           logger.info('stopped');
-          process.exit(0);
+          logger.flush(() => process.exit(0));
         })
         .catch((error: unknown) => {
           logger.error({ err: error }, 'error while closing');

@@ -37,6 +37,7 @@ export async function buildDeps(
     repos.apiKeys,
     config.requestLedgerFlushMs,
     log,
+    instanceId,
   );
   const temporal = new TemporalGateway({
     address: config.temporalAddress,

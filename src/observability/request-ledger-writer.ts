@@ -5,7 +5,7 @@ import type { RequestLedgerRepo, RequestLedgerRow } from '../store/request-ledge
 const MAX_BUFFER = 10_000;
 
 /**
- * Buffers request-ledger rows and writes them in batches, off the request path; also
+ * Buffers request-ledger rows and writes each batch as one bucket, off the request path; also
  * advances each key's `last_used_at` once per batch rather than once per request.
  */
 export class RequestLedgerWriter {
@@ -18,6 +18,7 @@ export class RequestLedgerWriter {
     private readonly apiKeys: ApiKeysRepo,
     private readonly flushMs: number,
     private readonly logger: Logger,
+    private readonly instanceId: string,
   ) {}
 
   start(): void {
@@ -51,7 +52,7 @@ export class RequestLedgerWriter {
     if (rows.length === 0) return;
     this.buffer = [];
     try {
-      await this.ledger.insertMany(rows);
+      await this.ledger.insertBucket(this.instanceId, rows);
       const lastUse = new Map<string, string>();
       for (const row of rows) if (row.key_id && row.status < 400) lastUse.set(row.key_id, row.at);
       await Promise.all(

@@ -1,6 +1,5 @@
 import type { Middleware } from 'koa';
 import type { AppDeps } from '../../app/deps';
-import { newId } from '../../lib/ids';
 import type { AuthContext } from '../../auth/auth-context';
 import type { RouteDefinition } from '../route';
 
@@ -35,7 +34,6 @@ export function observe(deps: Pick<AppDeps, 'logger' | 'metrics' | 'ledger'>): M
       );
       if (ctx.path.startsWith('/v1/')) {
         deps.ledger.record({
-          _id: newId('req'),
           request_id: ctx.state.requestId as string,
           at: new Date().toISOString(),
           method: ctx.method,

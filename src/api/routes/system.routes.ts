@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { getAbsoluteFSPath } from 'swagger-ui-dist';
+import { dirname, join } from 'node:path';
 import { pingMongo } from '../../store/mongo';
 import { ApiError } from '../errors';
 import { API_VERSION } from '../openapi';
@@ -39,6 +38,9 @@ const DOCS_INIT = `window.ui = SwaggerUIBundle({
 });`;
 
 const objectBody = { type: 'object' };
+
+// The package's entry point loads the whole Swagger UI bundle; only its files are needed.
+const SWAGGER_DIR = dirname(require.resolve('swagger-ui-dist/package.json'));
 
 /** Root, health, readiness, the OpenAPI document, its interactive reference and metrics. */
 export function systemRoutes(openApiDocument: () => Record<string, unknown>): RouteDefinition[] {
@@ -167,7 +169,7 @@ export function systemRoutes(openApiDocument: () => Record<string, unknown>): Ro
         if (asset === 'init.js') {
           return { raw: { body: DOCS_INIT, contentType: 'application/javascript; charset=utf-8' } };
         }
-        const body = await readFile(join(getAbsoluteFSPath(), asset));
+        const body = await readFile(join(SWAGGER_DIR, asset));
         return {
           raw: { body, contentType: SWAGGER_ASSETS[asset] },
           headers: { 'Cache-Control': 'public, max-age=86400' },
