@@ -1,6 +1,7 @@
 import type { RouteDefinition } from '../route';
 import { accessRoutes } from './access.routes';
-import { adminRoutes } from './admin.routes';
+import { adminControlPlaneRoutes } from './admin-control-plane.routes';
+import { adminOpsRoutes } from './admin-ops.routes';
 import { continuousOpsRoutes } from './continuous-ops.routes';
 import { externalActionsRoutes } from './external-actions.routes';
 import { externalEventsRoutes } from './external-events.routes';
@@ -31,5 +32,6 @@ export const apiRoutes: RouteDefinition[] = [
   ...researchRoutes,
   ...membraneRoutes,
   ...continuousOpsRoutes,
-  ...adminRoutes,
+  ...adminControlPlaneRoutes,
+  ...adminOpsRoutes,
 ];
