@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import Ajv from 'ajv';
 
 /** Validated process configuration. Only this module reads `process.env`. */
@@ -22,6 +23,10 @@ export interface Config {
   trustProxy: boolean;
   metricsListen: string | undefined;
   shutdownGraceMs: number;
+  /** URL prefixes `webhook.post` actions may reach (empty: none). */
+  webhookAllowlist: string[];
+  webhookSigningSecret: string;
+  webhookTimeoutMs: number;
 }
 
 /** Thrown when the environment does not describe a usable configuration. */
@@ -52,6 +57,9 @@ const envSchema = {
     TRUST_PROXY: { type: 'boolean' },
     METRICS_LISTEN: { type: 'string', pattern: '^[^\\s:]+:\\d+$' },
     SHUTDOWN_GRACE_MS: { type: 'integer', minimum: 0, maximum: 600000 },
+    WEBHOOK_ALLOWLIST: { type: 'string', pattern: '^(https?://[^\\s,]+)(,https?://[^\\s,]+)*$' },
+    WEBHOOK_SIGNING_SECRET: { type: 'string', minLength: 32 },
+    WEBHOOK_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 120000 },
   },
   required: ['KEY_PEPPER'],
 } as const;
@@ -106,6 +114,14 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: (v['TRUST_PROXY'] as boolean | undefined) ?? false,
     metricsListen: v['METRICS_LISTEN'] as string | undefined,
     shutdownGraceMs: num('SHUTDOWN_GRACE_MS', 10000),
+    webhookAllowlist: str('WEBHOOK_ALLOWLIST', '').split(',').filter(Boolean),
+    // Without a secret of its own, webhooks are signed with a key derived from the pepper.
+    webhookSigningSecret:
+      (v['WEBHOOK_SIGNING_SECRET'] as string | undefined) ??
+      createHash('sha256')
+        .update(`webhook-signing:${v['KEY_PEPPER'] as string}`)
+        .digest('hex'),
+    webhookTimeoutMs: num('WEBHOOK_TIMEOUT_MS', 10000),
   };
 }
 

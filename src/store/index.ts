@@ -1,5 +1,9 @@
 import type { Db } from 'mongodb';
 import { createApiKeysRepo } from './api-keys.repo';
+import { createExternalActionsRepo } from './external-actions.repo';
+import { createOutboxRepo } from './outbox.repo';
+import { createWorldHistoryRepo } from './world-history.repo';
+import { createWorldObjectsRepo } from './world-objects.repo';
 import { createAuditRepo } from './audit.repo';
 import { createIdempotencyRepo } from './idempotency.repo';
 import { createOrganizationsRepo } from './organizations.repo';
@@ -21,6 +25,10 @@ export function createRepos(db: Db) {
     rateCounters: createRateCountersRepo(db),
     runtime: createRuntimeRepo(db),
     quotaPolicies: createQuotaPoliciesRepo(db),
+    externalActions: createExternalActionsRepo(db),
+    worldObjects: createWorldObjectsRepo(db),
+    worldHistory: createWorldHistoryRepo(db),
+    outbox: createOutboxRepo(db),
   };
 }
 

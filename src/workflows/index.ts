@@ -1,1 +1,2 @@
+export { externalActionWorkflow } from './external-action.workflow';
 export { serviceProbeWorkflow } from './service-probe.workflow';

@@ -1,3 +1,6 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+
 /**
  * The only workflow module the api imports: task queue, workflow names, message
  * definitions and input/output types shared by client and workflows.
@@ -22,3 +25,134 @@ export interface ServiceProbeResult {
   activityAt: string;
   workerIdentity: string;
 }
+
+// ---------------------------------------------------------------------------
+// External actions (DESIGN.md sections 5 and 6)
+// ---------------------------------------------------------------------------
+
+export type ActionKind = 'world.update_object' | 'webhook.post' | 'notify';
+
+export type ActionStatus =
+  | 'proposed'
+  | 'awaiting_approval'
+  | 'dry_run_failed'
+  | 'approved'
+  | 'rejected'
+  | 'expired'
+  | 'executing'
+  | 'executed'
+  | 'failed';
+
+/** Statuses after which the workflow ends. */
+export const FINAL_ACTION_STATUSES: readonly ActionStatus[] = [
+  'dry_run_failed',
+  'rejected',
+  'expired',
+  'executed',
+  'failed',
+];
+
+/** The contract as proposed, with bounds defaults filled in. */
+export interface ActionContract {
+  action_kind: ActionKind;
+  target: { world_object_ref?: string; url?: string };
+  parameters: Record<string, unknown>;
+  bounds: { allowed_fields: string[]; expires_in_seconds: number; required_approvals: number };
+  shared_context_id: string | null;
+  reason: string | null;
+}
+
+/** A dry-run plan: what execution would do, and whether policy allows it. */
+export interface ActionPlan {
+  plan_digest: string;
+  ok: boolean;
+  diff: {
+    object_id: string;
+    base_version: number;
+    changes: Record<string, { from: unknown; to: unknown }>;
+  } | null;
+  request: Record<string, unknown> | null;
+  bounds: ActionContract['bounds'];
+  policy: { allowed: boolean; reasons: string[] };
+  planned_at: string;
+}
+
+export interface ActionActor {
+  principal_id: string;
+  key_id: string;
+}
+
+export interface ActionDecision extends ActionActor {
+  decision: 'approve' | 'reject' | 'execute';
+  reason: string | null;
+  plan_digest: string | null;
+  at: string;
+}
+
+export interface ActionExecution {
+  outcome: 'executed' | 'failed';
+  reason: string | null;
+  result: Record<string, unknown>;
+  started_at: string;
+  finished_at: string;
+}
+
+/** The authoritative state of an action, held by its workflow (the single writer). */
+export interface ActionState extends ActionContract {
+  action_id: string;
+  status: ActionStatus;
+  status_timestamps: Partial<Record<ActionStatus, string>>;
+  proposed_by: ActionActor;
+  approvals: ActionDecision[];
+  decisions: ActionDecision[];
+  dry_run: ActionPlan | null;
+  execution: ActionExecution | null;
+  expires_at: string;
+  workflow_id: string;
+  run_id: string;
+  created_at: string;
+  updated_at: string;
+  /** Projection sequence: the store keeps the highest. */
+  seq: number;
+  /** Digest of the newest ledger entry of this action. */
+  ledger_head: string | null;
+}
+
+export interface ActionWorkflowInput {
+  action_id: string;
+  contract: ActionContract;
+  proposed_by: ActionActor;
+  created_at: string;
+}
+
+/** What a decision update carries: who decides (the calling key's principal) and why. */
+export interface ActionDecisionInput extends ActionActor {
+  reason?: string;
+  plan_digest?: string;
+}
+
+/** Error types the action workflow's update validators throw; the api maps them to HTTP. */
+export const ACTION_ERRORS = {
+  invalidState: 'InvalidState',
+  forbidden: 'Forbidden',
+  conflict: 'Conflict',
+} as const;
+
+export const actionWorkflowId = (actionId: string): string => `action-${actionId}`;
+
+export const approveActionUpdate = defineUpdate<ActionState, [ActionDecisionInput]>('approve');
+export const rejectActionUpdate = defineUpdate<ActionState, [ActionDecisionInput]>('reject');
+export const executeActionUpdate = defineUpdate<ActionState, [ActionDecisionInput]>('execute');
+/** Returns once the dry run has settled the action (awaiting approval or failed). */
+export const planSettledUpdate = defineUpdate<ActionState, []>('planSettled');
+export const actionStateQuery = defineQuery<ActionState>('state');
+
+export const ActionStatusKey = defineSearchAttributeKey(
+  'ActionStatus',
+  SearchAttributeType.KEYWORD,
+);
+export const ActionKindKey = defineSearchAttributeKey('ActionKind', SearchAttributeType.KEYWORD);
+export const SharedContextIdKey = defineSearchAttributeKey(
+  'SharedContextId',
+  SearchAttributeType.KEYWORD,
+);

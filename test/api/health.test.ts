@@ -1,9 +1,6 @@
-import { readFileSync } from 'node:fs';
-import type { Worker } from '@temporalio/worker';
-import { createWorker } from '../../src/worker/create-worker';
 import { call } from '../helpers/http';
 import { startTestApp, type TestApp } from '../helpers/test-app';
-import { WORKFLOW_BUNDLE_PATH } from '../test-env';
+import { startTestWorker } from '../helpers/test-worker';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -37,13 +34,7 @@ describe('health endpoints', () => {
     expect(before.status).toBe(503);
     expect(before.body.failing).toEqual(['worker']);
 
-    const { worker, connection } = await createWorker({
-      address: process.env['TEST_TEMPORAL_ADDRESS']!,
-      namespace: 'default',
-      taskQueue: app.deps.config.taskQueue,
-      workflowBundle: { code: readFileSync(WORKFLOW_BUNDLE_PATH, 'utf8') },
-    });
-    const running = worker.run();
+    const worker = await startTestWorker(app.deps);
     try {
       let ready = await call<{ status: string }>(app.url, 'GET', '/readyz');
       for (let i = 0; i < 40 && ready.status !== 200; i += 1) {
@@ -53,9 +44,7 @@ describe('health endpoints', () => {
       expect(ready.status).toBe(200);
       expect(ready.body.status).toBe('ready');
     } finally {
-      shutdown(worker);
-      await running;
-      await connection.close();
+      await worker.stop();
     }
   });
 
@@ -84,7 +73,3 @@ describe('GET /metrics', () => {
     expect((await call(app.url, 'GET', '/metrics')).status).toBe(401);
   });
 });
-
-function shutdown(worker: Worker): void {
-  if (worker.getState() === 'RUNNING') worker.shutdown();
-}

@@ -22,6 +22,12 @@ describe('serviceProbeWorkflow', () => {
       taskQueue,
       connection: env.nativeConnection,
       workflowBundle: { code: readFileSync(WORKFLOW_BUNDLE_PATH, 'utf8') },
+      activityDeps: {
+        repos: {} as never, // the probe touches no store
+        webhookAllowlist: [],
+        webhookSigningSecret: 'unused-by-the-probe-0123456789abcdef',
+        webhookTimeoutMs: 1000,
+      },
     });
     const requestedAt = new Date().toISOString();
     const result = await worker.runUntil(

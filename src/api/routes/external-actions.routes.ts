@@ -1,13 +1,12 @@
-import { defineRoute, type JsonSchema, type RouteDefinition } from '../route';
 import {
-  closedObject,
-  envelope,
-  notImplemented,
-  page,
-  pagedQuery,
-  pathParams,
-  prefixedId,
-} from './common';
+  actionHistory,
+  decideAction,
+  dryRunAction,
+  getAction,
+  proposeAction,
+} from '../../domain/actions/actions.service';
+import { defineRoute, type JsonSchema, type RouteDefinition } from '../route';
+import { closedObject, envelope, page, pagedQuery, pathParams, prefixedId } from './common';
 import {
   arrayOf,
   choice,
@@ -26,7 +25,6 @@ import {
   type PagedQuery,
 } from './schemas';
 
-const ISSUE = 3;
 const TAGS = ['external-actions'];
 
 /** Kinds of outbound action (DESIGN.md section 5). */
@@ -240,6 +238,25 @@ const actionView = view(
   'An outbound action contract and its ledger.',
 );
 
+const ledgerEntryView = view(
+  {
+    entry_id: text('`<action_id>:<seq>`.', 64),
+    action_id: prefixedId('act', 'Action id.'),
+    seq: integer("Position in the action's chain, from 1.", 1, 1000),
+    at: dateTime('When.'),
+    event: text('What happened: a status reached, or `approval_recorded`.', 64),
+    status: choice(ACTION_STATUSES, 'Status after the event.'),
+    action_kind: choice(ACTION_KINDS, 'Action kind.'),
+    shared_context_id: nullable(contextRef('Shared context.')),
+    actor: nullable(freeObject('Principal and key that caused it; null for the workflow itself.')),
+    detail: freeObject('Reason, plan digest, result or failure.'),
+    prev_digest: nullable(planDigest('Digest of the previous entry of this action.')),
+    digest: planDigest('sha256 of this entry, its `prev_digest` included.'),
+  },
+  ['entry_id', 'action_id', 'seq', 'at', 'event', 'status', 'prev_digest', 'digest'],
+  'One ledger entry.',
+);
+
 /** Approval-gated outbound actions: propose, dry-run, approve, reject, execute, ledger. */
 export const externalActionsRoutes: RouteDefinition[] = [
   defineRoute<ExternalActionRequest, NoQuery, NoParams>({
@@ -252,8 +269,18 @@ export const externalActionsRoutes: RouteDefinition[] = [
       'Evaluates a contract without creating anything and returns the plan: the diff against the current object or the request that would be sent, the bounds in force and the policy verdict.',
     tags: TAGS,
     request: { body: { name: 'ExternalActionRequest', schema: actionRequestSchema } },
-    responses: { 200: { description: 'The plan.', schema: envelope(planView) } },
-    handler: notImplemented('Action dry runs', ISSUE),
+    responses: {
+      200: {
+        description: 'The contract with defaults filled in, and its plan.',
+        schema: envelope(
+          view({ contract: freeObject('The contract as it would be recorded.'), plan: planView }, [
+            'contract',
+            'plan',
+          ]),
+        ),
+      },
+    },
+    handler: async (req, deps) => ({ payload: await dryRunAction(deps, req.body) }),
   }),
 
   defineRoute<unknown, ActionHistoryQuery, NoParams>({
@@ -263,7 +290,7 @@ export const externalActionsRoutes: RouteDefinition[] = [
     family: 'external_action_proposal',
     summary: 'ledger history',
     description:
-      'Lists outbound actions, newest first, optionally by status, kind or shared context.',
+      'The ledger of outbound actions: one entry per transition (proposed, awaiting_approval, approval_recorded, approved, executing, executed, ...), newest first, optionally by the status reached, kind or shared context. Each entry carries the digest of the previous entry of its action (`prev_digest`) and its own (`digest`), so tampering is detectable.',
     tags: TAGS,
     request: {
       query: pagedQuery({
@@ -272,8 +299,8 @@ export const externalActionsRoutes: RouteDefinition[] = [
         shared_context_id: contextRef('Only actions in this shared context.'),
       }),
     },
-    responses: { 200: { description: 'A page of actions.', schema: page(actionView) } },
-    handler: notImplemented('The action ledger', ISSUE),
+    responses: { 200: { description: 'A page of ledger entries.', schema: page(ledgerEntryView) } },
+    handler: async (req, deps) => ({ payload: await actionHistory(deps, req.query) }),
   }),
 
   defineRoute<ExternalActionRequest, NoQuery, NoParams>({
@@ -288,7 +315,10 @@ export const externalActionsRoutes: RouteDefinition[] = [
     request: { body: { name: 'ExternalActionRequest', schema: actionRequestSchema } },
     responses: { 201: { description: 'The proposed action.', schema: envelope(actionView) } },
     idempotent: true,
-    handler: notImplemented('Action proposals', ISSUE),
+    handler: async (req, deps) => ({
+      status: 201,
+      payload: await proposeAction(deps, req.auth!, req.body),
+    }),
   }),
 
   defineRoute<unknown, NoQuery, ActionParams>({
@@ -302,7 +332,9 @@ export const externalActionsRoutes: RouteDefinition[] = [
     tags: TAGS,
     request: { params: actionParams },
     responses: { 200: { description: 'The action.', schema: envelope(actionView) } },
-    handler: notImplemented('Action inspection', ISSUE),
+    handler: async (req, deps) => ({
+      payload: await getAction(deps, req.auth!, req.params.action_id),
+    }),
   }),
 
   defineRoute<ExternalActionDecisionRequest, NoQuery, ActionParams>({
@@ -318,7 +350,9 @@ export const externalActionsRoutes: RouteDefinition[] = [
     responses: {
       200: { description: 'The action after the approval.', schema: envelope(actionView) },
     },
-    handler: notImplemented('Action approval', ISSUE),
+    handler: async (req, deps) => ({
+      payload: await decideAction(deps, req.auth!, req.params.action_id, 'approve', req.body),
+    }),
   }),
 
   defineRoute<ExternalActionDecisionRequest, NoQuery, ActionParams>({
@@ -334,7 +368,9 @@ export const externalActionsRoutes: RouteDefinition[] = [
     responses: {
       200: { description: 'The action, executing or executed.', schema: envelope(actionView) },
     },
-    handler: notImplemented('Action execution', ISSUE),
+    handler: async (req, deps) => ({
+      payload: await decideAction(deps, req.auth!, req.params.action_id, 'execute', req.body),
+    }),
   }),
 
   defineRoute<ExternalActionDecisionRequest, NoQuery, ActionParams>({
@@ -348,6 +384,8 @@ export const externalActionsRoutes: RouteDefinition[] = [
     tags: TAGS,
     request: { params: actionParams, body: decisionBody },
     responses: { 200: { description: 'The rejected action.', schema: envelope(actionView) } },
-    handler: notImplemented('Action rejection', ISSUE),
+    handler: async (req, deps) => ({
+      payload: await decideAction(deps, req.auth!, req.params.action_id, 'reject', req.body),
+    }),
   }),
 ];

@@ -1,0 +1,174 @@
+import { createHash, createHmac } from 'node:crypto';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import stringify from 'safe-stable-stringify';
+import { planAction } from '../domain/actions/planner';
+import type { Repos } from '../store';
+import type { ActionLedgerEntry } from '../store/external-actions.repo';
+import type { ActionActor, ActionContract, ActionPlan, ActionState } from '../workflows/shared';
+
+export interface ActionActivityDeps {
+  repos: Pick<Repos, 'externalActions' | 'worldObjects' | 'worldHistory' | 'outbox'>;
+  webhookAllowlist: readonly string[];
+  webhookSigningSecret: string;
+  webhookTimeoutMs: number;
+}
+
+export interface RecordTransitionInput {
+  state: ActionState;
+  event: string;
+  actor: ActionActor | null;
+  detail?: Record<string, unknown>;
+}
+
+/** Failure types execution can end with; none of them is retried. */
+export const EXECUTION_FAILURES = {
+  planDrift: 'PlanDrift',
+  webhookRejected: 'WebhookRejected',
+} as const;
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** Activities of the external-action workflow; each is idempotent under retries. */
+export function createActionActivities(deps: ActionActivityDeps) {
+  const { repos } = deps;
+  return {
+    /** The dry-run plan of a contract against the world as it is now. */
+    async planActionContract(contract: ActionContract): Promise<ActionPlan> {
+      const objectId = contract.target.world_object_ref;
+      const object =
+        contract.action_kind === 'world.update_object' && objectId
+          ? await repos.worldObjects.findById(objectId)
+          : null;
+      return planAction(contract, {
+        object,
+        webhookAllowlist: deps.webhookAllowlist,
+        now: new Date().toISOString(),
+      });
+    },
+
+    /**
+     * Appends the transition to the action's hash-chained ledger and writes the state
+     * projection; returns the new ledger head (the stored one, on a retry).
+     */
+    async recordActionTransition(input: RecordTransitionInput): Promise<string> {
+      const { state } = input;
+      const body: Omit<ActionLedgerEntry, 'digest'> = {
+        _id: `${state.action_id}:${state.seq}`,
+        action_id: state.action_id,
+        seq: state.seq,
+        at: state.updated_at,
+        event: input.event,
+        status: state.status,
+        action_kind: state.action_kind,
+        shared_context_id: state.shared_context_id,
+        actor: input.actor,
+        detail: input.detail ?? {},
+        prev_digest: state.ledger_head,
+      };
+      const stored = await repos.externalActions.appendOnce({
+        ...body,
+        digest: ledgerDigest(body),
+      });
+      const { action_id, ...rest } = state;
+      await repos.externalActions.project({ ...rest, _id: action_id, ledger_head: stored.digest });
+      return stored.digest;
+    },
+
+    /** Applies the effect once: a retry recognises its own earlier success. */
+    async applyAction(input: {
+      state: ActionState;
+      plan: ActionPlan;
+    }): Promise<Record<string, unknown>> {
+      const { state, plan } = input;
+      const now = new Date().toISOString();
+      switch (state.action_kind) {
+        case 'world.update_object': {
+          const diff = plan.diff!;
+          const patch = state.parameters['patch'] as Record<string, unknown>;
+          let applied = await repos.worldObjects.patchAtVersion(
+            diff.object_id,
+            diff.base_version,
+            patch,
+            state.action_id,
+            now,
+          );
+          if (!applied) {
+            const object = await repos.worldObjects.findById(diff.object_id);
+            if (object?.last_action_id !== state.action_id) {
+              throw ApplicationFailure.nonRetryable(
+                `world object ${diff.object_id} changed since the plan (version ${object?.version ?? 'gone'}, planned on ${diff.base_version})`,
+                EXECUTION_FAILURES.planDrift,
+              );
+            }
+            applied = true;
+          }
+          await repos.worldHistory.appendOnce({
+            _id: `evt_${state.action_id.slice(4)}`,
+            kind: 'object.updated',
+            object_id: diff.object_id,
+            at: now,
+            change: {
+              action_id: state.action_id,
+              changes: diff.changes,
+              version: diff.base_version + 1,
+            },
+          });
+          return { object_id: diff.object_id, version: diff.base_version + 1 };
+        }
+        case 'webhook.post': {
+          const url = state.target.url!;
+          const text = stringify(state.parameters['body'] ?? state.parameters) ?? 'null';
+          const signature = createHmac('sha256', deps.webhookSigningSecret)
+            .update(text)
+            .digest('hex');
+          const attempt = Context.current().info.attempt;
+          let response: Response;
+          try {
+            response = await fetch(url, {
+              method: 'POST',
+              headers: {
+                'Content-Type': 'application/json',
+                'Idempotency-Key': state.action_id,
+                'X-Governed-Action-Id': state.action_id,
+                'X-Governed-Signature': `sha256=${signature}`,
+              },
+              body: text,
+              signal: AbortSignal.timeout(deps.webhookTimeoutMs),
+            });
+          } catch (error) {
+            throw new Error(
+              `webhook POST ${url} failed: ${error instanceof Error ? error.message : String(error)}`,
+            );
+          }
+          if (response.ok) return { status: response.status, attempt, url };
+          if (
+            response.status >= 400 &&
+            response.status < 500 &&
+            response.status !== 408 &&
+            response.status !== 429
+          ) {
+            throw ApplicationFailure.nonRetryable(
+              `webhook answered ${response.status}`,
+              EXECUTION_FAILURES.webhookRejected,
+            );
+          }
+          throw new Error(`webhook answered ${response.status}; will retry`);
+        }
+        case 'notify': {
+          const message = await repos.outbox.putOnce({
+            _id: state.action_id,
+            channel: (state.parameters['channel'] as string | undefined) ?? 'default',
+            message: state.parameters['message'] as string,
+            shared_context_id: state.shared_context_id,
+            created_at: now,
+          });
+          return { outbox_id: message._id, channel: message.channel };
+        }
+      }
+    },
+  };
+}
+
+/** sha256 over the canonical JSON of an entry (its `prev_digest` included). */
+export const ledgerDigest = (entry: Omit<ActionLedgerEntry, 'digest'>): string =>
+  `sha256:${sha256(stringify(entry) ?? '')}`;

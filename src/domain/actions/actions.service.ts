@@ -1,0 +1,249 @@
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import type { AppDeps } from '../../app/deps';
+import type { AuthContext } from '../../auth/auth-context';
+import { FAMILIES, entitlementRank } from '../../auth/families';
+import { ApiError, notFound, type ErrorCode } from '../../api/errors';
+import type {
+  ActionHistoryQuery,
+  ExternalActionDecisionRequest,
+  ExternalActionRequest,
+} from '../../api/routes/external-actions.routes';
+import { newId } from '../../lib/ids';
+import type { ActionRecord } from '../../store/external-actions.repo';
+import { decodeCursor } from '../../store/paging';
+import {
+  ACTION_ERRORS,
+  ActionKindKey,
+  ActionStatusKey,
+  SharedContextIdKey,
+  actionStateQuery,
+  actionWorkflowId,
+  approveActionUpdate,
+  executeActionUpdate,
+  planSettledUpdate,
+  rejectActionUpdate,
+  type ActionState,
+  type ActionWorkflowInput,
+} from '../../workflows/shared';
+import { toContract } from './contract';
+import { planAction } from './planner';
+
+/** How long `execute` waits for the effect before answering with the status so far. */
+const EXECUTE_WAIT_MS = 10_000;
+
+type Decision = 'approve' | 'reject' | 'execute';
+const UPDATES = {
+  approve: approveActionUpdate,
+  reject: rejectActionUpdate,
+  execute: executeActionUpdate,
+} as const;
+
+/** Records the contract and starts its workflow; answers once the dry run has settled it. */
+export async function proposeAction(deps: AppDeps, auth: AuthContext, body: ExternalActionRequest) {
+  const contract = toContract(body);
+  const actionId = newId('act');
+  const input: ActionWorkflowInput = {
+    action_id: actionId,
+    contract,
+    proposed_by: { principal_id: auth.principalId, key_id: auth.keyId },
+    created_at: new Date().toISOString(),
+  };
+  const client = await temporalClient(deps);
+  const channel = contract.parameters['channel'];
+  const target =
+    contract.target.world_object_ref ??
+    contract.target.url ??
+    `channel ${typeof channel === 'string' ? channel : 'default'}`;
+  const handle = await client.workflow.start('externalActionWorkflow', {
+    workflowId: actionWorkflowId(actionId),
+    taskQueue: deps.temporal.taskQueue,
+    args: [input],
+    typedSearchAttributes: [
+      { key: ActionKindKey, value: contract.action_kind },
+      { key: ActionStatusKey, value: 'proposed' },
+      ...(contract.shared_context_id
+        ? [{ key: SharedContextIdKey, value: contract.shared_context_id }]
+        : []),
+    ],
+    staticSummary: `${contract.action_kind} → ${target} (${contract.bounds.required_approvals} approval(s))`,
+    staticDetails: `Proposed by \`${auth.principalId}\`${contract.reason ? `: ${contract.reason}` : ''}`,
+  });
+  deps.metrics.workflowStarts.inc({ workflow_type: 'externalActionWorkflow' });
+  const state = await handle.executeUpdate(planSettledUpdate);
+  return actionView(deps, toRecord(state), auth);
+}
+
+/** The plan a contract would get now, creating nothing. */
+export async function dryRunAction(deps: AppDeps, body: ExternalActionRequest) {
+  const contract = toContract(body);
+  const objectId = contract.target.world_object_ref;
+  const object =
+    contract.action_kind === 'world.update_object' && objectId
+      ? await deps.repos.worldObjects.findById(objectId)
+      : null;
+  return {
+    contract,
+    plan: planAction(contract, {
+      object,
+      webhookAllowlist: deps.config.webhookAllowlist,
+      now: new Date().toISOString(),
+    }),
+  };
+}
+
+export async function getAction(deps: AppDeps, auth: AuthContext, actionId: string) {
+  const record = await deps.repos.externalActions.findById(actionId);
+  if (!record) throw notFound(`action ${actionId}`);
+  return actionView(deps, record, auth);
+}
+
+/** The hash-chained ledger of transitions, newest first. */
+export async function actionHistory(deps: AppDeps, query: ActionHistoryQuery) {
+  const page = await deps.repos.externalActions.listLedger(
+    {
+      status: query.status,
+      action_kind: query.action_kind,
+      shared_context_id: query.shared_context_id,
+    },
+    query.limit ?? 50,
+    query.cursor ? decodeCursor(query.cursor) : undefined,
+  );
+  return {
+    items: page.items.map(({ _id, ...entry }) => ({ entry_id: _id, ...entry })),
+    next_cursor: page.next_cursor,
+  };
+}
+
+/**
+ * A decision, as a validated update of the action's workflow: the answer says at once
+ * whether it was accepted. `execute` then waits a little for the effect to land.
+ */
+export async function decideAction(
+  deps: AppDeps,
+  auth: AuthContext,
+  actionId: string,
+  decision: Decision,
+  body: ExternalActionDecisionRequest | undefined,
+) {
+  const record = await deps.repos.externalActions.findById(actionId);
+  if (!record) throw notFound(`action ${actionId}`);
+  const client = await temporalClient(deps);
+  const handle = client.workflow.getHandle(actionWorkflowId(actionId));
+  let state: ActionState;
+  try {
+    state = await handle.executeUpdate(UPDATES[decision], {
+      args: [
+        {
+          principal_id: auth.principalId,
+          key_id: auth.keyId,
+          reason: body?.reason,
+          plan_digest: body?.plan_digest,
+        },
+      ],
+    });
+  } catch (error) {
+    throw await decisionError(deps, actionId, decision, error);
+  }
+  if (decision === 'execute') state = await settledAfterExecute(handle);
+  return actionView(deps, toRecord(state), auth);
+}
+
+async function settledAfterExecute(handle: WorkflowHandle): Promise<ActionState> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), EXECUTE_WAIT_MS);
+  });
+  try {
+    const final =
+      (await Promise.race([handle.result() as Promise<ActionState>, waited])) ?? undefined;
+    return final ?? (await handle.query(actionStateQuery));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const FAILURE_CODES: Record<string, ErrorCode> = {
+  [ACTION_ERRORS.invalidState]: 'invalid_state',
+  [ACTION_ERRORS.forbidden]: 'forbidden',
+  [ACTION_ERRORS.conflict]: 'conflict',
+};
+
+/** A refused update becomes its HTTP error; a closed workflow is the action's final state. */
+async function decisionError(
+  deps: AppDeps,
+  actionId: string,
+  decision: Decision,
+  error: unknown,
+): Promise<ApiError> {
+  if (error instanceof WorkflowUpdateFailedError) {
+    const cause = error.cause as
+      { type?: string; message?: string; details?: unknown[] } | undefined;
+    const code = (cause?.type && FAILURE_CODES[cause.type]) || 'internal';
+    const status = (cause?.details?.[0] as string | undefined) ?? undefined;
+    return new ApiError(code, cause?.message ?? 'decision refused', {
+      extra: status ? { status } : {},
+    });
+  }
+  const record = await deps.repos.externalActions.findById(actionId);
+  if (
+    record &&
+    ['dry_run_failed', 'rejected', 'expired', 'executed', 'failed'].includes(record.status)
+  ) {
+    return new ApiError('invalid_state', `cannot ${decision} an action that is ${record.status}`, {
+      extra: { status: record.status },
+    });
+  }
+  deps.logger.error({ err: error, action_id: actionId }, 'action decision failed');
+  return new ApiError('unavailable', 'the workflow service did not take the decision; retry');
+}
+
+async function temporalClient(deps: AppDeps) {
+  try {
+    return await deps.temporal.getClient();
+  } catch (error) {
+    throw new ApiError(
+      'unavailable',
+      `Temporal is unreachable: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+const toRecord = ({ action_id, ...rest }: ActionState): ActionRecord => ({
+  _id: action_id,
+  ...rest,
+});
+
+/** True when the key reaches the family (class and layer). */
+function reaches(auth: AuthContext, family: 'external_action_execution'): boolean {
+  const policy = FAMILIES[family];
+  return (
+    entitlementRank(auth.entitlement) >= entitlementRank(policy.minEntitlement) &&
+    auth.accessLayer >= policy.minLayer
+  );
+}
+
+/** The action as clients see it, with what the calling key may do next. */
+export function actionView(
+  deps: Pick<AppDeps, 'config' | 'temporal'>,
+  record: ActionRecord,
+  auth: AuthContext,
+) {
+  const mayDecide =
+    record.status === 'awaiting_approval' &&
+    reaches(auth, 'external_action_execution') &&
+    auth.principalId !== record.proposed_by.principal_id;
+  const { _id, seq: _seq, proposed_by, ...rest } = record;
+  return {
+    action_id: _id,
+    ...rest,
+    proposed_by: proposed_by.principal_id,
+    allowed: {
+      approve: mayDecide && !record.approvals.some((a) => a.principal_id === auth.principalId),
+      reject: mayDecide,
+      execute: record.status === 'approved' && reaches(auth, 'external_action_execution'),
+    },
+    links: {
+      temporal_ui: `${deps.config.temporalUiUrl}/namespaces/${deps.temporal.namespace}/workflows/${record.workflow_id}/${record.run_id}/history`,
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import type { Collection, Db, Filter } from 'mongodb';
+import type { ActionState } from '../workflows/shared';
+import { isDuplicateKey } from './mongo';
+import { afterPosition, toPage, type PagePosition } from './paging';
+
+/** The MongoDB projection of an action's workflow state, for reads and listings. */
+export type ActionRecord = Omit<ActionState, 'action_id'> & { _id: string };
+
+/** One transition of one action; each entry carries the digest of the one before it. */
+export interface ActionLedgerEntry {
+  /** `<action_id>:<seq>` */
+  _id: string;
+  action_id: string;
+  seq: number;
+  at: string;
+  event: string;
+  status: ActionState['status'];
+  action_kind: ActionState['action_kind'];
+  shared_context_id: string | null;
+  actor: { principal_id: string; key_id: string } | null;
+  detail: Record<string, unknown>;
+  prev_digest: string | null;
+  digest: string;
+}
+
+export interface ActionLedgerFilter {
+  status?: string;
+  action_kind?: string;
+  shared_context_id?: string;
+  action_id?: string;
+}
+
+export type ExternalActionsRepo = ReturnType<typeof createExternalActionsRepo>;
+
+export function createExternalActionsRepo(db: Db) {
+  const actions: Collection<ActionRecord> = db.collection<ActionRecord>('external_actions');
+  const ledger: Collection<ActionLedgerEntry> = db.collection<ActionLedgerEntry>('action_ledger');
+  return {
+    actions,
+    ledger,
+    async ensureIndexes(): Promise<void> {
+      await actions.createIndex({ status: 1, _id: -1 }, { name: 'by_status' });
+      await ledger.createIndex({ at: -1, _id: -1 }, { name: 'by_time' });
+      await ledger.createIndex({ action_id: 1, seq: 1 }, { name: 'by_action' });
+    },
+    findById: (id: string) => actions.findOne({ _id: id }),
+    /**
+     * Writes a snapshot unless a newer one is already stored. Only the action's workflow
+     * writes here, in sequence; the guard only stops a late activity retry from going back.
+     */
+    async project(record: ActionRecord): Promise<void> {
+      try {
+        await actions.replaceOne({ _id: record._id, seq: { $lt: record.seq } }, record, {
+          upsert: true,
+        });
+      } catch (error) {
+        // The upsert collides with a newer snapshot already stored: nothing to do.
+        if (!isDuplicateKey(error)) throw error;
+      }
+    },
+    /** Appends a ledger entry once; a retry returns the entry already written. */
+    async appendOnce(entry: ActionLedgerEntry): Promise<ActionLedgerEntry> {
+      try {
+        await ledger.insertOne(entry);
+        return entry;
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+        const existing = await ledger.findOne({ _id: entry._id });
+        if (!existing) throw error;
+        return existing;
+      }
+    },
+    /** Ledger entries, newest first, keyset-paged. */
+    async listLedger(filter: ActionLedgerFilter, limit: number, after?: PagePosition) {
+      const query: Filter<ActionLedgerEntry> = {
+        ...(filter.status ? { status: filter.status as ActionLedgerEntry['status'] } : {}),
+        ...(filter.action_kind
+          ? { action_kind: filter.action_kind as ActionLedgerEntry['action_kind'] }
+          : {}),
+        ...(filter.shared_context_id ? { shared_context_id: filter.shared_context_id } : {}),
+        ...(filter.action_id ? { action_id: filter.action_id } : {}),
+        ...afterPosition(after),
+      };
+      const rows = await ledger
+        .find(query)
+        .sort({ at: -1, _id: -1 })
+        .limit(limit + 1)
+        .toArray();
+      return toPage(rows, limit);
+    },
+    /** Every entry of one action, in order. */
+    entriesOf: (actionId: string) =>
+      ledger.find({ action_id: actionId }).sort({ seq: 1 }).toArray(),
+  };
+}

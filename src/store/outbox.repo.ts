@@ -1,0 +1,28 @@
+import type { Collection, Db } from 'mongodb';
+
+/** A message put in the outbox by a `notify` action (one per action). */
+export interface OutboxMessage {
+  /** The action id: a retried delivery finds its own message. */
+  _id: string;
+  channel: string;
+  message: string;
+  shared_context_id: string | null;
+  created_at: string;
+}
+
+export type OutboxRepo = ReturnType<typeof createOutboxRepo>;
+
+export function createOutboxRepo(db: Db) {
+  const col: Collection<OutboxMessage> = db.collection<OutboxMessage>('outbox');
+  return {
+    collection: col,
+    async ensureIndexes(): Promise<void> {
+      await col.createIndex({ channel: 1, created_at: -1 }, { name: 'by_channel' });
+    },
+    /** Inserts once; returns the stored message either way. */
+    async putOnce(message: OutboxMessage): Promise<OutboxMessage> {
+      await col.updateOne({ _id: message._id }, { $setOnInsert: message }, { upsert: true });
+      return (await col.findOne({ _id: message._id })) ?? message;
+    },
+  };
+}

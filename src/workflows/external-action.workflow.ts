@@ -1,0 +1,260 @@
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { ActionActivities } from '../activities';
+import {
+  ACTION_ERRORS,
+  ActionStatusKey,
+  actionStateQuery,
+  approveActionUpdate,
+  executeActionUpdate,
+  planSettledUpdate,
+  rejectActionUpdate,
+  type ActionActor,
+  type ActionDecision,
+  type ActionDecisionInput,
+  type ActionState,
+  type ActionStatus,
+  type ActionWorkflowInput,
+} from './shared';
+
+const { planActionContract, recordActionTransition } = proxyActivities<ActionActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: {
+    initialInterval: '200 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+  },
+});
+
+const { applyAction } = proxyActivities<ActionActivities>({
+  startToCloseTimeout: '15 seconds',
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    maximumAttempts: 6,
+  },
+});
+
+const now = (): string => new Date().toISOString();
+/** A deep copy that the workflow sandbox can always make (plain JSON state). */
+const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+/**
+ * One approval-gated outbound action, from proposal to its final status. The workflow is
+ * the single writer of the action's status: every transition goes to the hash-chained
+ * ledger and the MongoDB projection through an activity, in order. Decisions arrive as
+ * validated updates, so a caller learns at once whether its decision was accepted; the
+ * approval window is a durable timer.
+ */
+export async function externalActionWorkflow(input: ActionWorkflowInput): Promise<ActionState> {
+  const info = workflowInfo();
+  const expiresAtMs =
+    Date.parse(input.created_at) + input.contract.bounds.expires_in_seconds * 1000;
+  const state: ActionState = {
+    ...input.contract,
+    action_id: input.action_id,
+    status: 'proposed',
+    status_timestamps: { proposed: input.created_at },
+    proposed_by: input.proposed_by,
+    approvals: [],
+    decisions: [],
+    dry_run: null,
+    execution: null,
+    expires_at: new Date(expiresAtMs).toISOString(),
+    workflow_id: info.workflowId,
+    run_id: info.firstExecutionRunId,
+    created_at: input.created_at,
+    updated_at: input.created_at,
+    seq: 0,
+    ledger_head: null,
+  };
+
+  // Records run one after another, so the ledger chain and projection follow the state.
+  let recording: Promise<void> = Promise.resolve();
+  const record = (
+    event: string,
+    actor: ActionActor | null,
+    detail?: Record<string, unknown>,
+  ): Promise<void> => {
+    state.seq += 1;
+    const snapshot = copy(state);
+    recording = recording.then(async () => {
+      snapshot.ledger_head = state.ledger_head;
+      state.ledger_head = await recordActionTransition({ state: snapshot, event, actor, detail });
+    });
+    return recording;
+  };
+  const moveTo = (
+    status: ActionStatus,
+    actor: ActionActor | null,
+    detail?: Record<string, unknown>,
+  ): Promise<void> => {
+    const at = now();
+    state.status = status;
+    state.status_timestamps[status] = at;
+    state.updated_at = at;
+    upsertSearchAttributes([{ key: ActionStatusKey, value: status }]);
+    setCurrentDetails(
+      `**${state.action_kind}** \`${state.action_id}\`: ${status} (${state.approvals.length}/${state.bounds.required_approvals} approvals)`,
+    );
+    return record(status, actor, detail);
+  };
+  const decision = (kind: ActionDecision['decision'], d: ActionDecisionInput): ActionDecision => ({
+    decision: kind,
+    principal_id: d.principal_id,
+    key_id: d.key_id,
+    reason: d.reason ?? null,
+    plan_digest: d.plan_digest ?? null,
+    at: now(),
+  });
+  const requireStatus = (expected: ActionStatus, verb: string): void => {
+    if (state.status !== expected) {
+      throw ApplicationFailure.create({
+        type: ACTION_ERRORS.invalidState,
+        message: `cannot ${verb} an action that is ${state.status}`,
+        details: [state.status],
+      });
+    }
+  };
+  const validateDecider = (d: ActionDecisionInput, verb: string): void => {
+    requireStatus('awaiting_approval', verb);
+    if (d.principal_id === state.proposed_by.principal_id) {
+      throw ApplicationFailure.create({
+        type: ACTION_ERRORS.forbidden,
+        message: `the proposer cannot ${verb} their own action`,
+      });
+    }
+    if (d.plan_digest && d.plan_digest !== state.dry_run?.plan_digest) {
+      throw ApplicationFailure.create({
+        type: ACTION_ERRORS.conflict,
+        message: `plan_digest ${d.plan_digest} is not the current plan (${state.dry_run?.plan_digest})`,
+        details: [state.status],
+      });
+    }
+  };
+
+  setHandler(actionStateQuery, () => state);
+  setHandler(planSettledUpdate, async () => {
+    await condition(() => state.status !== 'proposed');
+    await recording;
+    return state;
+  });
+  setHandler(
+    approveActionUpdate,
+    async (d: ActionDecisionInput) => {
+      const approval = decision('approve', d);
+      state.approvals.push(approval);
+      state.decisions.push(approval);
+      if (state.approvals.length >= state.bounds.required_approvals)
+        await moveTo('approved', d, { reason: approval.reason });
+      else await record('approval_recorded', d, { reason: approval.reason });
+      return state;
+    },
+    {
+      validator: (d: ActionDecisionInput) => {
+        validateDecider(d, 'approve');
+        if (state.approvals.some((a) => a.principal_id === d.principal_id)) {
+          throw ApplicationFailure.create({
+            type: ACTION_ERRORS.conflict,
+            message: `principal ${d.principal_id} has already approved this action`,
+            details: [state.status],
+          });
+        }
+      },
+    },
+  );
+  setHandler(
+    rejectActionUpdate,
+    async (d: ActionDecisionInput) => {
+      const rejection = decision('reject', d);
+      state.decisions.push(rejection);
+      await moveTo('rejected', d, { reason: rejection.reason });
+      return state;
+    },
+    { validator: (d: ActionDecisionInput) => validateDecider(d, 'reject') },
+  );
+  setHandler(
+    executeActionUpdate,
+    async (d: ActionDecisionInput) => {
+      state.decisions.push(decision('execute', d));
+      await moveTo('executing', d, { reason: d.reason ?? null });
+      return state;
+    },
+    { validator: (_d: ActionDecisionInput) => requireStatus('approved', 'execute') },
+  );
+
+  upsertSearchAttributes([{ key: ActionStatusKey, value: 'proposed' }]);
+  await record('proposed', state.proposed_by, { reason: state.reason });
+
+  state.dry_run = await planActionContract(input.contract);
+  if (!state.dry_run.ok) {
+    await moveTo('dry_run_failed', null, { reasons: state.dry_run.policy.reasons });
+    return finish();
+  }
+  await moveTo('awaiting_approval', null, { plan_digest: state.dry_run.plan_digest });
+
+  // The approval window, then the execution window, both end at expires_at (durable timers).
+  const untilExpiry = (): number => Math.max(1, expiresAtMs - Date.now());
+  if (!(await condition(() => state.status !== 'awaiting_approval', untilExpiry()))) {
+    await moveTo('expired', null, { window: 'approval' });
+    return finish();
+  }
+  if (state.status !== 'approved') return finish();
+  if (!(await condition(() => state.status === 'executing', untilExpiry()))) {
+    await moveTo('expired', null, { window: 'execution' });
+    return finish();
+  }
+
+  const startedAt = now();
+  const replan = await planActionContract(input.contract);
+  if (replan.plan_digest !== state.dry_run.plan_digest || !replan.ok) {
+    const reason = replan.ok ? 'plan_drift' : 'policy_denied';
+    state.execution = {
+      outcome: 'failed',
+      reason,
+      result: { replanned_digest: replan.plan_digest, reasons: replan.policy.reasons },
+      started_at: startedAt,
+      finished_at: now(),
+    };
+    await moveTo('failed', null, { reason });
+    return finish();
+  }
+  try {
+    const result = await applyAction({ state: copy(state), plan: replan });
+    state.execution = {
+      outcome: 'executed',
+      reason: null,
+      result,
+      started_at: startedAt,
+      finished_at: now(),
+    };
+    await moveTo('executed', null, { result });
+  } catch (error) {
+    const cause = (error as { cause?: { type?: string; message?: string } }).cause;
+    const reason = cause?.type === 'PlanDrift' ? 'plan_drift' : (cause?.message ?? String(error));
+    state.execution = {
+      outcome: 'failed',
+      reason,
+      result: { error: cause?.message ?? String(error) },
+      started_at: startedAt,
+      finished_at: now(),
+    };
+    await moveTo('failed', null, { reason });
+  }
+  return finish();
+
+  async function finish(): Promise<ActionState> {
+    await recording;
+    await condition(allHandlersFinished);
+    return state;
+  }
+}

@@ -1,0 +1,42 @@
+import { readFileSync } from 'node:fs';
+import type { Worker } from '@temporalio/worker';
+import type { AppDeps } from '../../src/app/deps';
+import { createWorker } from '../../src/worker/create-worker';
+import { WORKFLOW_BUNDLE_PATH } from '../test-env';
+
+export interface TestWorker {
+  worker: Worker;
+  /** Graceful shutdown: stops polling, drains, closes the connection. */
+  stop(): Promise<void>;
+}
+
+/** The activity dependencies of a worker serving this app's database. */
+export const activityDepsOf = (deps: AppDeps) => ({
+  repos: deps.repos,
+  webhookAllowlist: deps.config.webhookAllowlist,
+  webhookSigningSecret: deps.config.webhookSigningSecret,
+  webhookTimeoutMs: deps.config.webhookTimeoutMs,
+});
+
+/** A real worker on the app's task queue, running the pre-built workflow bundle. */
+export async function startTestWorker(
+  deps: AppDeps,
+  taskQueue = deps.config.taskQueue,
+): Promise<TestWorker> {
+  const { worker, connection } = await createWorker({
+    address: process.env['TEST_TEMPORAL_ADDRESS']!,
+    namespace: 'default',
+    taskQueue,
+    workflowBundle: { code: readFileSync(WORKFLOW_BUNDLE_PATH, 'utf8') },
+    activityDeps: activityDepsOf(deps),
+  });
+  const running = worker.run();
+  return {
+    worker,
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
+}
