@@ -27,6 +27,8 @@ export interface Config {
   webhookAllowlist: string[];
   webhookSigningSecret: string;
   webhookTimeoutMs: number;
+  /** A pre-built workflow bundle for the worker (skips bundling at start). */
+  workflowBundlePath: string | undefined;
 }
 
 /** Thrown when the environment does not describe a usable configuration. */
@@ -60,6 +62,7 @@ const envSchema = {
     WEBHOOK_ALLOWLIST: { type: 'string', pattern: '^(https?://[^\\s,]+)(,https?://[^\\s,]+)*$' },
     WEBHOOK_SIGNING_SECRET: { type: 'string', minLength: 32 },
     WEBHOOK_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 120000 },
+    WORKFLOW_BUNDLE_PATH: { type: 'string', minLength: 1 },
   },
   required: ['KEY_PEPPER'],
 } as const;
@@ -122,6 +125,7 @@ export function loadConfig(env: Env = process.env): Config {
         .update(`webhook-signing:${v['KEY_PEPPER'] as string}`)
         .digest('hex'),
     webhookTimeoutMs: num('WEBHOOK_TIMEOUT_MS', 10000),
+    workflowBundlePath: v['WORKFLOW_BUNDLE_PATH'] as string | undefined,
   };
 }
 

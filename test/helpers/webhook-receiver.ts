@@ -17,12 +17,15 @@ export class WebhookReceiver {
   /** Idempotency keys applied, in order. */
   readonly applied: string[] = [];
   failFirst = 0;
+  /** Requests that have arrived, answered or not. */
+  arrivals = 0;
   /** Delay before answering, to hold a request in flight. */
   delayMs = 0;
   private server: Server | undefined;
 
   async start(): Promise<string> {
     this.server = createServer((req, res) => {
+      this.arrivals += 1;
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {

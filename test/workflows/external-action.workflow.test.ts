@@ -1,0 +1,179 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { newId } from '../../src/lib/ids';
+import {
+  ActionStatusKey,
+  actionWorkflowId,
+  planSettledUpdate,
+  type ActionState,
+  type ActionWorkflowInput,
+} from '../../src/workflows/shared';
+import { call } from '../helpers/http';
+import { createTestKey, type TestKey } from '../helpers/keys';
+import { startTestApp, TEST_PEPPER, type TestApp } from '../helpers/test-app';
+import { startTestWorker } from '../helpers/test-worker';
+import { WebhookReceiver } from '../helpers/webhook-receiver';
+import { WORKFLOW_BUNDLE_PATH } from '../test-env';
+
+let app: TestApp;
+let proposer: TestKey;
+let approver: TestKey;
+const receiver = new WebhookReceiver();
+let receiverUrl: string;
+
+beforeAll(async () => {
+  receiverUrl = await receiver.start();
+  app = await startTestApp('action_wf', { env: { WEBHOOK_ALLOWLIST: receiverUrl } });
+  proposer = await createTestKey(app, { entitlement: 'strategic', accessLayer: 2 });
+  approver = await createTestKey(app, { entitlement: 'strategic', accessLayer: 2 });
+});
+afterAll(async () => {
+  await app.close();
+  await receiver.stop();
+});
+
+type Envelope = {
+  payload: ActionState & { action_id: string };
+  error?: { code: string; status?: string };
+};
+const decide = (id: string, decision: string) =>
+  call<Envelope>(app.url, 'POST', `/v1/external-actions/${id}/${decision}`, {
+    key: approver.apiKey,
+    body: {},
+  });
+
+/** Starts an action workflow directly, with a window shorter than the API allows. */
+async function startShortLived(expiresInSeconds: number): Promise<string> {
+  const client = await app.deps.temporal.getClient();
+  const actionId = newId('act');
+  const input: ActionWorkflowInput = {
+    action_id: actionId,
+    contract: {
+      action_kind: 'notify',
+      target: {},
+      parameters: { message: 'short-lived' },
+      bounds: { allowed_fields: [], expires_in_seconds: expiresInSeconds, required_approvals: 1 },
+      shared_context_id: null,
+      reason: null,
+    },
+    proposed_by: { principal_id: proposer.principalId, key_id: proposer.keyId },
+    created_at: new Date().toISOString(),
+  };
+  const handle = await client.workflow.start('externalActionWorkflow', {
+    workflowId: actionWorkflowId(actionId),
+    taskQueue: app.deps.config.taskQueue,
+    args: [input],
+  });
+  await handle.executeUpdate(planSettledUpdate);
+  return actionId;
+}
+
+describe('approval windows (durable timers)', () => {
+  it('expires an action nobody decided, and refuses later decisions with 409', async () => {
+    const worker = await startTestWorker(app.deps);
+    try {
+      const client = await app.deps.temporal.getClient();
+      const id = await startShortLived(2);
+      const final = (await client.workflow.getHandle(actionWorkflowId(id)).result()) as ActionState;
+      expect(final.status).toBe('expired');
+      expect(Object.keys(final.status_timestamps)).toEqual([
+        'proposed',
+        'awaiting_approval',
+        'expired',
+      ]);
+      const late = await decide(id, 'approve');
+      expect(late.status).toBe(409);
+      expect(late.body.error).toMatchObject({ code: 'invalid_state', status: 'expired' });
+      const described = await client.workflow.getHandle(actionWorkflowId(id)).describe();
+      expect(described.typedSearchAttributes.get(ActionStatusKey)).toBe('expired');
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('expires an approved action that is never executed', async () => {
+    const worker = await startTestWorker(app.deps);
+    try {
+      const id = await startShortLived(3);
+      expect((await decide(id, 'approve')).body.payload.status).toBe('approved');
+      const client = await app.deps.temporal.getClient();
+      const final = (await client.workflow.getHandle(actionWorkflowId(id)).result()) as ActionState;
+      expect(final.status).toBe('expired');
+      expect(final.status_timestamps.approved).toBeDefined();
+    } finally {
+      await worker.stop();
+    }
+  });
+});
+
+/** A real worker process (the one `npm start` runs), to kill -9 mid-flight. */
+function startWorkerProcess(): ChildProcess {
+  return spawn(process.execPath, [join(__dirname, '..', '..', 'dist', 'src', 'worker.js')], {
+    env: {
+      PATH: process.env['PATH'],
+      MONGODB_URI: `${process.env['TEST_MONGODB_URI']}${app.dbName}`,
+      TEMPORAL_ADDRESS: process.env['TEST_TEMPORAL_ADDRESS'],
+      TEMPORAL_TASK_QUEUE: app.deps.config.taskQueue,
+      KEY_PEPPER: TEST_PEPPER,
+      WEBHOOK_ALLOWLIST: receiverUrl,
+      WORKFLOW_BUNDLE_PATH,
+      LOG_LEVEL: 'warn',
+    },
+    stdio: 'ignore',
+  });
+}
+
+const killed = (child: ChildProcess): Promise<void> =>
+  new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+
+describe('surviving a worker crash', () => {
+  it('completes once when the worker dies mid-approval and mid-execution', async () => {
+    receiver.calls.length = 0;
+    receiver.applied.length = 0;
+    receiver.arrivals = 0;
+    receiver.delayMs = 1500;
+    let worker = startWorkerProcess();
+    try {
+      const proposed = await call<Envelope>(app.url, 'POST', '/v1/external-actions/propose', {
+        key: proposer.apiKey,
+        body: {
+          action_kind: 'webhook.post',
+          target: { url: `${receiverUrl}/crash` },
+          parameters: { n: 1 },
+          bounds: {},
+        },
+      });
+      expect(proposed.body.payload.status).toBe('awaiting_approval');
+      const id = proposed.body.payload.action_id;
+
+      // Mid-approval: the worker that planned the action dies; a new one takes over.
+      await killed(worker);
+      worker = startWorkerProcess();
+      expect((await decide(id, 'approve')).body.payload.status).toBe('approved');
+
+      // Mid-execution: the worker dies while the webhook request is in flight.
+      const executing = decide(id, 'execute');
+      for (let i = 0; i < 100 && receiver.arrivals === 0; i += 1)
+        await new Promise((r) => setTimeout(r, 50));
+      await killed(worker);
+      worker = startWorkerProcess();
+      await executing;
+
+      const client = await app.deps.temporal.getClient();
+      const final = (await client.workflow.getHandle(actionWorkflowId(id)).result()) as ActionState;
+      expect(final.status).toBe('executed');
+      expect(receiver.applied).toEqual([id]);
+      expect(receiver.calls.length).toBeGreaterThanOrEqual(2);
+      const stored = await call<Envelope>(app.url, 'GET', `/v1/external-actions/${id}`, {
+        key: approver.apiKey,
+      });
+      expect(stored.body.payload.status).toBe('executed');
+    } finally {
+      receiver.delayMs = 0;
+      await killed(worker);
+    }
+  }, 90_000);
+});
