@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { mintApiKey } from '../src/auth/api-key';
+import { createUnlimitedKey } from './lib/api';
 import { meanOf, runLoad, type LoadResult } from './lib/load';
 import { startNodeServer, type ServerProcess } from './lib/processes';
 import type { BenchContext, BenchReport } from './lib/report';
@@ -98,36 +99,6 @@ export async function foundationBench(ctx: BenchContext): Promise<BenchReport> {
   } finally {
     for (const server of servers) await server.stop();
   }
-}
-
-/** A strategic key with a quota policy high enough that the benchmark never hits a limit. */
-async function createUnlimitedKey(baseUrl: string, adminKey: string): Promise<string> {
-  const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${baseUrl}${path}`, {
-      method: 'POST',
-      headers: { 'X-API-Key': adminKey, 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return ((await res.json()) as { payload: Record<string, string> }).payload;
-  };
-  const principal = await post('/v1/admin/principals/create', {
-    name: 'bench',
-    email: `bench-${randomBytes(4).toString('hex')}@example.test`,
-    role: 'member',
-  });
-  const key = await post('/v1/admin/keys/create', {
-    principal_id: principal['principal_id'],
-    entitlement: 'strategic',
-    access_layer: 3,
-  });
-  await post('/v1/admin/policies/create', {
-    name: 'bench: unlimited',
-    scope: { key_id: key['key_id'] },
-    requests_per_minute: 1_000_000,
-    daily_quota: 1_000_000_000,
-  });
-  return key['api_key'];
 }
 
 /** Total MongoDB commands the api has sent, from its own metrics. */

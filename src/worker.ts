@@ -15,7 +15,9 @@ async function main(): Promise<void> {
     address: config.temporalAddress,
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
-    ...(config.workflowBundlePath ? { workflowBundle: { codePath: config.workflowBundlePath } } : {}),
+    ...(config.workflowBundlePath
+      ? { workflowBundle: { codePath: config.workflowBundlePath } }
+      : {}),
     activityDeps: {
       repos,
       webhookAllowlist: config.webhookAllowlist,

@@ -9,11 +9,27 @@ export interface ServerProcess {
 }
 
 /** Starts a node script as a child process, logging to a file, and waits for `readyUrl`. */
-export async function startNodeServer(
+export function startNodeServer(
   script: string,
   env: Record<string, string>,
   logFile: string,
   readyUrl: string,
+): Promise<ServerProcess> {
+  return startNodeProcess(script, env, logFile, async () => {
+    try {
+      return (await fetch(readyUrl)).ok;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Starts a node script as a child process, logging to a file, and waits until `isReady`. */
+export async function startNodeProcess(
+  script: string,
+  env: Record<string, string>,
+  logFile: string,
+  isReady: () => Promise<boolean>,
 ): Promise<ServerProcess> {
   const log = openSync(logFile, 'a');
   const child = spawn(process.execPath, [script], {
@@ -22,16 +38,11 @@ export async function startNodeServer(
   });
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null)
+    if (child.exitCode !== null) {
       throw new Error(`${script} exited (${child.exitCode}); see ${logFile}`);
-    try {
-      const res = await fetch(readyUrl);
-      if (res.ok) break;
-    } catch {
-      // not listening yet
     }
-    if (Date.now() > deadline)
-      throw new Error(`${script} not ready at ${readyUrl}; see ${logFile}`);
+    if (await isReady().catch(() => false)) break;
+    if (Date.now() > deadline) throw new Error(`${script} not ready in 60 s; see ${logFile}`);
     await new Promise((r) => setTimeout(r, 200));
   }
   return {

@@ -46,17 +46,15 @@ export function createExternalActionsRepo(db: Db) {
     findById: (id: string) => actions.findOne({ _id: id }),
     /**
      * Writes a snapshot unless a newer one is already stored. Only the action's workflow
-     * writes here, in sequence; the guard only stops a late activity retry from going back.
+     * writes here, one record after another; the check only stops a late retry of an
+     * earlier record from going back. It reads first rather than filtering the replace on
+     * `seq`, because FerretDB answers a filter on anything but `_id` with a collection scan
+     * (measured: 16 ms against 4.6 ms at 500 actions, growing with the collection).
      */
     async project(record: ActionRecord): Promise<void> {
-      try {
-        await actions.replaceOne({ _id: record._id, seq: { $lt: record.seq } }, record, {
-          upsert: true,
-        });
-      } catch (error) {
-        // The upsert collides with a newer snapshot already stored: nothing to do.
-        if (!isDuplicateKey(error)) throw error;
-      }
+      const stored = await actions.findOne({ _id: record._id }, { projection: { seq: 1 } });
+      if (stored && stored.seq >= record.seq) return;
+      await actions.replaceOne({ _id: record._id }, record, { upsert: true });
     },
     /** Appends a ledger entry once; a retry returns the entry already written. */
     async appendOnce(entry: ActionLedgerEntry): Promise<ActionLedgerEntry> {

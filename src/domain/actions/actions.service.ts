@@ -1,4 +1,8 @@
-import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowUpdateFailedError,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import type { AppDeps } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
 import { FAMILIES, entitlementRank } from '../../auth/families';
@@ -54,8 +58,10 @@ export async function proposeAction(deps: AppDeps, auth: AuthContext, body: Exte
     contract.target.world_object_ref ??
     contract.target.url ??
     `channel ${typeof channel === 'string' ? channel : 'default'}`;
-  const handle = await client.workflow.start('externalActionWorkflow', {
+  // Start and wait for the dry run in one call (update-with-start).
+  const startWorkflowOperation = new WithStartWorkflowOperation('externalActionWorkflow', {
     workflowId: actionWorkflowId(actionId),
+    workflowIdConflictPolicy: 'FAIL',
     taskQueue: deps.temporal.taskQueue,
     args: [input],
     typedSearchAttributes: [
@@ -68,8 +74,10 @@ export async function proposeAction(deps: AppDeps, auth: AuthContext, body: Exte
     staticSummary: `${contract.action_kind} → ${target} (${contract.bounds.required_approvals} approval(s))`,
     staticDetails: `Proposed by \`${auth.principalId}\`${contract.reason ? `: ${contract.reason}` : ''}`,
   });
+  const state = await client.workflow.executeUpdateWithStart(planSettledUpdate, {
+    startWorkflowOperation,
+  });
   deps.metrics.workflowStarts.inc({ workflow_type: 'externalActionWorkflow' });
-  const state = await handle.executeUpdate(planSettledUpdate);
   return actionView(deps, toRecord(state), auth);
 }
 

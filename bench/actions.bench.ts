@@ -1,0 +1,182 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { mintApiKey } from '../src/auth/api-key';
+import { goUpdate, readyUpdate } from './baseline/bare-action.workflow';
+import { createUnlimitedKey, postJson } from './lib/api';
+import { startNodeProcess, startNodeServer, type ServerProcess } from './lib/processes';
+import type { BenchContext, BenchReport } from './lib/report';
+import { percentile, runConcurrently, timed } from './lib/stats';
+
+const API_PORT = 18482;
+const SAMPLES = Number(process.env['BENCH_ACTION_SAMPLES'] ?? 60);
+const THROUGHPUT_ACTIONS = Number(process.env['BENCH_ACTION_TOTAL'] ?? 200);
+const IN_FLIGHT = 20;
+
+interface Lifecycle {
+  /** Until the action awaits a decision. */
+  propose(i: number): Promise<unknown>;
+  /** From the decision until the effect is done. */
+  decideAndExecute(handle: unknown): Promise<void>;
+}
+
+/**
+ * Actions: our full lifecycle over HTTP (propose → awaiting_approval, then approve and
+ * execute → executed, with plan, ledger and projection) against a bare Temporal baseline
+ * driven by the client (a workflow with one update and one activity, doing the same effect).
+ * Target: our end-to-end latency ≤ 1.5× the baseline's.
+ */
+export async function actionsBench(ctx: BenchContext): Promise<BenchReport> {
+  const suffix = randomBytes(3).toString('hex');
+  const mongoUri = `${ctx.mongoBaseUri}bench_actions_${suffix}`;
+  const ourQueue = `bench-actions-${suffix}`;
+  const bareQueue = `bench-bare-${suffix}`;
+  const adminKey = mintApiKey(randomBytes(6).toString('hex'));
+  const pepper = randomBytes(32).toString('hex');
+  const connection = await Connection.connect({ address: ctx.temporalAddress });
+  const client = new Client({ connection });
+  const processes: ServerProcess[] = [];
+  const pollersOn = (taskQueue: string) => async () => {
+    const described = await client.workflowService.describeTaskQueue({
+      namespace: 'default',
+      taskQueue: { name: taskQueue },
+      taskQueueType: 1,
+    });
+    return (described.pollers ?? []).length > 0;
+  };
+  try {
+    const env = {
+      MONGODB_URI: mongoUri,
+      TEMPORAL_ADDRESS: ctx.temporalAddress,
+      TEMPORAL_TASK_QUEUE: ourQueue,
+      KEY_PEPPER: pepper,
+      ADMIN_API_KEY: adminKey,
+      LOG_LEVEL: 'warn',
+    };
+    processes.push(
+      await startNodeProcess(
+        join(ctx.distDir, 'src', 'worker.js'),
+        env,
+        join(ctx.logDir, 'actions-worker.log'),
+        pollersOn(ourQueue),
+      ),
+      await startNodeServer(
+        join(ctx.distDir, 'src', 'main.js'),
+        { ...env, PORT: String(API_PORT) },
+        join(ctx.logDir, 'actions-api.log'),
+        `http://127.0.0.1:${API_PORT}/healthz`,
+      ),
+      await startNodeProcess(
+        join(ctx.distDir, 'bench', 'baseline', 'bare-temporal-worker.js'),
+        {
+          MONGODB_URI: mongoUri,
+          TEMPORAL_ADDRESS: ctx.temporalAddress,
+          TEMPORAL_TASK_QUEUE: bareQueue,
+        },
+        join(ctx.logDir, 'actions-bare-worker.log'),
+        pollersOn(bareQueue),
+      ),
+    );
+    const base = `http://127.0.0.1:${API_PORT}`;
+    const proposer = await createUnlimitedKey(base, adminKey);
+    const approver = await createUnlimitedKey(base, adminKey);
+
+    const ours: Lifecycle = {
+      async propose(i) {
+        const action = await postJson<{ action_id: string; status: string }>(
+          base,
+          '/v1/external-actions/propose',
+          proposer,
+          {
+            action_kind: 'notify',
+            target: {},
+            parameters: { message: `bench ${i}`, channel: 'bench' },
+            bounds: {},
+          },
+        );
+        if (action.status !== 'awaiting_approval')
+          throw new Error(`proposed action is ${action.status}`);
+        return action.action_id;
+      },
+      async decideAndExecute(id) {
+        await postJson(base, `/v1/external-actions/${String(id)}/approve`, approver, {});
+        const done = await postJson<{ status: string }>(
+          base,
+          `/v1/external-actions/${String(id)}/execute`,
+          approver,
+          {},
+        );
+        if (done.status !== 'executed') throw new Error(`executed action is ${done.status}`);
+      },
+    };
+    const bare: Lifecycle = {
+      async propose() {
+        const id = `bare-${randomBytes(8).toString('hex')}`;
+        const handle = await client.workflow.start('bareActionWorkflow', {
+          taskQueue: bareQueue,
+          workflowId: id,
+          args: [id],
+        });
+        await handle.executeUpdate(readyUpdate);
+        return handle;
+      },
+      async decideAndExecute(handle) {
+        const h = handle as ReturnType<typeof client.workflow.getHandle>;
+        await h.executeUpdate(goUpdate);
+        await h.result();
+      },
+    };
+
+    const measure = async (lifecycle: Lifecycle) => {
+      const propose: number[] = [];
+      const execute: number[] = [];
+      const total: number[] = [];
+      for (let i = 0; i < SAMPLES; i += 1) {
+        const [handle, proposeMs] = await timed(() => lifecycle.propose(i));
+        const [, executeMs] = await timed(() => lifecycle.decideAndExecute(handle));
+        propose.push(proposeMs);
+        execute.push(executeMs);
+        total.push(proposeMs + executeMs);
+      }
+      const wallMs = await runConcurrently(THROUGHPUT_ACTIONS, IN_FLIGHT, async (i) => {
+        await lifecycle.decideAndExecute(await lifecycle.propose(i));
+      });
+      return {
+        proposeP50Ms: percentile(propose, 50),
+        proposeP99Ms: percentile(propose, 99),
+        executeP50Ms: percentile(execute, 50),
+        executeP99Ms: percentile(execute, 99),
+        endToEndP50Ms: percentile(total, 50),
+        endToEndP99Ms: percentile(total, 99),
+        actionsPerSecond: Math.round((THROUGHPUT_ACTIONS / wallMs) * 1000 * 10) / 10,
+      };
+    };
+    // Warm both paths, then measure the baseline first and ours second.
+    await measureWarmup(ours, bare);
+    const bareResult = await measure(bare);
+    const ourResult = await measure(ours);
+    const p50Ratio = Math.round((ourResult.endToEndP50Ms / bareResult.endToEndP50Ms) * 100) / 100;
+    const p99Ratio = Math.round((ourResult.endToEndP99Ms / bareResult.endToEndP99Ms) * 100) / 100;
+    return {
+      suite: 'actions',
+      description: `Action lifecycle over HTTP (notify kind; ${SAMPLES} sequential samples, then ${THROUGHPUT_ACTIONS} actions with ${IN_FLIGHT} in flight) vs a bare Temporal workflow with one update and one activity`,
+      results: { ours: ourResult, bare: bareResult },
+      ratios: {
+        endToEndP50: p50Ratio,
+        endToEndP99: p99Ratio,
+        throughput:
+          Math.round((ourResult.actionsPerSecond / bareResult.actionsPerSecond) * 100) / 100,
+      },
+      targets: [{ name: 'end-to-end latency (p50) ≤ 1.5× bare', met: p50Ratio <= 1.5 }],
+    };
+  } finally {
+    for (const process of processes.reverse()) await process.stop();
+    await connection.close();
+  }
+}
+
+async function measureWarmup(...lifecycles: Lifecycle[]): Promise<void> {
+  for (const lifecycle of lifecycles) {
+    for (let i = 0; i < 5; i += 1) await lifecycle.decideAndExecute(await lifecycle.propose(i));
+  }
+}
