@@ -86,6 +86,16 @@ describe('approval windows (durable timers)', () => {
       expect(late.body.error).toMatchObject({ code: 'invalid_state', status: 'expired' });
       const described = await client.workflow.getHandle(actionWorkflowId(id)).describe();
       expect(described.typedSearchAttributes.get(ActionStatusKey)).toBe('expired');
+      // What an operator types in the Web UI's filter (visibility is eventually consistent).
+      const query = `ActionStatus = "expired" AND WorkflowId = "${actionWorkflowId(id)}"`;
+      let found: string[] = [];
+      for (let i = 0; i < 50 && found.length === 0; i += 1) {
+        found = [];
+        for await (const execution of client.workflow.list({ query }))
+          found.push(execution.workflowId);
+        if (found.length === 0) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(found).toEqual([actionWorkflowId(id)]);
     } finally {
       await worker.stop();
     }
