@@ -46,6 +46,12 @@ export class TemporalGateway {
         this.connection = connection;
         this.client = new Client({ connection, namespace: this.options.namespace });
         return this.client;
+      } catch (error) {
+        this.options.logger.warn(
+          { err: error, address: this.options.address },
+          'Temporal unreachable',
+        );
+        throw error;
       } finally {
         this.connecting = undefined;
       }
