@@ -3,11 +3,13 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { actionsBench } from './actions.bench';
 import { foundationBench } from './foundation.bench';
+import { sessionsBench } from './sessions.bench';
 import { writeReport, type BenchContext, type BenchReport } from './lib/report';
 
 const SUITES: Record<string, (ctx: BenchContext) => Promise<BenchReport>> = {
   foundation: foundationBench,
   actions: actionsBench,
+  sessions: sessionsBench,
 };
 
 /** Runs the benchmark suites named on the command line (all by default). */

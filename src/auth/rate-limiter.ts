@@ -155,7 +155,11 @@ export class RateLimiter {
           continue;
         }
         windowIds.add(windowId);
-        if (counter.local !== counter.written) dirty.push(this.shardOf(subject, windowId, counter));
+        // A shard only grows, and a subject in the middle of its own sync is left to it, so
+        // two writes of one shard never race and a published reservation is never undone.
+        if (!state.syncing && counter.local > counter.written) {
+          dirty.push(this.shardOf(subject, windowId, counter));
+        }
       }
       if (state.windows.size === 0 && nowMs - state.lastSeenAt > 60_000)
         this.subjects.delete(subject);
@@ -164,7 +168,7 @@ export class RateLimiter {
     await this.options.repo.writeShards(dirty);
     for (const shard of dirty) {
       const counter = this.subjects.get(shard.subject)?.windows.get(shard.window);
-      if (counter) counter.written = shard.count;
+      if (counter) counter.written = Math.max(counter.written, shard.count);
     }
     if (active.length > 0) {
       const shards = await this.options.repo.readShards(active, [...windowIds]);
@@ -184,8 +188,14 @@ export class RateLimiter {
           const shards = [...state.windows].map(([windowId, counter]) =>
             this.shardOf(subject, windowId, counter, reserve ? 1 : 0),
           );
-          await this.options.repo.writeShards(shards.filter((s) => s.count > 0));
-          for (const shard of shards) state.windows.get(shard.window)!.written = shard.count;
+          const changed = shards.filter(
+            (shard) => shard.count > state.windows.get(shard.window)!.written,
+          );
+          await this.options.repo.writeShards(changed);
+          for (const shard of changed) {
+            const counter = state.windows.get(shard.window)!;
+            counter.written = Math.max(counter.written, shard.count);
+          }
           const read = await this.options.repo.readShards([subject], [...state.windows.keys()]);
           this.applyRemote([subject], read);
         } finally {

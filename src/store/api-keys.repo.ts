@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { isDuplicateKey } from './mongo';
 import type { AccessLayer, Entitlement } from '../auth/families';
 
 export type KeyStatus = 'active' | 'suspended' | 'revoked';
@@ -43,7 +44,17 @@ export function createApiKeysRepo(db: Db) {
     /** Writes a key record whole (bootstrap key seeding is idempotent). */
     async upsert(record: ApiKeyRecord): Promise<void> {
       const { _id, created_at, ...rest } = record;
-      await col.updateOne({ _id }, { $set: rest, $setOnInsert: { created_at } }, { upsert: true });
+      try {
+        await col.updateOne(
+          { _id },
+          { $set: rest, $setOnInsert: { created_at } },
+          { upsert: true },
+        );
+      } catch (error) {
+        // FerretDB: concurrent upserts of one _id can collide; the record is then there.
+        if (!isDuplicateKey(error)) throw error;
+        await col.updateOne({ _id }, { $set: rest });
+      }
     },
     /** Revokes bootstrap keys other than the current one (ADMIN_API_KEY was changed). */
     async revokeOtherBootstrapKeys(currentId: string, now: string): Promise<void> {

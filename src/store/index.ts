@@ -1,9 +1,13 @@
 import type { Db } from 'mongodb';
 import { createApiKeysRepo } from './api-keys.repo';
 import { createExternalActionsRepo } from './external-actions.repo';
+import { createExternalEventsRepo } from './external-events.repo';
+import { createWorldExternalStateRepo } from './world-external-state.repo';
 import { createOutboxRepo } from './outbox.repo';
 import { createWorldHistoryRepo } from './world-history.repo';
 import { createWorldObjectsRepo } from './world-objects.repo';
+import { createWorldRelationshipsRepo } from './world-relationships.repo';
+import { createWorldTasksRepo } from './world-tasks.repo';
 import { createAuditRepo } from './audit.repo';
 import { createIdempotencyRepo } from './idempotency.repo';
 import { createOrganizationsRepo } from './organizations.repo';
@@ -12,6 +16,8 @@ import { createQuotaPoliciesRepo } from './quota-policies.repo';
 import { createRateCountersRepo } from './rate-counters.repo';
 import { createRequestLedgerRepo } from './request-ledger.repo';
 import { createRuntimeRepo } from './runtime.repo';
+import { createSessionStepsRepo } from './session-steps.repo';
+import { createSessionsRepo } from './sessions.repo';
 
 /** Every repository, built over one database. */
 export function createRepos(db: Db) {
@@ -24,11 +30,17 @@ export function createRepos(db: Db) {
     idempotency: createIdempotencyRepo(db),
     rateCounters: createRateCountersRepo(db),
     runtime: createRuntimeRepo(db),
+    sessions: createSessionsRepo(db),
+    sessionSteps: createSessionStepsRepo(db),
     quotaPolicies: createQuotaPoliciesRepo(db),
     externalActions: createExternalActionsRepo(db),
     worldObjects: createWorldObjectsRepo(db),
     worldHistory: createWorldHistoryRepo(db),
+    worldRelationships: createWorldRelationshipsRepo(db),
+    worldTasks: createWorldTasksRepo(db),
     outbox: createOutboxRepo(db),
+    externalEvents: createExternalEventsRepo(db),
+    worldExternalState: createWorldExternalStateRepo(db),
   };
 }
 

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
+import { isDuplicateKey } from './mongo';
 
 /** The runtime's own identity record: one document, created once per database. */
 export interface RuntimeRecord {
@@ -27,9 +28,13 @@ export function createRuntimeRepo(db: Db) {
         identity_digest: createHash('sha256').update(`runtime:${runtimeId}:${now}`).digest('hex'),
         created_at: now,
       };
-      const { _id, ...fields } = candidate;
-      await col.updateOne({ _id }, { $setOnInsert: fields }, { upsert: true });
-      const stored = await col.findOne({ _id });
+      try {
+        await col.insertOne(candidate);
+      } catch (error) {
+        // Another instance booting at the same time created it first: theirs stands.
+        if (!isDuplicateKey(error)) throw error;
+      }
+      const stored = await col.findOne({ _id: 'runtime' });
       if (!stored) throw new Error('runtime record missing after upsert');
       return stored;
     },

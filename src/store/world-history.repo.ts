@@ -1,15 +1,40 @@
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, Filter } from 'mongodb';
+import { isDuplicateKey } from './mongo';
+import { afterPosition, toPage, type PagePosition } from './paging';
 
 /** One append-only world history event. */
 export interface WorldHistoryEvent {
   _id: string;
   kind: string;
+  /** The object the event is about, when it is about one. */
   object_id?: string;
+  /** The task the event is about (task events). */
+  task_id?: string;
+  /** Every object the event concerns (a task's refs, both ends of a relationship). */
+  object_refs?: string[];
   at: string;
   change: Record<string, unknown>;
 }
 
+/** Filters of the history listing. */
+export interface WorldHistoryFilter {
+  /** Events whose `object_id` is this object or whose `object_refs` name it. */
+  object_id?: string;
+  kind?: string;
+}
+
 export type WorldHistoryRepo = ReturnType<typeof createWorldHistoryRepo>;
+
+function toQuery(filter: WorldHistoryFilter, after?: PagePosition): Filter<WorldHistoryEvent> {
+  const clauses: Filter<WorldHistoryEvent>[] = [];
+  if (filter.object_id) {
+    clauses.push({ $or: [{ object_id: filter.object_id }, { object_refs: filter.object_id }] });
+  }
+  if (filter.kind) clauses.push({ kind: filter.kind });
+  if (after) clauses.push(afterPosition(after));
+  if (clauses.length === 0) return {};
+  return clauses.length === 1 ? clauses[0] : { $and: clauses };
+}
 
 export function createWorldHistoryRepo(db: Db) {
   const col: Collection<WorldHistoryEvent> = db.collection<WorldHistoryEvent>('world_history');
@@ -17,10 +42,46 @@ export function createWorldHistoryRepo(db: Db) {
     collection: col,
     async ensureIndexes(): Promise<void> {
       await col.createIndex({ object_id: 1, _id: -1 }, { name: 'by_object' });
+      await col.createIndex({ at: -1, _id: -1 }, { name: 'by_time' });
+      await col.createIndex({ object_refs: 1 }, { name: 'by_refs' });
     },
-    /** Appends once: a repeat with the same id (an activity retry) is a no-op. */
+    /**
+     * Appends once: a repeat with the same id (an activity retry, a re-delivery) is a no-op,
+     * also when two writers race (FerretDB then answers the loser with a duplicate key).
+     */
     async appendOnce(event: WorldHistoryEvent): Promise<void> {
-      await col.updateOne({ _id: event._id }, { $setOnInsert: event }, { upsert: true });
+      try {
+        await col.updateOne({ _id: event._id }, { $setOnInsert: event }, { upsert: true });
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+      }
+    },
+    /** Inserts unless an event with this id exists; true when this call wrote it. */
+    async insertOnce(event: WorldHistoryEvent): Promise<boolean> {
+      try {
+        await col.insertOne(event);
+        return true;
+      } catch (error) {
+        if (isDuplicateKey(error)) return false;
+        throw error;
+      }
+    },
+    /** True when the event exists (read by `_id`). */
+    exists: async (id: string): Promise<boolean> =>
+      (await col.findOne({ _id: id }, { projection: { _id: 1 } })) !== null,
+    /** Events newest first (`at`, then `_id`, descending), keyset-paged. */
+    async list(filter: WorldHistoryFilter, limit: number, after?: PagePosition) {
+      const rows = await col
+        .find(toQuery(filter, after))
+        .sort({ at: -1, _id: -1 })
+        .limit(limit + 1)
+        .toArray();
+      return toPage(rows, limit);
+    },
+    /** Id of the newest event, the world's `history_head`; null for an empty history. */
+    async head(): Promise<string | null> {
+      const newest = await col.findOne({}, { sort: { at: -1, _id: -1 }, projection: { _id: 1 } });
+      return newest?._id ?? null;
     },
   };
 }

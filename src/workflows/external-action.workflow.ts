@@ -253,12 +253,15 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
     };
     await moveTo('executed', null, { result });
   } catch (error) {
-    const cause = (error as { cause?: { type?: string; message?: string } }).cause;
-    const reason = cause?.type === 'PlanDrift' ? 'plan_drift' : (cause?.message ?? String(error));
+    // Regular activities wrap the failure (ActivityFailure → cause); local ones may not.
+    const failure =
+      error instanceof ApplicationFailure ? error : (error as { cause?: unknown }).cause;
+    const detail = failure instanceof ApplicationFailure ? failure : undefined;
+    const reason = detail?.type === 'PlanDrift' ? 'plan_drift' : (detail?.message ?? String(error));
     state.execution = {
       outcome: 'failed',
       reason,
-      result: { error: cause?.message ?? String(error) },
+      result: { error: detail?.message ?? String(error) },
       started_at: startedAt,
       finished_at: now(),
     };

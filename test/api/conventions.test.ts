@@ -158,18 +158,25 @@ describe('malformed input', () => {
       loc: ['body', 'input_packet', 'command'],
       type: 'missing',
     });
-    const valid = await call<ErrorBody>(
+    // Runtime checkpoints are planned (docs/roadmap.md): their route validates, then 501.
+    const invalidCheckpoint = await call<ErrorBody>(
       app.url,
       'POST',
-      '/v1/sessions/ses_01JABCDEFGHJKMNPQRSTVWXYZ0/step',
-      {
-        key: strategic.apiKey,
-        body: { input_packet: { command: 'list_objects', args: {} } },
-      },
+      '/v1/continuous-ops/checkpoint',
+      { key: strategic.apiKey, body: { scope: ['everything'] } },
     );
+    expect(invalidCheckpoint.status).toBe(422);
+    expect(issuesOf(invalidCheckpoint.body)[0]).toMatchObject({
+      loc: ['body', 'scope', 0],
+      type: 'enum',
+    });
+    const valid = await call<ErrorBody>(app.url, 'POST', '/v1/continuous-ops/checkpoint', {
+      key: strategic.apiKey,
+      body: { label: 'nightly', scope: ['sessions'] },
+    });
     expect(valid.status).toBe(501);
     expect(valid.body.error.code).toBe('not_implemented');
-    expect(valid.body.error.message).toMatch(/session/i);
+    expect(valid.body.error.message).toMatch(/checkpoint/i);
   });
 });
 

@@ -315,6 +315,24 @@ describe('execution', () => {
     });
   });
 
+  it('lets only one of two concurrent actions on the same object apply', async () => {
+    const object = await worldObject();
+    const ids: string[] = [];
+    for (const status of ['published', 'withdrawn']) {
+      const { body } = await propose(
+        updateContract(object._id, { parameters: { patch: { status } } }),
+      );
+      ids.push(body.payload.action_id);
+      await decide(body.payload.action_id, 'approve', approver);
+    }
+    const results = await Promise.all(ids.map((id) => decide(id, 'execute', approver)));
+    const statuses = results.map((r) => r.body.payload.status).sort();
+    expect(statuses).toEqual(['executed', 'failed']);
+    const failed = results.find((r) => r.body.payload.status === 'failed')!;
+    expect(failed.body.payload.execution?.reason).toBe('plan_drift');
+    expect(await app.deps.repos.worldObjects.findById(object._id)).toMatchObject({ version: 2 });
+  });
+
   it('puts a notify message in the outbox once', async () => {
     const { body } = await propose({
       action_kind: 'notify',

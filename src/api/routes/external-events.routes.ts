@@ -1,13 +1,12 @@
-import { defineRoute, type JsonSchema, type RouteDefinition } from '../route';
 import {
-  closedObject,
-  envelope,
-  notImplemented,
-  page,
-  pagedQuery,
-  pathParams,
-  prefixedId,
-} from './common';
+  eventHistory,
+  getEvent,
+  getReconciliation,
+  ingestBatch,
+  ingestEvent,
+} from '../../domain/events/events.service';
+import { defineRoute, type JsonSchema, type RouteDefinition } from '../route';
+import { closedObject, envelope, page, pagedQuery, pathParams, prefixedId } from './common';
 import {
   arrayOf,
   choice,
@@ -27,7 +26,6 @@ import {
   type PagedQuery,
 } from './schemas';
 
-const ISSUE = 4;
 const TAGS = ['external-events'];
 
 /** Pattern of `source_family` (DESIGN.md section 5). */
@@ -142,7 +140,7 @@ export const externalEventsRoutes: RouteDefinition[] = [
       }),
     },
     responses: { 200: { description: 'A page of ingress records.', schema: page(eventView) } },
-    handler: notImplemented('External event history', ISSUE),
+    handler: async (req, deps) => ({ payload: await eventHistory(deps, req.query) }),
   }),
 
   defineRoute<ExternalEventRequest, NoQuery, NoParams>({
@@ -166,7 +164,10 @@ export const externalEventsRoutes: RouteDefinition[] = [
       },
     },
     idempotent: true,
-    handler: notImplemented('External event ingest', ISSUE),
+    handler: async (req, deps) => {
+      const { created, payload } = await ingestEvent(deps, req.body);
+      return { status: created ? 201 : 200, payload };
+    },
   }),
 
   defineRoute<ExternalEventBatchRequest, NoQuery, NoParams>({
@@ -233,7 +234,7 @@ export const externalEventsRoutes: RouteDefinition[] = [
       },
     },
     idempotent: true,
-    handler: notImplemented('External event batch ingest', ISSUE),
+    handler: async (req, deps) => ({ payload: await ingestBatch(deps, req.body) }),
   }),
 
   defineRoute<unknown, NoQuery, EventParams>({
@@ -249,7 +250,9 @@ export const externalEventsRoutes: RouteDefinition[] = [
     responses: {
       200: { description: 'The reconciliation output.', schema: envelope(reconciliationView) },
     },
-    handler: notImplemented('External event reconciliation output', ISSUE),
+    handler: async (req, deps) => ({
+      payload: await getReconciliation(deps, req.params.event_id),
+    }),
   }),
 
   defineRoute<unknown, NoQuery, EventParams>({
@@ -263,6 +266,6 @@ export const externalEventsRoutes: RouteDefinition[] = [
     tags: TAGS,
     request: { params: eventParams },
     responses: { 200: { description: 'The event envelope.', schema: envelope(eventView) } },
-    handler: notImplemented('External event inspection', ISSUE),
+    handler: async (req, deps) => ({ payload: await getEvent(deps, req.params.event_id) }),
   }),
 ];

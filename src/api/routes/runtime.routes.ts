@@ -1,3 +1,6 @@
+import { getContinuity } from '../../domain/runtime/continuity.service';
+import { getPlatformSummary } from '../../domain/runtime/platform-summary.service';
+import { getRuntimeSummary } from '../../domain/runtime/runtime-summary.service';
 import { defineRoute, type RouteDefinition } from '../route';
 import { envelope, notImplemented, prefixedId } from './common';
 import {
@@ -16,8 +19,6 @@ import {
   type NoQuery,
 } from './schemas';
 
-/** Issue that owns runtime continuity, summary and the platform summary. */
-const ISSUE = 4;
 const TAGS = ['runtime'];
 
 /** Query of the session-focusable runtime readouts. */
@@ -93,7 +94,7 @@ export const runtimeRoutes: RouteDefinition[] = [
     family: 'runtime_basic',
     summary: 'continuity witness report',
     description:
-      'Returns the identity lineage of the runtime across sessions and checkpoints: the chain of identity digests and whether it is unbroken, optionally focused on one session.',
+      'Returns the identity lineage of the runtime across sessions and checkpoints: a hash chain of one link per session rooted in the runtime identity digest, its newest links verified, the session counts from its head, optionally focused on one session (an unknown one is 404). Reads only; see docs/sessions.md.',
     tags: TAGS,
     request: { query: sessionQuery },
     responses: {
@@ -103,8 +104,13 @@ export const runtimeRoutes: RouteDefinition[] = [
           view(
             {
               session_id: prefixedId('ses', 'Session the report focuses on, when asked.'),
-              identity_digest: text('Current identity digest.', 128),
+              runtime_id: text('Runtime id.', 64),
+              identity_digest: text('Runtime identity digest, the root of the lineage.', 128),
               lineage_intact: flag('True when every link of the lineage verifies.'),
+              problems: arrayOf(text('What did not verify.', 256), 'Empty when intact.', {
+                maxItems: 64,
+              }),
+              verified_links: count('Links read and verified (the newest ones).'),
               lineage: arrayOf(
                 view(
                   {
@@ -119,7 +125,12 @@ export const runtimeRoutes: RouteDefinition[] = [
                 { maxItems: 500 },
               ),
               sessions: count('Sessions in the lineage.'),
-              checkpoints: count('Checkpoints in the lineage.'),
+              preserved: count('Sessions that preserve their identity across steps.'),
+              fresh: count('Sessions that start every step anew.'),
+              checkpoints: count('Checkpoints in the lineage (none until checkpoints are built).'),
+              session: freeObject(
+                'With `session_id`: the session mode, identity, current identity, state and steps.',
+              ),
               ...witnessFields,
             },
             ['identity_digest', 'lineage_intact', 'lineage', ...witnessRequired],
@@ -127,7 +138,7 @@ export const runtimeRoutes: RouteDefinition[] = [
         ),
       },
     },
-    handler: notImplemented('The runtime continuity report', ISSUE),
+    handler: async (req, deps) => ({ payload: await getContinuity(deps, req.query) }),
   }),
 
   defineRoute<unknown, NoQuery, NoParams>({
@@ -247,7 +258,7 @@ export const runtimeRoutes: RouteDefinition[] = [
     family: 'runtime_basic',
     summary: 'build-safe runtime summary',
     description:
-      'Returns a short, build-safe summary of the runtime (state and a one-paragraph summary); with `session_id` it focuses on that session. Not paginated.',
+      'Returns a short, build-safe summary of the runtime (state and a one-paragraph summary, with the facts it states); with `session_id` it focuses on that session (an unknown one is 404). Not paginated; creates nothing.',
     tags: TAGS,
     request: { query: sessionQuery },
     responses: {
@@ -259,13 +270,14 @@ export const runtimeRoutes: RouteDefinition[] = [
               session_id: prefixedId('ses', 'Present when `session_id` was given.'),
               state: text('Runtime or session state; `active` is a value.', 64),
               summary: text('Human-readable summary.', 4096),
+              facts: freeObject('The figures the summary states, machine-readable.'),
             },
             ['state', 'summary'],
           ),
         ),
       },
     },
-    handler: notImplemented('The runtime summary', ISSUE),
+    handler: async (req, deps) => ({ payload: await getRuntimeSummary(deps, req.query) }),
   }),
 
   defineRoute<unknown, NoQuery, NoParams>({
@@ -292,19 +304,27 @@ export const runtimeRoutes: RouteDefinition[] = [
                     exposure: text('Exposure of the family.', 64),
                     min_entitlement: text('Minimum entitlement class.', 32),
                     min_layer: text('Minimum access layer, by name.', 32),
+                    routes: count('Routes in the family (0 for planned ones).'),
+                    planned: flag('True for families announced for later layers.'),
                   },
                   ['family', 'exposure', 'min_entitlement', 'min_layer'],
                 ),
                 'Public route families.',
                 { maxItems: 64 },
               ),
+              routes: count('Routes in the public families.'),
               counts: freeObject('Headline record counts (sessions, world objects, actions...).'),
+              computed_at: dateTime('When the summary was computed.'),
             },
             ['service', 'version', 'families'],
           ),
         ),
       },
     },
-    handler: notImplemented('The platform summary', ISSUE),
+    handler: async (_req, deps) => {
+      // The route table index imports this file: read it when called, not when loaded.
+      const { apiRoutes } = await import('./index');
+      return { payload: await getPlatformSummary(deps, apiRoutes) };
+    },
   }),
 ];

@@ -1,5 +1,6 @@
 import { defineRoute, type RouteDefinition } from '../route';
-import { closedObject, envelope, notImplemented, pathParams, prefixedId } from './common';
+import { createSession, getSession, stepSession } from '../../domain/sessions/sessions.service';
+import { closedObject, envelope, pathParams, prefixedId } from './common';
 import {
   choice,
   contextRef,
@@ -7,18 +8,30 @@ import {
   dateTime,
   flag,
   freeObject,
+  nullable,
   text,
   view,
   type NoParams,
   type NoQuery,
 } from './schemas';
 
-const ISSUE = 4;
 const TAGS = ['sessions'];
 
 /** Continuity modes of a session (DESIGN.md section 5). */
 export const CONTINUITY_MODES = ['preserve', 'fresh'] as const;
 export type ContinuityMode = (typeof CONTINUITY_MODES)[number];
+
+/** Commands a step can run (`input_packet.command`); docs/sessions.md describes each. */
+export const SESSION_COMMANDS = [
+  'list_objects',
+  'inspect_object',
+  'observe_world',
+  'note',
+  'recall',
+  'summarize',
+  'close',
+] as const;
+export type SessionCommand = (typeof SESSION_COMMANDS)[number];
 
 /** Body of `POST /v1/sessions`: every field optional, the object itself required. */
 export interface SessionCreateRequest {
@@ -28,7 +41,7 @@ export interface SessionCreateRequest {
 
 /** Body of `POST /v1/sessions/{session_id}/step`. */
 export interface SessionStepRequest {
-  input_packet: { command: string; args?: Record<string, unknown> };
+  input_packet: { command: SessionCommand; args?: Record<string, unknown> };
 }
 
 type SessionParams = { session_id: string };
@@ -43,6 +56,7 @@ const sessionView = view(
     state: choice(['active', 'closed'], 'Session state.'),
     step_count: count('Steps taken so far.'),
     shared_context_id: contextRef('Shared context the session belongs to, when named.'),
+    last_step_at: nullable(dateTime('When the newest step was taken; null before the first.')),
   },
   ['session_id', 'created_at', 'continuity_mode', 'state', 'step_count'],
   'A communicative session.',
@@ -75,7 +89,10 @@ export const sessionsRoutes: RouteDefinition[] = [
     },
     responses: { 201: { description: 'The new session.', schema: envelope(sessionView) } },
     idempotent: true,
-    handler: notImplemented('Session creation', ISSUE),
+    handler: async (req, deps) => ({
+      status: 201,
+      payload: await createSession(deps, req.auth!, req.body),
+    }),
   }),
 
   defineRoute<unknown, NoQuery, SessionParams>({
@@ -88,7 +105,7 @@ export const sessionsRoutes: RouteDefinition[] = [
     tags: TAGS,
     request: { params: sessionParams },
     responses: { 200: { description: 'The session.', schema: envelope(sessionView) } },
-    handler: notImplemented('Session inspection', ISSUE),
+    handler: async (req, deps) => ({ payload: await getSession(deps, req.params.session_id) }),
   }),
 
   defineRoute<SessionStepRequest, NoQuery, SessionParams>({
@@ -98,7 +115,7 @@ export const sessionsRoutes: RouteDefinition[] = [
     family: 'sessions',
     summary: 'step session',
     description:
-      'Runs one command (`list_objects`, `inspect_object`, `observe_world`, `note`, `recall`, `summarize`, `close`) and advances the session. An unknown command is 422 naming the known ones; a step on a closed session is 409.',
+      'Runs one command (`list_objects`, `inspect_object`, `observe_world`, `note`, `recall`, `summarize`, `close`) as the next step of the session and records it. An unknown command or bad arguments are 422 (a note referring to an unknown object too); inspecting an unknown object or an unknown session is 404; a step on a closed session is 409 `invalid_state`. Failed steps take no step number. See docs/sessions.md.',
     tags: TAGS,
     request: {
       params: sessionParams,
@@ -108,7 +125,10 @@ export const sessionsRoutes: RouteDefinition[] = [
           {
             input_packet: closedObject(
               {
-                command: text('Command to run, e.g. `list_objects`.', 64),
+                command: choice(
+                  SESSION_COMMANDS,
+                  'Command to run: `list_objects {kind?, limit?}`, `inspect_object {object_id}`, `observe_world {}`, `note {text, refs?}`, `recall {}`, `summarize {}` or `close {}`. Any other is 422 naming these.',
+                ),
                 args: freeObject('Command arguments, e.g. `{"kind": "service"}`.', 64),
               },
               ['command'],
@@ -129,11 +149,20 @@ export const sessionsRoutes: RouteDefinition[] = [
               step: count('Number of this step (1 for the first).'),
               command: text('Command that ran.', 64),
               output: freeObject('Command output.'),
+              state: choice(['active', 'closed'], 'Session state after this step.'),
+              at: dateTime('When the step was taken.'),
               continuity: view(
                 {
                   identity_stable: flag('True when identity carried over (`preserve` mode).'),
-                  identity_digest: text('Digest of the session identity and memory.', 128),
-                  steps: count('Steps taken so far.'),
+                  identity_digest: text(
+                    'Identity the step ran under: the session identity in `preserve` mode (the same every step), a new digest each step in `fresh` mode.',
+                    128,
+                  ),
+                  steps: count('Steps taken so far, this one included.'),
+                  continuity_mode: choice(CONTINUITY_MODES, 'Continuity mode of the session.'),
+                  memory_digest: nullable(
+                    text('Hash chain over the notes carried (`preserve`); null in `fresh`.', 128),
+                  ),
                 },
                 ['identity_stable'],
                 'Continuity of the session after this step.',
@@ -144,6 +173,8 @@ export const sessionsRoutes: RouteDefinition[] = [
         ),
       },
     },
-    handler: notImplemented('Session steps', ISSUE),
+    handler: async (req, deps) => ({
+      payload: await stepSession(deps, req.auth!, req.params.session_id, req.body),
+    }),
   }),
 ];

@@ -1,13 +1,14 @@
-import { defineRoute, type RouteDefinition } from '../route';
+import { externalStates } from '../../domain/events/events.service';
+import { createTask, updateTask } from '../../domain/world/tasks.service';
 import {
-  closedObject,
-  envelope,
-  notImplemented,
-  page,
-  pagedQuery,
-  pathParams,
-  prefixedId,
-} from './common';
+  getObject,
+  listHistory,
+  listObjects,
+  listRelationships,
+  worldState,
+} from '../../domain/world/world.service';
+import { defineRoute, type RouteDefinition } from '../route';
+import { closedObject, envelope, page, pagedQuery, pathParams, prefixedId } from './common';
 import {
   arrayOf,
   choice,
@@ -28,7 +29,6 @@ import {
   type PagedQuery,
 } from './schemas';
 
-const ISSUE = 4;
 const TAGS = ['worlds'];
 
 /** Task states (DESIGN.md section 5); `done` and `cancelled` are final. */
@@ -143,7 +143,7 @@ export const worldsRoutes: RouteDefinition[] = [
     responses: {
       200: { description: 'A page of external states.', schema: page(externalStateView) },
     },
-    handler: notImplemented('Reconciled external state', ISSUE),
+    handler: async (req, deps) => ({ payload: await externalStates(deps, req.query) }),
   }),
 
   defineRoute<unknown, WorldHistoryQuery, NoParams>({
@@ -168,7 +168,7 @@ export const worldsRoutes: RouteDefinition[] = [
     responses: {
       200: { description: 'A page of history events.', schema: page(historyEventView) },
     },
-    handler: notImplemented('World history', ISSUE),
+    handler: async (req, deps) => ({ payload: await listHistory(deps, req.query) }),
   }),
 
   defineRoute<unknown, WorldKindQuery, NoParams>({
@@ -181,7 +181,7 @@ export const worldsRoutes: RouteDefinition[] = [
     tags: TAGS,
     request: { query: pagedQuery({ kind: kindFilter('objects') }) },
     responses: { 200: { description: 'A page of world objects.', schema: page(worldObjectView) } },
-    handler: notImplemented('World object listing', ISSUE),
+    handler: async (req, deps) => ({ payload: await listObjects(deps, req.query) }),
   }),
 
   defineRoute<unknown, NoQuery, ObjectParams>({
@@ -195,7 +195,7 @@ export const worldsRoutes: RouteDefinition[] = [
     tags: TAGS,
     request: { params: objectParams },
     responses: { 200: { description: 'The world object.', schema: envelope(worldObjectView) } },
-    handler: notImplemented('World object inspection', ISSUE),
+    handler: async (req, deps) => ({ payload: await getObject(deps, req.params.object_id) }),
   }),
 
   defineRoute<unknown, RelationshipQuery, ObjectParams>({
@@ -221,7 +221,9 @@ export const worldsRoutes: RouteDefinition[] = [
     responses: {
       200: { description: 'A page of relationships.', schema: page(relationshipView) },
     },
-    handler: notImplemented('World object relationships', ISSUE),
+    handler: async (req, deps) => ({
+      payload: await listRelationships(deps, req.params.object_id, req.query),
+    }),
   }),
 
   defineRoute<unknown, WorldKindQuery, NoParams>({
@@ -257,7 +259,7 @@ export const worldsRoutes: RouteDefinition[] = [
         ),
       },
     },
-    handler: notImplemented('World state observation', ISSUE),
+    handler: async (req, deps) => ({ payload: await worldState(deps, req.query) }),
   }),
 
   defineRoute<CreateWorldTaskRequest, NoQuery, NoParams>({
@@ -289,7 +291,7 @@ export const worldsRoutes: RouteDefinition[] = [
     },
     responses: { 201: { description: 'The new task.', schema: envelope(taskView) } },
     idempotent: true,
-    handler: notImplemented('World task creation', ISSUE),
+    handler: async (req, deps) => ({ status: 201, payload: await createTask(deps, req.body) }),
   }),
 
   defineRoute<UpdateWorldTaskRequest, NoQuery, TaskParams>({
@@ -329,6 +331,8 @@ export const worldsRoutes: RouteDefinition[] = [
         ),
       },
     },
-    handler: notImplemented('World task updates', ISSUE),
+    handler: async (req, deps) => ({
+      payload: await updateTask(deps, req.params.task_id, req.body),
+    }),
   }),
 ];

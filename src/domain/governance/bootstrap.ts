@@ -5,6 +5,7 @@ import { newId } from '../../lib/ids';
 import { isDuplicateKey } from '../../store/mongo';
 import { OPERATORS_ORGANIZATION, SANDBOX_ORGANIZATION } from '../../store/organizations.repo';
 import type { Principal } from '../../store/principals.repo';
+import { seedDemoWorld } from '../world/demo-world';
 
 const BOOTSTRAP_EMAIL = 'bootstrap-operator@governed-runtime.invalid';
 
@@ -17,6 +18,7 @@ export async function ensureSystemRecords(deps: Pick<AppDeps, 'repos' | 'config'
   const now = new Date().toISOString();
   const { repos, config } = deps;
   await repos.runtime.ensure(now);
+  await seedDemoWorld(repos, now); // the demo world of a fresh database (docs/world.md)
   await repos.organizations.ensure(SANDBOX_ORGANIZATION, now);
   const operators = await repos.organizations.ensure(OPERATORS_ORGANIZATION, now);
   if (!config.adminApiKey) return;

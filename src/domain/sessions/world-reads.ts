@@ -1,0 +1,84 @@
+import type { AppDeps } from '../../app/deps';
+import { notFound, validationError } from '../../api/errors';
+import type { WorldObject } from '../../store/world-objects.repo';
+
+type WorldDeps = Pick<AppDeps, 'repos'>;
+
+/** An object as a step lists it. */
+const brief = (object: WorldObject) => ({
+  object_id: object._id,
+  kind: object.kind,
+  name: object.name,
+  version: object.version,
+  updated_at: object.updated_at,
+});
+
+/** `list_objects`: objects in creation (`_id`) order, optionally of one kind. */
+export async function listObjects(deps: WorldDeps, args: { kind?: string; limit: number }) {
+  const rows = await deps.repos.worldObjects.collection
+    .find(args.kind ? { kind: args.kind } : {})
+    .sort({ _id: 1 })
+    .limit(args.limit + 1)
+    .toArray();
+  const items = rows.slice(0, args.limit).map(brief);
+  return {
+    kind: args.kind ?? null,
+    items,
+    count: items.length,
+    truncated: rows.length > args.limit,
+  };
+}
+
+/** `inspect_object`: one object in full; an unknown id is 404 and takes no step. */
+export async function inspectObject(deps: WorldDeps, objectId: string) {
+  const object = await deps.repos.worldObjects.findById(objectId);
+  if (!object) throw notFound(`world object ${objectId}`);
+  return {
+    object: {
+      ...brief(object),
+      attributes: object.attributes,
+      external_state: object.external_state,
+      created_at: object.created_at,
+    },
+  };
+}
+
+/**
+ * `observe_world`: how many objects of each kind and the newest history event. Both read
+ * whole collections (FerretDB scans anything but `_id`), which a world of this size allows.
+ */
+export async function observeWorld(deps: WorldDeps, now: string) {
+  const [kinds, newest] = await Promise.all([
+    deps.repos.worldObjects.collection
+      .aggregate<{ _id: string; count: number }>([{ $group: { _id: '$kind', count: { $sum: 1 } } }])
+      .toArray(),
+    deps.repos.worldHistory.collection.find({}).sort({ at: -1, _id: -1 }).limit(1).toArray(),
+  ]);
+  const byKind = Object.fromEntries(
+    kinds.sort((a, b) => a._id.localeCompare(b._id)).map((k) => [k._id, k.count]),
+  );
+  const event = newest[0];
+  return {
+    objects: kinds.reduce((sum, k) => sum + k.count, 0),
+    by_kind: byKind,
+    history_head: event?._id ?? null,
+    newest_event: event
+      ? { event_id: event._id, kind: event.kind, object_id: event.object_id ?? null, at: event.at }
+      : null,
+    observed_at: now,
+  };
+}
+
+/** A note's references must name existing objects: 422 for each that does not. */
+export async function checkRefs(deps: WorldDeps, refs: string[]): Promise<void> {
+  const found = await Promise.all(refs.map((id) => deps.repos.worldObjects.findById(id)));
+  const missing = refs.flatMap((id, index) => (found[index] ? [] : [{ id, index }]));
+  if (missing.length === 0) return;
+  throw validationError(
+    missing.map(({ id, index }) => ({
+      loc: ['body', 'input_packet', 'args', 'refs', index],
+      msg: `Unknown world object ${id}`,
+      type: 'value_error',
+    })),
+  );
+}

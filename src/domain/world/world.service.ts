@@ -1,0 +1,79 @@
+import type { AppDeps } from '../../app/deps';
+import { notFound } from '../../api/errors';
+import type {
+  RelationshipQuery,
+  WorldHistoryQuery,
+  WorldKindQuery,
+} from '../../api/routes/worlds.routes';
+import { decodeCursor } from '../../store/paging';
+import { decodeIdCursor, idPage } from './cursor';
+import { historyEventView, objectView, relationshipView } from './views';
+
+type WorldDeps = Pick<AppDeps, 'repos'>;
+
+const DEFAULT_LIMIT = 50;
+
+/** A page of world objects in id order, optionally of one kind. */
+export async function listObjects(deps: WorldDeps, query: WorldKindQuery) {
+  const limit = query.limit ?? DEFAULT_LIMIT;
+  const after = query.cursor ? decodeIdCursor(query.cursor, 'obj') : undefined;
+  const rows = await deps.repos.worldObjects.list({ kind: query.kind }, limit, after);
+  const page = idPage(rows, limit);
+  return { items: page.items.map(objectView), next_cursor: page.next_cursor };
+}
+
+/** One world object; 404 when unknown. */
+export async function getObject(deps: WorldDeps, objectId: string) {
+  const object = await deps.repos.worldObjects.findById(objectId);
+  if (!object) throw notFound(`world object ${objectId}`);
+  return objectView(object);
+}
+
+/** A page of one object's relationships (both directions unless asked); 404 when unknown. */
+export async function listRelationships(
+  deps: WorldDeps,
+  objectId: string,
+  query: RelationshipQuery,
+) {
+  const limit = query.limit ?? DEFAULT_LIMIT;
+  const after = query.cursor ? decodeIdCursor(query.cursor, 'rel') : undefined;
+  if (!(await deps.repos.worldObjects.exists(objectId))) {
+    throw notFound(`world object ${objectId}`);
+  }
+  const rows = await deps.repos.worldRelationships.listFor(
+    objectId,
+    { kind: query.kind, direction: query.direction ?? 'both' },
+    limit,
+    after,
+  );
+  const page = idPage(rows, limit);
+  return { items: page.items.map(relationshipView), next_cursor: page.next_cursor };
+}
+
+/** A page of the append-only history, newest first. */
+export async function listHistory(deps: WorldDeps, query: WorldHistoryQuery) {
+  const page = await deps.repos.worldHistory.list(
+    { object_id: query.object_id, kind: query.kind },
+    query.limit ?? DEFAULT_LIMIT,
+    query.cursor ? decodeCursor(query.cursor) : undefined,
+  );
+  return { items: page.items.map(historyEventView), next_cursor: page.next_cursor };
+}
+
+/** The world state: a page of objects, their total and the newest history event id. */
+export async function worldState(deps: WorldDeps, query: WorldKindQuery) {
+  const { repos } = deps;
+  const [objects, objectCount, historyHead] = await Promise.all([
+    listObjects(deps, query),
+    repos.worldObjects.count({ kind: query.kind }),
+    repos.worldHistory.head(),
+  ]);
+  return {
+    world_state: {
+      objects: objects.items,
+      history_head: historyHead,
+      object_count: objectCount,
+    },
+    next_cursor: objects.next_cursor,
+  };
+}

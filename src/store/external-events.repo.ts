@@ -1,0 +1,182 @@
+import {
+  MongoBulkWriteError,
+  type Collection,
+  type Db,
+  type Filter,
+  type WriteError,
+} from 'mongodb';
+import { isDuplicateKey } from './mongo';
+
+/**
+ * One ingested external event. `_id` is the dedup key, sha256 of `source_family`, NUL,
+ * `source_event_id`: inserting the record *is* the claim of that key (a unique `_id` insert
+ * is atomic on FerretDB and MongoDB alike), so there is never a second record.
+ */
+export interface ExternalEventRecord {
+  _id: string;
+  event_id: string;
+  source_family: string;
+  source_event_id: string;
+  event_type: string;
+  /** Normalised to ISO 8601 UTC with milliseconds. */
+  occurred_at: string;
+  received_at: string;
+  world_object_ref: string | null;
+  shared_context_id: string | null;
+  payload: Record<string, unknown>;
+  payload_sha256: string;
+}
+
+/** A field conflict an event took part in (see `src/domain/events/merge.ts`). */
+export interface StoredConflict {
+  field: string;
+  resolution: 'won' | 'lost';
+  against: { event_id: string; source_family: string; source_event_id: string };
+}
+
+/**
+ * The reconciliation output of one event, written once; `_id` is the event id. Stored
+ * compactly (the insert of these rows is on the ingest path): what the event record already
+ * says (its object and context) is not repeated, and the list fields are left out when they
+ * hold their usual value, which `src/domain/events/views.ts` puts back.
+ */
+export interface StoredReconciliation {
+  _id: string;
+  /** `_id` of the event record, so an event is read from its id by `_id` twice. */
+  event_key: string;
+  outcome: 'applied' | 'stale' | 'unmatched' | 'conflict';
+  /** Object generation right after the event (null when unmatched). */
+  generation: number | null;
+  /** External-state revision the event was reconciled against or wrote (null when unmatched). */
+  revision: number | null;
+  reconciled_at: string;
+  /** Absent: every payload field when `applied`, none otherwise. */
+  applied_fields?: string[];
+  /** Absent: none. */
+  stale_fields?: string[];
+  /** Absent: none. */
+  conflicts?: StoredConflict[];
+  /** Absent: null. */
+  reason?: string;
+}
+
+/** Result of claiming one record of a batch. */
+export type ClaimResult =
+  { status: 'created' } | { status: 'duplicate' } | { status: 'failed'; message: string };
+
+export interface EventListFilter {
+  source_family?: string;
+  world_object_ref?: string;
+}
+
+/** The per-document errors of an unordered bulk insert. */
+function writeErrorsOf(error: MongoBulkWriteError): WriteError[] {
+  const errors = error.writeErrors;
+  return Array.isArray(errors) ? (errors as WriteError[]) : [errors as WriteError];
+}
+
+export type ExternalEventsRepo = ReturnType<typeof createExternalEventsRepo>;
+
+export function createExternalEventsRepo(db: Db) {
+  const events: Collection<ExternalEventRecord> =
+    db.collection<ExternalEventRecord>('external_events');
+  const reconciliations: Collection<StoredReconciliation> = db.collection<StoredReconciliation>(
+    'external_reconciliations',
+  );
+  return {
+    events,
+    reconciliations,
+    async ensureIndexes(): Promise<void> {
+      await events.createIndex({ event_id: -1 }, { name: 'by_event_id' });
+    },
+    /** Claims the record's key; false when an event with that key exists already. */
+    async claim(record: ExternalEventRecord): Promise<boolean> {
+      try {
+        await events.insertOne(record);
+        return true;
+      } catch (error) {
+        if (isDuplicateKey(error)) return false;
+        throw error;
+      }
+    },
+    /** Claims many keys in one unordered insert; one result per record, in order. */
+    async claimMany(records: ExternalEventRecord[]): Promise<ClaimResult[]> {
+      const results: ClaimResult[] = records.map(() => ({ status: 'created' }));
+      if (records.length === 0) return results;
+      try {
+        await events.insertMany(records, { ordered: false });
+      } catch (error) {
+        if (!(error instanceof MongoBulkWriteError)) throw error;
+        const writeErrors = writeErrorsOf(error);
+        for (const writeError of writeErrors) {
+          results[writeError.index] =
+            writeError.code === 11000
+              ? { status: 'duplicate' }
+              : { status: 'failed', message: writeError.errmsg ?? 'write refused' };
+        }
+      }
+      return results;
+    },
+    findByKey: (key: string) => events.findOne({ _id: key }),
+    /**
+     * An event by its id: through its reconciliation record (two reads by `_id`), or, for an
+     * event whose ingest did not finish, by the `event_id` field.
+     */
+    async findByEventId(eventId: string): Promise<ExternalEventRecord | null> {
+      const reconciliation = await reconciliations.findOne(
+        { _id: eventId },
+        { projection: { event_key: 1 } },
+      );
+      if (reconciliation) return events.findOne({ _id: reconciliation.event_key });
+      return events.findOne({ event_id: eventId });
+    },
+    findReconciliation: (eventId: string) => reconciliations.findOne({ _id: eventId }),
+    /**
+     * Writes reconciliation outputs once each. An output already written (a concurrent
+     * duplicate got there first) is kept, and returned in place of ours.
+     */
+    async recordReconciliations(records: StoredReconciliation[]): Promise<StoredReconciliation[]> {
+      if (records.length === 0) return [];
+      const taken = new Set<number>();
+      try {
+        await reconciliations.insertMany(records, { ordered: false });
+      } catch (error) {
+        if (!(error instanceof MongoBulkWriteError)) throw error;
+        const writeErrors = writeErrorsOf(error);
+        for (const writeError of writeErrors) {
+          if (writeError.code !== 11000) throw error;
+          taken.add(writeError.index);
+        }
+      }
+      return Promise.all(
+        records.map(async (record, index) => {
+          if (!taken.has(index)) return record;
+          return (await reconciliations.findOne({ _id: record._id })) ?? record;
+        }),
+      );
+    },
+    /** Events newest first (by `event_id`, a time-ordered ULID), keyset-paged. */
+    async list(filter: EventListFilter, limit: number, beforeEventId?: string) {
+      const query: Filter<ExternalEventRecord> = {
+        ...(filter.source_family ? { source_family: filter.source_family } : {}),
+        ...(filter.world_object_ref ? { world_object_ref: filter.world_object_ref } : {}),
+        ...(beforeEventId ? { event_id: { $lt: beforeEventId } } : {}),
+      };
+      const rows = await events
+        .find(query)
+        .sort({ event_id: -1 })
+        .limit(limit + 1)
+        .toArray();
+      return { items: rows.slice(0, limit), more: rows.length > limit };
+    },
+    /** The outcomes of several events, one read by `_id` each (FerretDB scans for `$in`). */
+    async outcomesOf(eventIds: string[]): Promise<Map<string, StoredReconciliation['outcome']>> {
+      const found = await Promise.all(
+        eventIds.map((id) => reconciliations.findOne({ _id: id }, { projection: { outcome: 1 } })),
+      );
+      const outcomes = new Map<string, StoredReconciliation['outcome']>();
+      for (const row of found) if (row) outcomes.set(row._id, row.outcome);
+      return outcomes;
+    },
+  };
+}

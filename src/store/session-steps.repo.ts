@@ -1,0 +1,203 @@
+import { LRUCache } from 'lru-cache';
+import { MongoBulkWriteError, type Collection, type Db, type WriteError } from 'mongodb';
+
+/**
+ * What a session has done up to and including one step: a fold over steps 1..`steps`,
+ * carried in every step record so the newest record alone describes the session.
+ */
+export interface SessionFold {
+  /** Steps taken, this one included. */
+  steps: number;
+  /** True once a `close` step has been taken (it is then the last step). */
+  closed: boolean;
+  /** Steps per command. */
+  by_command: Record<string, number>;
+  /** Notes taken. */
+  notes: number;
+  /** Step numbers of the newest notes (at most `NOTE_WINDOW`), oldest first. */
+  note_steps: number[];
+  /** World objects the session has inspected or referenced (newest last, bounded). */
+  objects: string[];
+  /** Hash chain over the notes: the session's memory, as a digest. */
+  memory_digest: string;
+  /** When the first step was taken. */
+  first_at: string;
+}
+
+/** One step of a session: written once, by one insert, and never changed. */
+export interface SessionStepRecord {
+  /** `<session_id>:<step>`: the unique `_id` is what makes a step number single-owner. */
+  _id: string;
+  session_id: string;
+  step: number;
+  command: string;
+  args: Record<string, unknown>;
+  output: Record<string, unknown>;
+  at: string;
+  /** The identity digest this step ran under. */
+  identity_digest: string;
+  actor: { principal_id: string; key_id: string };
+  /** The session after this step. */
+  state: SessionFold;
+}
+
+export type SessionStepsRepo = ReturnType<typeof createSessionStepsRepo>;
+
+/** Most steps written by one insert command. */
+const MAX_BATCH = 128;
+
+interface PendingInsert {
+  record: SessionStepRecord;
+  settle: (inserted: boolean) => void;
+  fail: (error: unknown) => void;
+}
+
+export const stepId = (sessionId: string, step: number): string => `${sessionId}:${step}`;
+
+/**
+ * Session steps, stored as dense, immutable slots `<session_id>:1, :2, ...`.
+ *
+ * Claiming step n is inserting slot n (FerretDB has no transactions and its updates are
+ * read-modify-write, so only an insert on `_id` is a safe claim). A step is only ever
+ * inserted by a caller who has read slot n-1, so slots never skip and the newest step can
+ * be found from any known slot with `_id` reads alone (gallop, then bisect): no filter
+ * ever scans the collection. Records never change, so this process caches the newest step
+ * it knows per session and the note steps `recall` re-reads; a stale cache only costs a
+ * failed insert or one more probe, never a wrong answer.
+ */
+export function createSessionStepsRepo(db: Db) {
+  const col: Collection<SessionStepRecord> = db.collection<SessionStepRecord>('session_steps');
+  const newest = new LRUCache<string, SessionStepRecord>({ max: 10_000 });
+  /** Per session, the last queued claim of this process (see `exclusive`). */
+  const queues = new Map<string, Promise<void>>();
+  /** Inserts waiting for the one in flight (see `insert`). */
+  let waiting: PendingInsert[] = [];
+  let writing = false;
+  const notes = new LRUCache<string, SessionStepRecord>({ max: 5_000 });
+
+  const remember = (record: SessionStepRecord): void => {
+    const known = newest.get(record.session_id);
+    if (!known || known.step < record.step) newest.set(record.session_id, record);
+    if (record.command === 'note') notes.set(record._id, record);
+  };
+
+  /** Writes the waiting inserts as one unordered command; a duplicate fails only its own. */
+  async function flush(batch: PendingInsert[]): Promise<void> {
+    try {
+      await col.insertMany(
+        batch.map((pending) => pending.record),
+        { ordered: false },
+      );
+      for (const pending of batch) pending.settle(true);
+    } catch (error) {
+      if (!(error instanceof MongoBulkWriteError)) {
+        for (const pending of batch) pending.fail(error);
+        return;
+      }
+      const errors = ([] as WriteError[]).concat(error.writeErrors);
+      const byIndex = new Map(errors.map((writeError) => [writeError.index, writeError]));
+      batch.forEach((pending, index) => {
+        const writeError = byIndex.get(index);
+        if (!writeError) pending.settle(true);
+        else if (writeError.code === 11000) pending.settle(false);
+        else pending.fail(error);
+      });
+    }
+  }
+
+  function pump(): void {
+    if (writing || waiting.length === 0) return;
+    writing = true;
+    const batch = waiting.slice(0, MAX_BATCH);
+    waiting = waiting.slice(MAX_BATCH);
+    void flush(batch).finally(() => {
+      writing = false;
+      pump();
+    });
+  }
+
+  async function find(sessionId: string, step: number): Promise<SessionStepRecord | null> {
+    const cached = notes.get(stepId(sessionId, step));
+    if (cached) return cached;
+    const record = await col.findOne({ _id: stepId(sessionId, step) });
+    if (record) remember(record);
+    return record;
+  }
+
+  /** The newest step at or after `floor` (a step known to exist), or null for none. */
+  async function newestFrom(
+    sessionId: string,
+    floor: SessionStepRecord | null,
+  ): Promise<SessionStepRecord | null> {
+    let best = floor;
+    let low = floor?.step ?? 0;
+    let high: number | undefined;
+    for (let stride = 1; high === undefined; stride *= 2) {
+      const probe = await find(sessionId, low + stride);
+      if (probe) [best, low] = [probe, probe.step];
+      else high = low + stride;
+    }
+    while (high - low > 1) {
+      const middle = Math.floor((low + high) / 2);
+      const probe = await find(sessionId, middle);
+      if (probe) [best, low] = [probe, middle];
+      else high = middle;
+    }
+    return best;
+  }
+
+  return {
+    collection: col,
+    async ensureIndexes(): Promise<void> {},
+    find,
+    /**
+     * Inserts the step; false when its number is already taken. Group commit: with no write
+     * in flight the step is written at once; steps arriving meanwhile wait and go together as
+     * one unordered `insertMany`. FerretDB commits each command as one SQLite transaction,
+     * so this measured 1.7k → 8k steps/s on two cores, at no cost when idle.
+     */
+    async insert(record: SessionStepRecord): Promise<boolean> {
+      const inserted = await new Promise<boolean>((settle, fail) => {
+        waiting.push({ record, settle, fail });
+        pump();
+      });
+      if (inserted) remember(record);
+      return inserted;
+    },
+    /**
+     * The newest step as this process last saw it, without asking the database when it has
+     * seen one: good enough to attempt the next insert, which fails if the cache is stale.
+     */
+    async lastKnown(sessionId: string): Promise<SessionStepRecord | null> {
+      return newest.get(sessionId) ?? newestFrom(sessionId, null);
+    },
+    /** The newest step, confirmed against the database (one probe when the cache is right). */
+    async newest(sessionId: string): Promise<SessionStepRecord | null> {
+      return newestFrom(sessionId, newest.get(sessionId) ?? null);
+    },
+    /**
+     * Runs `claim` after every earlier claim of this process on the session. Steps of one
+     * session sent at once to one api instance then queue instead of racing for the same
+     * slot (each lost race costs an insert and two reads, and they compound); instances still
+     * race each other, and the unique insert keeps that correct.
+     */
+    async exclusive<T>(sessionId: string, claim: () => Promise<T>): Promise<T> {
+      const previous = queues.get(sessionId) ?? Promise.resolve();
+      let release = (): void => {};
+      const tail = previous.then(() => new Promise<void>((resolve) => (release = resolve)));
+      queues.set(sessionId, tail);
+      await previous;
+      try {
+        return await claim();
+      } finally {
+        release();
+        if (queues.get(sessionId) === tail) queues.delete(sessionId);
+      }
+    },
+    /** The newest step once step `taken` is known to exist (after a lost insert race). */
+    async newestAfter(sessionId: string, taken: number): Promise<SessionStepRecord | null> {
+      const floor = await find(sessionId, taken);
+      return newestFrom(sessionId, floor ?? newest.get(sessionId) ?? null);
+    },
+  };
+}

@@ -1,0 +1,144 @@
+import { LRUCache } from 'lru-cache';
+import type { Collection, Db } from 'mongodb';
+import { isDuplicateKey } from './mongo';
+
+/** Continuity modes of a session (DESIGN.md section 5). */
+export type SessionContinuityMode = 'preserve' | 'fresh';
+
+/**
+ * A session as created. Nothing in it ever changes: the step count and the state are read
+ * from the session's steps (`session-steps.repo.ts`), so no update can be lost.
+ */
+export interface SessionRecord {
+  _id: string;
+  created_at: string;
+  continuity_mode: SessionContinuityMode;
+  shared_context_id: string | null;
+  /** Derived from the runtime identity and the session; see docs/sessions.md. */
+  identity_digest: string;
+  runtime_id: string;
+  /** Position of the session in the runtime's identity lineage. */
+  lineage_seq: number;
+  created_by: { principal_id: string; key_id: string };
+}
+
+/**
+ * One link of the runtime's identity lineage: one per session, numbered densely from 1,
+ * each carrying the digest of the link before it (the first one: the runtime's identity
+ * digest), so the lineage is a hash chain rooted in the runtime identity.
+ */
+export interface LineageLink {
+  /** Sequence number, 1 for the first session. */
+  _id: number;
+  session_id: string;
+  continuity_mode: SessionContinuityMode;
+  identity_digest: string;
+  created_at: string;
+  /** Sessions in the lineage up to and including this one (= `_id`). */
+  sessions: number;
+  /** Of those, how many preserve their identity. */
+  preserved: number;
+  prev_digest: string;
+  digest: string;
+}
+
+export type SessionsRepo = ReturnType<typeof createSessionsRepo>;
+
+/**
+ * Sessions and their lineage. Both are insert-only; the lineage is claimed slot by slot
+ * like session steps (unique `_id`, dense), so its head and length are found with `_id`
+ * reads alone. Records never change, so this process caches them.
+ */
+export function createSessionsRepo(db: Db) {
+  const sessions: Collection<SessionRecord> = db.collection<SessionRecord>('sessions');
+  const lineage: Collection<LineageLink> = db.collection<LineageLink>('session_lineage');
+  const sessionCache = new LRUCache<string, SessionRecord>({ max: 10_000 });
+  const linkCache = new LRUCache<number, LineageLink>({ max: 1_000 });
+  let head: LineageLink | null = null;
+  /** The last queued lineage append of this process (see `appending`). */
+  let appends: Promise<void> = Promise.resolve();
+
+  const rememberLink = (link: LineageLink): void => {
+    linkCache.set(link._id, link);
+    if (!head || head._id < link._id) head = link;
+  };
+
+  async function link(seq: number): Promise<LineageLink | null> {
+    const cached = linkCache.get(seq);
+    if (cached) return cached;
+    const found = await lineage.findOne({ _id: seq });
+    if (found) rememberLink(found);
+    return found;
+  }
+
+  /** The newest link at or after `floor`: gallop, then bisect, on `_id` reads. */
+  async function headFrom(floor: LineageLink | null): Promise<LineageLink | null> {
+    let best = floor;
+    let low = floor?._id ?? 0;
+    let high: number | undefined;
+    for (let stride = 1; high === undefined; stride *= 2) {
+      const probe = await link(low + stride);
+      if (probe) [best, low] = [probe, probe._id];
+      else high = low + stride;
+    }
+    while (high - low > 1) {
+      const middle = Math.floor((low + high) / 2);
+      const probe = await link(middle);
+      if (probe) [best, low] = [probe, middle];
+      else high = middle;
+    }
+    return best;
+  }
+
+  return {
+    collection: sessions,
+    lineage,
+    async ensureIndexes(): Promise<void> {},
+    async findById(id: string): Promise<SessionRecord | null> {
+      const cached = sessionCache.get(id);
+      if (cached) return cached;
+      const found = await sessions.findOne({ _id: id });
+      if (found) sessionCache.set(id, found);
+      return found;
+    },
+    async insert(record: SessionRecord): Promise<SessionRecord> {
+      await sessions.insertOne(record);
+      sessionCache.set(record._id, record);
+      return record;
+    },
+    link,
+    /** A link as stored now, past the cache: what a verifier must read. */
+    readLink: (seq: number): Promise<LineageLink | null> => lineage.findOne({ _id: seq }),
+    /** Appends a link; false when its sequence number is already taken. */
+    async appendLink(candidate: LineageLink): Promise<boolean> {
+      try {
+        await lineage.insertOne(candidate);
+      } catch (error) {
+        if (isDuplicateKey(error)) return false;
+        throw error;
+      }
+      rememberLink(candidate);
+      return true;
+    },
+    /**
+     * Runs `append` after every earlier append of this process: sessions created at once on
+     * one instance then take consecutive links instead of racing for the same one (instances
+     * still race each other; the unique insert keeps that correct).
+     */
+    async appending<T>(append: () => Promise<T>): Promise<T> {
+      const previous = appends;
+      let release = (): void => {};
+      appends = previous.then(() => new Promise<void>((resolve) => (release = resolve)));
+      await previous;
+      try {
+        return await append();
+      } finally {
+        release();
+      }
+    },
+    /** The newest link, confirmed against the database; null before the first session. */
+    lineageHead: (): Promise<LineageLink | null> => headFrom(head),
+    /** The newest link as last seen here (to attempt the next append), else confirmed. */
+    lineageLastKnown: async (): Promise<LineageLink | null> => head ?? headFrom(null),
+  };
+}

@@ -1,0 +1,144 @@
+import type { Collection, Db, Filter } from 'mongodb';
+import { isDuplicateKey } from './mongo';
+import type { WorldHistoryEvent } from './world-history.repo';
+
+/** Where a reconciled field's current value came from. */
+export interface FieldProvenance {
+  /** `occurred_at` of the event that set the value (ISO 8601 UTC, ms). */
+  occurred_at: string;
+  event_id: string;
+  source_family: string;
+  source_event_id: string;
+  /**
+   * True when events with this same `occurred_at` reported different values for the field:
+   * the value is the tie-break winner (larger `(source_family, source_event_id)`).
+   */
+  conflict: boolean;
+}
+
+/** A Kubernetes-style condition. */
+export interface ExternalCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  last_transition_time: string;
+}
+
+/** The reconciled external state of one world object, as stored and projected. */
+export interface ExternalState {
+  /** Position in the object's revision chain; grows by one with every committed change. */
+  revision: number;
+  fields: Record<string, unknown>;
+  provenance: Record<string, FieldProvenance>;
+  generation: number;
+  observed_generation: number;
+  conditions: ExternalCondition[];
+  last_event_id: string | null;
+  updated_at: string;
+}
+
+/**
+ * One committed change of an object's external state. `_id` is `<object_id>:<revision>`:
+ * inserting revision r + 1 is the claim of the right to change revision r (a unique `_id`
+ * insert is atomic, where FerretDB's conditional updates are not), so two writers that read
+ * the same revision cannot both commit. The history event is kept here so a pass that died
+ * before recording it can be completed by the next reader.
+ */
+export interface ExternalStateRevision {
+  _id: string;
+  object_id: string;
+  revision: number;
+  state: ExternalState;
+  history: WorldHistoryEvent;
+  committed_at: string;
+}
+
+/** What a reconciler needs of a world object. */
+export interface ObjectWithExternalState {
+  _id: string;
+  kind: string;
+  name: string;
+  external_state?: Partial<ExternalState> | null;
+}
+
+export interface ExternalStateFilter {
+  object_id?: string;
+  kind?: string;
+}
+
+export type WorldExternalStateRepo = ReturnType<typeof createWorldExternalStateRepo>;
+
+export const revisionId = (objectId: string, revision: number): string => `${objectId}:${revision}`;
+
+/**
+ * The external state of world objects: an append-only chain of revisions (the truth) and
+ * its projection onto `world_objects.external_state` (what object reads show; a cache that
+ * may briefly lag the chain, never lead it).
+ */
+export function createWorldExternalStateRepo(db: Db) {
+  const objects: Collection<ObjectWithExternalState> =
+    db.collection<ObjectWithExternalState>('world_objects');
+  const revisions: Collection<ExternalStateRevision> = db.collection<ExternalStateRevision>(
+    'world_external_state_revisions',
+  );
+  return {
+    revisions,
+    async ensureIndexes(): Promise<void> {
+      await revisions.createIndex({ object_id: 1, revision: -1 }, { name: 'by_object' });
+    },
+    /** The object with its projected external state, or null when there is no such object. */
+    findObject: (objectId: string) =>
+      objects.findOne(
+        { _id: objectId },
+        { projection: { _id: 1, kind: 1, name: 1, external_state: 1 } },
+      ),
+    /** One revision of the chain, read by `_id`. */
+    findRevision: (objectId: string, revision: number) =>
+      revisions.findOne({ _id: revisionId(objectId, revision) }),
+    /** Commits a revision; false when another writer committed this revision first. */
+    async claimRevision(revision: ExternalStateRevision): Promise<boolean> {
+      try {
+        await revisions.insertOne(revision);
+        return true;
+      } catch (error) {
+        if (isDuplicateKey(error)) return false;
+        throw error;
+      }
+    },
+    /**
+     * Projects a committed state onto the object unless a later revision is there already.
+     * Only `external_state` is set, so the object's attributes and `version` stay as they
+     * are. (FerretDB v1 applies an update as read-modify-write of the whole document, so a
+     * concurrent writer can still overwrite the projection; the chain stays the truth and
+     * the next pass re-projects.)
+     */
+    async project(objectId: string, state: ExternalState): Promise<void> {
+      await objects.updateOne(
+        {
+          _id: objectId,
+          $or: [
+            { 'external_state.revision': { $exists: false } },
+            { 'external_state.revision': { $lt: state.revision } },
+          ],
+        },
+        { $set: { external_state: state } },
+      );
+    },
+    /** Objects that have an external state, in id order after `afterId`; `limit + 1` rows. */
+    list(filter: ExternalStateFilter, limit: number, afterId?: string) {
+      // One object at most when `object_id` is given, so a page never follows it.
+      const idClause = filter.object_id ?? (afterId ? { $gt: afterId } : undefined);
+      const query: Filter<ObjectWithExternalState> = {
+        'external_state.revision': { $gte: 1 },
+        ...(filter.kind ? { kind: filter.kind } : {}),
+        ...(idClause === undefined ? {} : { _id: idClause }),
+      };
+      return objects
+        .find(query, { projection: { _id: 1, kind: 1, name: 1, external_state: 1 } })
+        .sort({ _id: 1 })
+        .limit(limit + 1)
+        .toArray();
+    },
+  };
+}

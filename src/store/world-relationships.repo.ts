@@ -1,0 +1,76 @@
+import type { Collection, Db, Filter } from 'mongodb';
+import { isDuplicateKey } from './mongo';
+
+/** A directed relationship between two world objects (DESIGN.md section 5). */
+export interface WorldRelationship {
+  _id: string;
+  from: string;
+  to: string;
+  kind: string;
+  created_at: string;
+}
+
+/** Which end of a relationship the listed object is. */
+export type RelationshipDirection = 'out' | 'in' | 'both';
+
+export interface RelationshipFilter {
+  kind?: string;
+  direction: RelationshipDirection;
+}
+
+export type WorldRelationshipsRepo = ReturnType<typeof createWorldRelationshipsRepo>;
+
+function toQuery(
+  objectId: string,
+  filter: RelationshipFilter,
+  afterId?: string,
+): Filter<WorldRelationship> {
+  const ends: Filter<WorldRelationship> =
+    filter.direction === 'out'
+      ? { from: objectId }
+      : filter.direction === 'in'
+        ? { to: objectId }
+        : { $or: [{ from: objectId }, { to: objectId }] };
+  return {
+    ...ends,
+    ...(filter.kind ? { kind: filter.kind } : {}),
+    ...(afterId ? { _id: { $gt: afterId } } : {}),
+  };
+}
+
+export function createWorldRelationshipsRepo(db: Db) {
+  const col: Collection<WorldRelationship> =
+    db.collection<WorldRelationship>('world_relationships');
+  return {
+    collection: col,
+    async ensureIndexes(): Promise<void> {
+      // One relationship per (from, kind, to): the same edge twice would mean nothing more.
+      await col.createIndex({ from: 1, kind: 1, to: 1 }, { unique: true, name: 'edge_unique' });
+      await col.createIndex({ to: 1, kind: 1 }, { name: 'by_to' });
+    },
+    findById: (id: string) => col.findOne({ _id: id }),
+    /** Inserts unless the id or the edge exists; true when this call created it. */
+    async insertOnce(relationship: WorldRelationship): Promise<boolean> {
+      try {
+        await col.insertOne(relationship);
+        return true;
+      } catch (error) {
+        if (isDuplicateKey(error)) return false;
+        throw error;
+      }
+    },
+    /** Relationships of one object in `_id` order after `afterId`; `limit + 1` rows. */
+    listFor(
+      objectId: string,
+      filter: RelationshipFilter,
+      limit: number,
+      afterId?: string,
+    ): Promise<WorldRelationship[]> {
+      return col
+        .find(toQuery(objectId, filter, afterId))
+        .sort({ _id: 1 })
+        .limit(limit + 1)
+        .toArray();
+    },
+  };
+}
