@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { actionsBench } from './actions.bench';
-import { foundationBench } from './foundation.bench';
+import { foundationBench, worldStateBench } from './get-vs-bare.bench';
 import { sessionsBench } from './sessions.bench';
 import { writeReport, type BenchContext, type BenchReport } from './lib/report';
 
@@ -10,6 +10,7 @@ const SUITES: Record<string, (ctx: BenchContext) => Promise<BenchReport>> = {
   foundation: foundationBench,
   actions: actionsBench,
   sessions: sessionsBench,
+  'world-state': worldStateBench,
 };
 
 /** Runs the benchmark suites named on the command line (all by default). */
