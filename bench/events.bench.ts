@@ -10,7 +10,7 @@ import { startNodeServer, type ServerProcess } from './lib/processes';
 import type { BenchContext, BenchReport } from './lib/report';
 import { percentile } from './lib/stats';
 
-const API_PORT = 18483;
+const API_PORT = 18486;
 const BATCH = 500;
 /** World objects the events are about (round robin, so every batch reaches all of them). */
 const OBJECTS = Number(process.env['BENCH_EVENT_OBJECTS'] ?? 20);

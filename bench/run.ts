@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { actionsBench } from './actions.bench';
+import { eventsBench } from './events.bench';
 import { foundationBench, worldStateBench } from './get-vs-bare.bench';
 import { sessionsBench } from './sessions.bench';
 import { writeReport, type BenchContext, type BenchReport } from './lib/report';
@@ -11,6 +12,7 @@ const SUITES: Record<string, (ctx: BenchContext) => Promise<BenchReport>> = {
   actions: actionsBench,
   sessions: sessionsBench,
   'world-state': worldStateBench,
+  events: eventsBench,
 };
 
 /** Runs the benchmark suites named on the command line (all by default). */

@@ -50,8 +50,10 @@ export function createWorldHistoryRepo(db: Db) {
      * also when two writers race (FerretDB then answers the loser with a duplicate key).
      */
     async appendOnce(event: WorldHistoryEvent): Promise<void> {
+      // Insert-first: an upsert is a collection scan on FerretDB (3 ms → 13 ms from 100 to
+      // 500 events); a duplicate id means the event is already there.
       try {
-        await col.updateOne({ _id: event._id }, { $setOnInsert: event }, { upsert: true });
+        await col.insertOne(event);
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
       }

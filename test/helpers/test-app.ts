@@ -69,6 +69,9 @@ export async function startTestApp(label: string, options: TestAppOptions = {}):
     dbName,
     stop,
     async close() {
+      // Flush the background writers first, or they recreate the database after the drop.
+      await deps.limiter.stop();
+      await deps.ledger.stop();
       await deps.db.dropDatabase().catch(() => undefined);
       await stop();
     },

@@ -19,6 +19,13 @@ export const EXTERNAL_STATE_CHANGED = 'object.external_state_changed';
 const MAX_ATTEMPTS = 25;
 /** Object states kept in memory per process (a cache: the revision chain is the truth). */
 const CACHED_OBJECTS = 2_000;
+/**
+ * Ingest writes in flight per process. SQLite takes one writer at a time and FerretDB answers
+ * concurrent writers with slow retries; two at a time lets FerretDB prepare one write while
+ * the other commits. Measured with the events benchmark (10 batches in flight): width 1
+ * 3,650–3,700 events/s, 2: 4,120–4,290, 3: 3,420–3,470.
+ */
+const WRITE_GATE_WIDTH = 2;
 /** Event ids listed in one history event. */
 const HISTORY_EVENT_IDS = 20;
 
@@ -67,9 +74,9 @@ const initialState = (): ExternalState => ({
  *   (`world_external_state_revisions`, `_id` `<object>:<r+1>`). A writer that loses the
  *   insert re-reads and re-merges; the merge is a pure function of the set of events, so
  *   nothing is lost and the result does not depend on who won.
- * - **Inside a process** the passes of one object run one at a time, and events submitted
- *   while a pass runs are merged together in the next one (group commit): concurrent
- *   requests about one object cost one commit, not one each.
+ * - **Inside a process** the passes of one object run one at a time, and a pass takes every
+ *   event queued for the object when its turn in the write gate comes (group commit):
+ *   concurrent requests about one object share one commit.
  * - After the commit the pass appends one world history event and projects the state onto
  *   the object. A pass that dies in between is completed by the next reader of the chain
  *   (the history event is stored in the revision and appended once by id).
@@ -78,7 +85,7 @@ export function createReconciler(deps: Pick<AppDeps, 'repos' | 'logger'>) {
   const repo = deps.repos.worldExternalState;
   const queues = new Map<string, Submission[]>();
   const cache = new LRUCache<string, ExternalState>({ max: CACHED_OBJECTS });
-  const writes = createWriteGate(Number(process.env['EV_GATE'] ?? 1));
+  const writes = createWriteGate(WRITE_GATE_WIDTH);
 
   /** Appends the history of every revision past `state` and projects the newest. */
   async function followChain(objectId: string, state: ExternalState): Promise<ExternalState> {
@@ -240,10 +247,7 @@ export function createReconciler(deps: Pick<AppDeps, 'repos' | 'logger'>) {
   }
 
   return {
-    /**
-     * The process's gate for ingest writes: FerretDB (SQLite) takes one writer at a time and
-     * answers concurrent writers with slow retries, so writes queued here go one by one.
-     */
+    /** The process's gate for ingest writes (see `WRITE_GATE_WIDTH`). */
     writes,
     /**
      * Reconciles events (in this order) against one object; resolves to one result per
