@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { mintApiKey } from '../src/auth/api-key';
-import { createUnlimitedKey } from './lib/api';
+import { createUnlimitedKey, mongoCommands } from './lib/api';
 import { meanOf, runLoad, type LoadResult } from './lib/load';
 import { startNodeServer, type ServerProcess } from './lib/processes';
 import type { BenchContext, BenchReport } from './lib/report';
@@ -142,17 +142,6 @@ async function getVsBare(ctx: BenchContext, options: GetVsBareOptions): Promise<
   } finally {
     for (const server of servers) await server.stop();
   }
-}
-
-/** Total MongoDB commands the api has sent, from its own metrics. */
-async function mongoCommands(baseUrl: string, adminKey: string): Promise<number> {
-  const text = await (
-    await fetch(`${baseUrl}/metrics`, { headers: { 'X-API-Key': adminKey } })
-  ).text();
-  let total = 0;
-  for (const match of text.matchAll(/^gr_mongodb_commands_total\{[^}]*\} (\d+(?:\.\d+)?)$/gm))
-    total += Number(match[1]);
-  return total;
 }
 
 const round2 = (n: number): number => Math.round(n * 100) / 100;

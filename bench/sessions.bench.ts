@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { mintApiKey } from '../src/auth/api-key';
-import { createUnlimitedKey, postJson } from './lib/api';
+import { createUnlimitedKey, mongoCommands, postJson } from './lib/api';
 import { meanOf, runLoad, type LoadResult } from './lib/load';
 import { startNodeServer, type ServerProcess } from './lib/processes';
 import type { BenchContext, BenchReport } from './lib/report';
@@ -168,17 +168,6 @@ export async function sessionsBench(ctx: BenchContext): Promise<BenchReport> {
   } finally {
     for (const server of servers) await server.stop();
   }
-}
-
-/** Total MongoDB commands the api has sent, from its own metrics. */
-async function mongoCommands(baseUrl: string, adminKey: string): Promise<number> {
-  const text = await (
-    await fetch(`${baseUrl}/metrics`, { headers: { 'X-API-Key': adminKey } })
-  ).text();
-  let total = 0;
-  for (const match of text.matchAll(/^gr_mongodb_commands_total\{[^}]*\} (\d+(?:\.\d+)?)$/gm))
-    total += Number(match[1]);
-  return total;
 }
 
 const round2 = (n: number): number => Math.round(n * 100) / 100;

@@ -36,3 +36,15 @@ export async function createUnlimitedKey(baseUrl: string, adminKey: string): Pro
   });
   return key['api_key'];
 }
+
+/** Total MongoDB commands the api has sent, from its own metrics. */
+export async function mongoCommands(baseUrl: string, adminKey: string): Promise<number> {
+  const res = await fetch(`${baseUrl}/metrics`, { headers: { 'X-API-Key': adminKey } });
+  let total = 0;
+  for (const match of (await res.text()).matchAll(
+    /^gr_mongodb_commands_total\{[^}]*\} (\d+(?:\.\d+)?)$/gm,
+  )) {
+    total += Number(match[1]);
+  }
+  return total;
+}
