@@ -10,16 +10,25 @@ export interface PagePosition {
 export const encodeCursor = (position: PagePosition): string =>
   Buffer.from(JSON.stringify([position.at, position.id]), 'utf8').toString('base64url');
 
-export function decodeCursor(cursor: string): PagePosition {
-  try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (typeof at === 'string' && typeof id === 'string') return { at, id };
-  } catch {
-    // fall through to the error below
-  }
-  throw new ApiError('validation_error', 'cursor is not valid', {
+const invalidCursor = (): ApiError =>
+  new ApiError('validation_error', 'cursor is not valid', {
     detail: [{ loc: ['query', 'cursor'], msg: 'Invalid cursor', type: 'value_error' }],
   });
+
+/** The JSON array inside a cursor, or undefined when it is not one of ours. */
+function cursorParts(cursor: string): unknown[] | undefined {
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    return Array.isArray(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function decodeCursor(cursor: string): PagePosition {
+  const [at, id] = cursorParts(cursor) ?? [];
+  if (typeof at === 'string' && typeof id === 'string') return { at, id };
+  throw invalidCursor();
 }
 
 /** Mongo filter for items strictly after `position` in (at desc, _id desc) order. */
@@ -38,4 +47,27 @@ export function toPage<T extends { _id: string; at: string }>(rows: T[], limit: 
     items,
     next_cursor: rows.length > limit && last ? encodeCursor({ at: last.at, id: last._id }) : null,
   };
+}
+
+/**
+ * Keyset cursors of lists sorted by `_id` (objects, relationships, events): the last id of
+ * the page. Ids are unique, never change and (ULIDs) are time-ordered, so "strictly after
+ * the last id seen" neither repeats nor skips what existed when paging began.
+ */
+export const encodeIdCursor = (lastId: string): string =>
+  Buffer.from(JSON.stringify([lastId]), 'utf8').toString('base64url');
+
+/** The id a cursor continues after; 422 when it is not a cursor of a list of `prefix` ids. */
+export function decodeIdCursor(cursor: string, prefix: string): string {
+  const parts = cursorParts(cursor);
+  const id = parts?.length === 1 ? parts[0] : undefined;
+  if (typeof id === 'string' && new RegExp(`^${prefix}_[0-9A-Za-z]{10,40}$`).test(id)) return id;
+  throw invalidCursor();
+}
+
+/** Cuts a page fetched with `limit + 1` rows and computes an id `next_cursor`. */
+export function idPage<T extends { _id: string }>(rows: T[], limit: number) {
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return { items, next_cursor: rows.length > limit && last ? encodeIdCursor(last._id) : null };
 }

@@ -13,7 +13,7 @@ import { createValidatorFactory, type InputValidator } from '../../api/validatio
 import { newId } from '../../lib/ids';
 import { isoNow } from '../../lib/time';
 import type { ExternalEventRecord, StoredReconciliation } from '../../store/external-events.repo';
-import { decodeListCursor, encodeListCursor } from './cursor';
+import { decodeIdCursor, encodeIdCursor } from '../../store/paging';
 import { payloadIssues } from './payload';
 import { reconcilerFor, unmatched, type EventReconciliation } from './reconciler';
 import { eventView, externalStateView, reconciliationView, toStoredReconciliation } from './views';
@@ -292,7 +292,7 @@ export async function getReconciliation(deps: AppDeps, eventId: string) {
 /** Ingested events, newest first. */
 export async function eventHistory(deps: AppDeps, query: EventHistoryQuery) {
   const limit = query.limit ?? 50;
-  const before = query.cursor ? decodeListCursor(query.cursor, 'evt') : undefined;
+  const before = query.cursor ? decodeIdCursor(query.cursor, 'evt') : undefined;
   const page = await deps.repos.externalEvents.list(
     { source_family: query.source_family, world_object_ref: query.world_object_ref },
     limit,
@@ -302,7 +302,7 @@ export async function eventHistory(deps: AppDeps, query: EventHistoryQuery) {
   const last = page.items[page.items.length - 1];
   return {
     items: page.items.map((record) => eventView(record, outcomes.get(record.event_id))),
-    next_cursor: page.more && last ? encodeListCursor(last.event_id) : null,
+    next_cursor: page.more && last ? encodeIdCursor(last.event_id) : null,
   };
 }
 
@@ -314,7 +314,7 @@ export async function eventHistory(deps: AppDeps, query: EventHistoryQuery) {
 export async function externalStates(deps: AppDeps, query: ExternalStateQuery) {
   const repo = deps.repos.worldExternalState;
   const limit = query.limit ?? 50;
-  const after = query.cursor ? decodeListCursor(query.cursor, 'obj') : undefined;
+  const after = query.cursor ? decodeIdCursor(query.cursor, 'obj') : undefined;
   const rows = await repo.list({ object_id: query.object_id, kind: query.kind }, limit, after);
   const items = rows.slice(0, limit);
   const views = await Promise.all(
@@ -332,7 +332,7 @@ export async function externalStates(deps: AppDeps, query: ExternalStateQuery) {
   const last = items[items.length - 1];
   return {
     items: views,
-    next_cursor: rows.length > limit && last ? encodeListCursor(last._id) : null,
+    next_cursor: rows.length > limit && last ? encodeIdCursor(last._id) : null,
   };
 }
 

@@ -6,7 +6,7 @@ import type {
   WorldKindQuery,
 } from '../../api/routes/worlds.routes';
 import { decodeCursor } from '../../store/paging';
-import { decodeIdCursor, idPage } from './cursor';
+import { decodeIdCursor, idPage } from '../../store/paging';
 import { historyEventView, objectView, relationshipView } from './views';
 
 type WorldDeps = Pick<AppDeps, 'repos'>;
