@@ -1,9 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import { mintApiKey } from '../src/auth/api-key';
 import { createUnlimitedKey, mongoCommands } from './lib/api';
 import { meanOf, runLoad, type LoadResult } from './lib/load';
-import { startNodeServer, type ServerProcess } from './lib/processes';
+import { startApiAndBare } from './lib/processes';
 import type { BenchContext, BenchReport } from './lib/report';
 
 const OURS_PORT = 18480;
@@ -49,39 +46,20 @@ export const worldStateBench = (ctx: BenchContext): Promise<BenchReport> =>
 
 /** One authenticated GET of ours against the bare Koa route, interleaved rounds. */
 async function getVsBare(ctx: BenchContext, options: GetVsBareOptions): Promise<BenchReport> {
-  const dbName = `bench_${options.suite.replace(/-/g, '_')}_${randomBytes(3).toString('hex')}`;
-  const mongoUri = `${ctx.mongoBaseUri}${dbName}`;
-  const adminKey = mintApiKey(randomBytes(6).toString('hex'));
-  const servers: ServerProcess[] = [];
+  const servers = await startApiAndBare({
+    ...ctx,
+    suite: options.suite,
+    oursPort: OURS_PORT,
+    barePort: BARE_PORT,
+  });
+  const { ours, bare, adminKey } = servers;
   try {
-    const ours = await startNodeServer(
-      join(ctx.distDir, 'src', 'main.js'),
-      {
-        PORT: String(OURS_PORT),
-        MONGODB_URI: mongoUri,
-        TEMPORAL_ADDRESS: ctx.temporalAddress,
-        KEY_PEPPER: randomBytes(32).toString('hex'),
-        ADMIN_API_KEY: adminKey,
-        LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'info',
-      },
-      join(ctx.logDir, `${options.suite}-api.log`),
-      `http://127.0.0.1:${OURS_PORT}/healthz`,
-    );
-    servers.push(ours);
-    const bare = await startNodeServer(
-      join(ctx.distDir, 'bench', 'baseline', 'bare-koa.js'),
-      { PORT: String(BARE_PORT), MONGODB_URI: mongoUri },
-      join(ctx.logDir, `${options.suite}-bare.log`),
-      `http://127.0.0.1:${BARE_PORT}/healthz`,
-    );
-    servers.push(bare);
-
-    const apiKey = await createUnlimitedKey(`http://127.0.0.1:${OURS_PORT}`, adminKey);
+    const apiKey = await createUnlimitedKey(servers.oursUrl, adminKey);
     const oursTarget = {
       url: `http://127.0.0.1:${OURS_PORT}${options.path}`,
       headers: { 'X-API-Key': apiKey },
     };
-    const bareTarget = { url: `http://127.0.0.1:${BARE_PORT}/runtime/status` };
+    const bareTarget = { url: `${servers.bareUrl}/runtime/status` };
     const load = { connections: ctx.connections, durationSeconds: ctx.durationSeconds };
 
     // Warm both (JIT, pools, key cache, limiter windows), then interleave measured rounds.
@@ -92,9 +70,9 @@ async function getVsBare(ctx: BenchContext, options: GetVsBareOptions): Promise<
     let dbCommandsPerRequest = 0;
     for (let round = 0; round < ctx.rounds; round += 1) {
       bareRounds.push(await runLoad({ ...bareTarget, ...load }));
-      const before = await mongoCommands(`http://127.0.0.1:${OURS_PORT}`, adminKey);
+      const before = await mongoCommands(servers.oursUrl, adminKey);
       const result = await runLoad({ ...oursTarget, ...load });
-      const after = await mongoCommands(`http://127.0.0.1:${OURS_PORT}`, adminKey);
+      const after = await mongoCommands(servers.oursUrl, adminKey);
       dbCommandsPerRequest += (after - before) / result.total / ctx.rounds;
       oursRounds.push(result);
     }
@@ -140,7 +118,7 @@ async function getVsBare(ctx: BenchContext, options: GetVsBareOptions): Promise<
       targets,
     };
   } finally {
-    for (const server of servers) await server.stop();
+    await servers.stop();
   }
 }
 

@@ -1,10 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import autocannon from 'autocannon';
-import { mintApiKey } from '../src/auth/api-key';
 import { createUnlimitedKey, mongoCommands, postJson } from './lib/api';
 import { meanOf, runLoad, type LoadResult } from './lib/load';
-import { startNodeServer, type ServerProcess } from './lib/processes';
+import { startApiAndBare } from './lib/processes';
 import type { BenchContext, BenchReport } from './lib/report';
 
 const OURS_PORT = 18483;
@@ -17,7 +13,7 @@ const NOTES_PER_SESSION = 3;
  * (autocannon keeps no per-connection state across requests, so a connection cannot own one
  * session; two requests meeting on a session queue in the api, as an agent's would).
  */
-async function runSteps(
+function runSteps(
   baseUrl: string,
   apiKey: string,
   sessions: string[],
@@ -26,17 +22,15 @@ async function runSteps(
   durationSeconds: number,
 ): Promise<LoadResult> {
   let next = 0;
-  const body = JSON.stringify({ input_packet: { command, args: {} } });
-  const result = await autocannon({
+  return runLoad({
     url: baseUrl,
     connections,
-    duration: durationSeconds,
-    pipelining: 1,
+    durationSeconds,
     requests: [
       {
         method: 'POST',
         headers: { 'X-API-Key': apiKey, 'Content-Type': 'application/json' },
-        body,
+        body: JSON.stringify({ input_packet: { command, args: {} } }),
         setupRequest: (request) => ({
           ...request,
           path: `/v1/sessions/${sessions[next++ % sessions.length]}/step`,
@@ -44,14 +38,6 @@ async function runSteps(
       },
     ],
   });
-  return {
-    requestsPerSecond: result.requests.average,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    total: result.requests.total,
-    non2xx: result.non2xx,
-    errors: result.errors,
-  };
 }
 
 /**
@@ -64,34 +50,15 @@ async function runSteps(
  * throughput for `recall`.
  */
 export async function sessionsBench(ctx: BenchContext): Promise<BenchReport> {
-  const dbName = `bench_sessions_${randomBytes(3).toString('hex')}`;
-  const mongoUri = `${ctx.mongoBaseUri}${dbName}`;
-  const adminKey = mintApiKey(randomBytes(6).toString('hex'));
-  const servers: ServerProcess[] = [];
+  const servers = await startApiAndBare({
+    ...ctx,
+    suite: 'sessions',
+    oursPort: OURS_PORT,
+    barePort: BARE_PORT,
+  });
+  const { ours, bare, adminKey } = servers;
   try {
-    const ours = await startNodeServer(
-      join(ctx.distDir, 'src', 'main.js'),
-      {
-        PORT: String(OURS_PORT),
-        MONGODB_URI: mongoUri,
-        TEMPORAL_ADDRESS: ctx.temporalAddress,
-        KEY_PEPPER: randomBytes(32).toString('hex'),
-        ADMIN_API_KEY: adminKey,
-        LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'info',
-      },
-      join(ctx.logDir, 'sessions-api.log'),
-      `http://127.0.0.1:${OURS_PORT}/healthz`,
-    );
-    servers.push(ours);
-    const bare = await startNodeServer(
-      join(ctx.distDir, 'bench', 'baseline', 'bare-koa.js'),
-      { PORT: String(BARE_PORT), MONGODB_URI: mongoUri },
-      join(ctx.logDir, 'sessions-bare.log'),
-      `http://127.0.0.1:${BARE_PORT}/healthz`,
-    );
-    servers.push(bare);
-
-    const oursUrl = `http://127.0.0.1:${OURS_PORT}`;
+    const { oursUrl } = servers;
     const apiKey = await createUnlimitedKey(oursUrl, adminKey);
     const sessions: string[] = [];
     for (let i = 0; i < ctx.connections; i += 1) {
@@ -107,7 +74,7 @@ export async function sessionsBench(ctx: BenchContext): Promise<BenchReport> {
     }
     const steps = (command: string, seconds = ctx.durationSeconds) =>
       runSteps(oursUrl, apiKey, sessions, command, ctx.connections, seconds);
-    const bareTarget = { url: `http://127.0.0.1:${BARE_PORT}/runtime/status` };
+    const bareTarget = { url: `${servers.bareUrl}/runtime/status` };
     const load = { connections: ctx.connections, durationSeconds: ctx.durationSeconds };
 
     // Warm both (JIT, pools, key cache, session caches), then interleave measured rounds.
@@ -166,7 +133,7 @@ export async function sessionsBench(ctx: BenchContext): Promise<BenchReport> {
       ],
     };
   } finally {
-    for (const server of servers) await server.stop();
+    await servers.stop();
   }
 }
 

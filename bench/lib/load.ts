@@ -14,6 +14,8 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   connections: number;
   durationSeconds: number;
+  /** Per-request shaping (method, body, path per request), as autocannon takes it. */
+  requests?: autocannon.Request[];
 }
 
 /** One autocannon run (HTTP/1.1 keep-alive, no pipelining). */
@@ -24,6 +26,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     connections: options.connections,
     duration: options.durationSeconds,
     pipelining: 1,
+    ...(options.requests ? { requests: options.requests } : {}),
   });
   return {
     requestsPerSecond: result.requests.average,

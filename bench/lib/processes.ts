@@ -1,5 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { mintApiKey } from '../../src/auth/api-key';
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -60,4 +63,67 @@ export async function startNodeProcess(
       });
     },
   };
+}
+
+/** Our api and the bare Koa baseline, on one fresh database of the bench FerretDB. */
+export interface ApiAndBare {
+  ours: ServerProcess;
+  bare: ServerProcess;
+  oursUrl: string;
+  bareUrl: string;
+  adminKey: string;
+  stop(): Promise<void>;
+}
+
+export interface ApiAndBareOptions {
+  distDir: string;
+  logDir: string;
+  mongoBaseUri: string;
+  temporalAddress: string;
+  suite: string;
+  oursPort: number;
+  barePort: number;
+}
+
+/** Starts both servers (logs `<suite>-api.log`, `<suite>-bare.log`) and waits for them. */
+export async function startApiAndBare(options: ApiAndBareOptions): Promise<ApiAndBare> {
+  const mongoUri = `${options.mongoBaseUri}bench_${options.suite.replace(/-/g, '_')}_${randomBytes(3).toString('hex')}`;
+  const adminKey = mintApiKey(randomBytes(6).toString('hex'));
+  const oursUrl = `http://127.0.0.1:${options.oursPort}`;
+  const bareUrl = `http://127.0.0.1:${options.barePort}`;
+  const ours = await startNodeServer(
+    join(options.distDir, 'src', 'main.js'),
+    {
+      PORT: String(options.oursPort),
+      MONGODB_URI: mongoUri,
+      TEMPORAL_ADDRESS: options.temporalAddress,
+      KEY_PEPPER: randomBytes(32).toString('hex'),
+      ADMIN_API_KEY: adminKey,
+      LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'info',
+    },
+    join(options.logDir, `${options.suite}-api.log`),
+    `${oursUrl}/healthz`,
+  );
+  try {
+    const bare = await startNodeServer(
+      join(options.distDir, 'bench', 'baseline', 'bare-koa.js'),
+      { PORT: String(options.barePort), MONGODB_URI: mongoUri },
+      join(options.logDir, `${options.suite}-bare.log`),
+      `${bareUrl}/healthz`,
+    );
+    return {
+      ours,
+      bare,
+      oursUrl,
+      bareUrl,
+      adminKey,
+      async stop() {
+        await ours.stop();
+        await bare.stop();
+      },
+    };
+  } catch (error) {
+    await ours.stop();
+    throw error;
+  }
 }
