@@ -6,6 +6,7 @@ import type { Config } from '../config';
 import { ensureSystemRecords } from '../domain/governance/bootstrap';
 import { createLimitsResolver } from '../domain/governance/quota-policies.service';
 import { createMetrics } from '../observability/metrics';
+import { createWorldReadCache } from '../domain/world/world-read-cache';
 import { RequestLedgerWriter } from '../observability/request-ledger-writer';
 import { createRepos, ensureIndexes } from '../store';
 import { connectMongo } from '../store/mongo';
@@ -67,6 +68,7 @@ export async function buildDeps(
     ledger,
     metrics,
     temporal,
+    worldReads: createWorldReadCache(repos.worldRevisions),
     instanceId,
     startedAt: new Date(),
     async close() {

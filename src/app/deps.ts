@@ -7,6 +7,7 @@ import type { Metrics } from '../observability/metrics';
 import type { RequestLedgerWriter } from '../observability/request-ledger-writer';
 import type { Repos } from '../store';
 import type { TemporalGateway } from '../temporal/gateway';
+import type { WorldReadCache } from '../domain/world/world-read-cache';
 
 /** Everything the api needs, built once at start-up and passed down explicitly. */
 export interface AppDeps {
@@ -20,6 +21,8 @@ export interface AppDeps {
   ledger: RequestLedgerWriter;
   metrics: Metrics;
   temporal: TemporalGateway;
+  /** Whole-world reads, cached until the world revision moves. */
+  worldReads: WorldReadCache;
   /** This api process, as named in rate-limit shards and service events. */
   instanceId: string;
   startedAt: Date;

@@ -7,6 +7,7 @@ import { createOutboxRepo } from './outbox.repo';
 import { createWorldHistoryRepo } from './world-history.repo';
 import { createWorldObjectsRepo } from './world-objects.repo';
 import { createWorldRelationshipsRepo } from './world-relationships.repo';
+import { createWorldRevisionsRepo } from './world-revisions.repo';
 import { createWorldTasksRepo } from './world-tasks.repo';
 import { createAuditRepo } from './audit.repo';
 import { createIdempotencyRepo } from './idempotency.repo';
@@ -21,6 +22,8 @@ import { createSessionsRepo } from './sessions.repo';
 
 /** Every repository, built over one database. */
 export function createRepos(db: Db) {
+  // The world repositories advance the world revision after each write (docs/world.md).
+  const worldRevisions = createWorldRevisionsRepo(db);
   return {
     organizations: createOrganizationsRepo(db),
     principals: createPrincipalsRepo(db),
@@ -34,13 +37,14 @@ export function createRepos(db: Db) {
     sessionSteps: createSessionStepsRepo(db),
     quotaPolicies: createQuotaPoliciesRepo(db),
     externalActions: createExternalActionsRepo(db),
-    worldObjects: createWorldObjectsRepo(db),
-    worldHistory: createWorldHistoryRepo(db),
+    worldRevisions,
+    worldObjects: createWorldObjectsRepo(db, worldRevisions),
+    worldHistory: createWorldHistoryRepo(db, worldRevisions),
     worldRelationships: createWorldRelationshipsRepo(db),
     worldTasks: createWorldTasksRepo(db),
     outbox: createOutboxRepo(db),
     externalEvents: createExternalEventsRepo(db),
-    worldExternalState: createWorldExternalStateRepo(db),
+    worldExternalState: createWorldExternalStateRepo(db, worldRevisions),
   };
 }
 

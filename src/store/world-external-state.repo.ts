@@ -1,6 +1,7 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import { isDuplicateKey } from './mongo';
 import type { WorldHistoryEvent } from './world-history.repo';
+import type { WorldRevisionsRepo } from './world-revisions.repo';
 
 /** Where a reconciled field's current value came from. */
 export interface FieldProvenance {
@@ -76,7 +77,10 @@ export const revisionId = (objectId: string, revision: number): string => `${obj
  * its projection onto `world_objects.external_state` (what object reads show; a cache that
  * may briefly lag the chain, never lead it).
  */
-export function createWorldExternalStateRepo(db: Db) {
+export function createWorldExternalStateRepo(
+  db: Db,
+  worldRevisions: Pick<WorldRevisionsRepo, 'advance'>,
+) {
   const objects: Collection<ObjectWithExternalState> =
     db.collection<ObjectWithExternalState>('world_objects');
   const revisions: Collection<ExternalStateRevision> = db.collection<ExternalStateRevision>(
@@ -124,6 +128,7 @@ export function createWorldExternalStateRepo(db: Db) {
         },
         { $set: { external_state: state } },
       );
+      await worldRevisions.advance();
     },
     /** Objects that have an external state, in id order after `afterId`; `limit + 1` rows. */
     list(filter: ExternalStateFilter, limit: number, afterId?: string) {

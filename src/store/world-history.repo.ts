@@ -1,6 +1,7 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import { isDuplicateKey } from './mongo';
 import { afterPosition, toPage, type PagePosition } from './paging';
+import type { WorldRevisionsRepo } from './world-revisions.repo';
 
 /** One append-only world history event. */
 export interface WorldHistoryEvent {
@@ -36,7 +37,7 @@ function toQuery(filter: WorldHistoryFilter, after?: PagePosition): Filter<World
   return clauses.length === 1 ? clauses[0] : { $and: clauses };
 }
 
-export function createWorldHistoryRepo(db: Db) {
+export function createWorldHistoryRepo(db: Db, revisions: Pick<WorldRevisionsRepo, 'advance'>) {
   const col: Collection<WorldHistoryEvent> = db.collection<WorldHistoryEvent>('world_history');
   return {
     collection: col,
@@ -48,6 +49,7 @@ export function createWorldHistoryRepo(db: Db) {
     /**
      * Appends once: a repeat with the same id (an activity retry, a re-delivery) is a no-op,
      * also when two writers race (FerretDB then answers the loser with a duplicate key).
+     * A repeat still advances the world revision: the first writer may have died before it.
      */
     async appendOnce(event: WorldHistoryEvent): Promise<void> {
       // Insert-first: an upsert is a collection scan on FerretDB (3 ms → 13 ms from 100 to
@@ -57,16 +59,18 @@ export function createWorldHistoryRepo(db: Db) {
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
       }
+      await revisions.advance();
     },
     /** Inserts unless an event with this id exists; true when this call wrote it. */
     async insertOnce(event: WorldHistoryEvent): Promise<boolean> {
       try {
         await col.insertOne(event);
-        return true;
       } catch (error) {
         if (isDuplicateKey(error)) return false;
         throw error;
       }
+      await revisions.advance();
+      return true;
     },
     /** True when the event exists (read by `_id`). */
     exists: async (id: string): Promise<boolean> =>

@@ -1,5 +1,6 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import { isDuplicateKey } from './mongo';
+import type { WorldRevisionsRepo } from './world-revisions.repo';
 
 /** A world object (DESIGN.md section 5); `version` grows by one with every change. */
 export interface WorldObject {
@@ -25,7 +26,7 @@ export type WorldObjectsRepo = ReturnType<typeof createWorldObjectsRepo>;
 const byKind = (filter: WorldObjectFilter): Filter<WorldObject> =>
   filter.kind ? { kind: filter.kind } : {};
 
-export function createWorldObjectsRepo(db: Db) {
+export function createWorldObjectsRepo(db: Db, revisions: Pick<WorldRevisionsRepo, 'advance'>) {
   const col: Collection<WorldObject> = db.collection<WorldObject>('world_objects');
   const versions: Collection<{ _id: string; object_id: string; action_id: string; at: string }> =
     db.collection('world_object_versions');
@@ -37,17 +38,19 @@ export function createWorldObjectsRepo(db: Db) {
     findById: (id: string) => col.findOne({ _id: id }),
     async insert(object: WorldObject): Promise<WorldObject> {
       await col.insertOne(object);
+      await revisions.advance();
       return object;
     },
     /** Inserts unless an object with this id exists; true when this call created it. */
     async insertOnce(object: WorldObject): Promise<boolean> {
       try {
         await col.insertOne(object);
-        return true;
       } catch (error) {
         if (isDuplicateKey(error)) return false;
         throw error;
       }
+      await revisions.advance();
+      return true;
     },
     /** True when no object exists at all (one indexed read, no scan). */
     isEmpty: async (): Promise<boolean> =>
@@ -120,6 +123,7 @@ export function createWorldObjectsRepo(db: Db) {
       };
       for (const [field, value] of Object.entries(attributes)) set[`attributes.${field}`] = value;
       await col.updateOne({ _id: id }, { $set: set });
+      await revisions.advance();
       return true;
     },
   };

@@ -218,7 +218,7 @@ describe('POST /v1/sessions/{session_id}/step', () => {
     await worldObject('eta', `${KIND}_observed`);
     await worldObject('theta', `${KIND}_observed`);
     const eventId = newId('evt');
-    await app.deps.repos.worldHistory.collection.insertOne({
+    await app.deps.repos.worldHistory.appendOnce({
       _id: eventId,
       kind: 'object.updated',
       at: '2999-01-01T00:00:00.000Z',

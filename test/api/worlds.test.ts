@@ -330,6 +330,51 @@ describe('GET /v1/worlds/history and /v1/worlds/state', () => {
   });
 });
 
+describe('GET /v1/worlds/state while another process writes', () => {
+  it('reflects every write of another process at once, though served from a cache', async () => {
+    // Another process (the worker, a second api instance) with its own connection and repos.
+    const other = await connectMongo(process.env['TEST_MONGODB_URI']!, app.dbName);
+    try {
+      const repos = createRepos(other.db);
+      const first = (await head()).history_head;
+      expect((await head()).history_head).toBe(first);
+      const object = (await get<ObjectView>(`/v1/worlds/objects/${PAYMENTS_API}`)).body.payload;
+      const actionId = newId('act');
+      const now = new Date().toISOString();
+      expect(
+        await repos.worldObjects.patchAtVersion(
+          PAYMENTS_API,
+          object.version,
+          { tier: 'gold' },
+          actionId,
+          now,
+        ),
+      ).toBe(true);
+      const patched = (await head()).objects.find((o) => o.object_id === PAYMENTS_API);
+      expect(patched).toMatchObject({ version: object.version + 1, attributes: { tier: 'gold' } });
+
+      const event = { _id: newId('evt'), kind: 'object.updated', at: now, change: {} };
+      await repos.worldHistory.appendOnce(event);
+      expect((await head()).history_head).toBe(event._id);
+
+      const count = (await head()).object_count;
+      await repos.worldObjects.insert({
+        _id: newId('obj'),
+        kind: 'probe',
+        name: 'from another process',
+        attributes: {},
+        external_state: {},
+        version: 1,
+        created_at: now,
+        updated_at: now,
+      });
+      expect((await head()).object_count).toBe(count + 1);
+    } finally {
+      await other.client.close();
+    }
+  });
+});
+
 describe('POST /v1/worlds/tasks', () => {
   it('creates an open task (201) and records task.created, moving history_head', async () => {
     const before = (await head()).history_head;

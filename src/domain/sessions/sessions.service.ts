@@ -18,6 +18,8 @@ import { appendLineage } from './lineage';
 import { checkRefs, inspectObject, listObjects, observeWorld } from './world-reads';
 
 type Deps = Pick<AppDeps, 'repos'>;
+/** Steps also read the world through its cache. */
+type StepDeps = Pick<AppDeps, 'repos' | 'worldReads'>;
 
 /** Most attempts at the next step number before answering 409 (others keep winning it). */
 const MAX_STEP_ATTEMPTS = 64;
@@ -88,7 +90,7 @@ export function sessionView(session: SessionRecord, newest: SessionStepRecord | 
  * after a `close` cannot be written: its writer would have read the close first.
  */
 export async function stepSession(
-  deps: Deps,
+  deps: StepDeps,
   auth: AuthContext,
   sessionId: string,
   body: SessionStepRequest,
@@ -151,7 +153,7 @@ export const stepIdentity = (session: SessionRecord, step: number): string =>
 
 /** Output of the commands that read the world (the same whichever step number they get). */
 async function readWorld(
-  deps: Deps,
+  deps: StepDeps,
   command: SessionCommand,
   args: CommandArgs[SessionCommand],
 ): Promise<Record<string, unknown> | undefined> {

@@ -45,9 +45,15 @@ export async function inspectObject(deps: WorldDeps, objectId: string) {
 
 /**
  * `observe_world`: how many objects of each kind and the newest history event. Both read
- * whole collections (FerretDB scans anything but `_id`), which a world of this size allows.
+ * whole collections (FerretDB scans anything but `_id`), so the census is cached until the
+ * world revision moves.
  */
-export async function observeWorld(deps: WorldDeps, now: string) {
+export async function observeWorld(deps: WorldDeps & Pick<AppDeps, 'worldReads'>, now: string) {
+  const census = await deps.worldReads.read('census', () => worldCensus(deps));
+  return { ...census, observed_at: now };
+}
+
+async function worldCensus(deps: WorldDeps) {
   const [kinds, newest] = await Promise.all([
     deps.repos.worldObjects.collection
       .aggregate<{ _id: string; count: number }>([{ $group: { _id: '$kind', count: { $sum: 1 } } }])
@@ -65,7 +71,6 @@ export async function observeWorld(deps: WorldDeps, now: string) {
     newest_event: event
       ? { event_id: event._id, kind: event.kind, object_id: event.object_id ?? null, at: event.at }
       : null,
-    observed_at: now,
   };
 }
 

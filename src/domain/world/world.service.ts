@@ -60,8 +60,16 @@ export async function listHistory(deps: WorldDeps, query: WorldHistoryQuery) {
   return { items: page.items.map(historyEventView), next_cursor: page.next_cursor };
 }
 
-/** The world state: a page of objects, their total and the newest history event id. */
-export async function worldState(deps: WorldDeps, query: WorldKindQuery) {
+/**
+ * The world state: a page of objects, their total and the newest history event id. Cached
+ * per query until the world revision moves: three collection scans on FerretDB otherwise.
+ */
+export function worldState(deps: WorldDeps & Pick<AppDeps, 'worldReads'>, query: WorldKindQuery) {
+  const key = `state:${JSON.stringify([query.kind, query.limit, query.cursor])}`;
+  return deps.worldReads.read(key, () => computeWorldState(deps, query));
+}
+
+async function computeWorldState(deps: WorldDeps, query: WorldKindQuery) {
   const { repos } = deps;
   const [objects, objectCount, historyHead] = await Promise.all([
     listObjects(deps, query),

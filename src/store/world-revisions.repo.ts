@@ -1,0 +1,99 @@
+import type { Collection, Db } from 'mongodb';
+import { isDuplicateKey } from './mongo';
+
+/** One world revision: a marker that some world write completed before it was inserted. */
+interface WorldRevision {
+  _id: string;
+  at: string;
+}
+
+export type WorldRevisionsRepo = ReturnType<typeof createWorldRevisionsRepo>;
+
+/** Revisions are strings so FerretDB finds them by `_id` without a scan; padded to sort. */
+const revisionKey = (revision: number): string => String(revision).padStart(12, '0');
+
+/**
+ * The world's revision counter: 1, 2, 3, … with no gaps, each claimed by a unique insert
+ * (the one write FerretDB makes exclusive). Every world repository write ends by advancing
+ * it, so a reader that remembers revision n knows nothing changed while n + 1 is absent:
+ * one read by `_id` validates anything it cached (docs/world.md, "World revisions").
+ *
+ * The process remembers the highest revision it has seen; that is only a starting point,
+ * as other processes advance the counter too.
+ */
+export function createWorldRevisionsRepo(db: Db) {
+  const col: Collection<WorldRevision> = db.collection<WorldRevision>('world_revisions');
+  let known = 0;
+  // Advances asked for while one runs share the next run, which starts after they asked.
+  let running: Promise<number> | undefined;
+  let queued: Promise<number> | undefined;
+
+  const exists = async (revision: number): Promise<boolean> =>
+    revision <= 0 || (await col.findOne({ _id: revisionKey(revision) })) !== null;
+
+  /** The newest revision at or after `from` (which must exist): gallop, then bisect. */
+  async function newestFrom(from: number): Promise<number> {
+    let present = from;
+    let step = 1;
+    while (await exists(present + step)) {
+      present += step;
+      step *= 2;
+    }
+    let absent = present + step;
+    while (absent - present > 1) {
+      const middle = Math.floor((present + absent) / 2);
+      if (await exists(middle)) present = middle;
+      else absent = middle;
+    }
+    known = Math.max(known, present);
+    return present;
+  }
+
+  /**
+   * Inserts the revision after the newest this process knows (one write when it is the only
+   * writer); on a duplicate, finds the newest and tries the one after it. A claim always
+   * follows a revision that exists, so the counter has no gaps; revisions are never deleted.
+   */
+  async function claimNext(): Promise<number> {
+    let candidate = known + 1;
+    for (;;) {
+      try {
+        await col.insertOne({ _id: revisionKey(candidate), at: new Date().toISOString() });
+        known = Math.max(known, candidate);
+        return candidate;
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+        candidate = (await newestFrom(candidate)) + 1;
+      }
+    }
+  }
+
+  /** Claims the next revision; call after a world write has completed. */
+  function advance(): Promise<number> {
+    if (!running) {
+      running = claimNext().finally(() => {
+        running = undefined;
+      });
+      return running;
+    }
+    queued ??= running
+      .catch(() => undefined)
+      .then(() => {
+        queued = undefined;
+        return advance();
+      });
+    return queued;
+  }
+
+  return {
+    collection: col,
+    async ensureIndexes(): Promise<void> {
+      // `_id` is the only key.
+    },
+    /** The current revision (0 before any write); `from` is a revision known to exist. */
+    current: (from = known): Promise<number> => newestFrom(Math.max(from, 0)),
+    /** True when the world has changed since `revision` (one read by `_id`). */
+    changedSince: (revision: number): Promise<boolean> => exists(revision + 1),
+    advance,
+  };
+}
