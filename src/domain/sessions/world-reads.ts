@@ -13,8 +13,16 @@ const brief = (object: WorldObject) => ({
   updated_at: object.updated_at,
 });
 
-/** `list_objects`: objects in creation (`_id`) order, optionally of one kind. */
-export async function listObjects(deps: WorldDeps, args: { kind?: string; limit: number }) {
+/** `list_objects`: objects in creation (`_id`) order, optionally of one kind (cached, see docs/world.md). */
+export function listObjects(
+  deps: WorldDeps & Pick<AppDeps, 'worldReads'>,
+  args: { kind?: string; limit: number },
+) {
+  const key = `list_objects:${JSON.stringify([args.kind, args.limit])}`;
+  return deps.worldReads.read(key, () => firstObjects(deps, args));
+}
+
+async function firstObjects(deps: WorldDeps, args: { kind?: string; limit: number }) {
   const rows = await deps.repos.worldObjects.collection
     .find(args.kind ? { kind: args.kind } : {})
     .sort({ _id: 1 })
