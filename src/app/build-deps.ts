@@ -7,6 +7,7 @@ import { ensureSystemRecords } from '../domain/governance/bootstrap';
 import { createLimitsResolver } from '../domain/governance/quota-policies.service';
 import { createMetrics } from '../observability/metrics';
 import { createWorldReadCache } from '../domain/world/world-read-cache';
+import { createSubstrateStates } from '../domain/substrates/states';
 import { RequestLedgerWriter } from '../observability/request-ledger-writer';
 import { createRepos, ensureIndexes } from '../store';
 import { connectMongo } from '../store/mongo';
@@ -69,6 +70,7 @@ export async function buildDeps(
     metrics,
     temporal,
     worldReads: createWorldReadCache(repos.worldRevisions),
+    substrateStates: createSubstrateStates(repos.substrateSnapshots),
     instanceId,
     startedAt: new Date(),
     async close() {

@@ -8,6 +8,7 @@ import type { RequestLedgerWriter } from '../observability/request-ledger-writer
 import type { Repos } from '../store';
 import type { TemporalGateway } from '../temporal/gateway';
 import type { WorldReadCache } from '../domain/world/world-read-cache';
+import type { SubstrateStates } from '../domain/substrates/states';
 
 /** Everything the api needs, built once at start-up and passed down explicitly. */
 export interface AppDeps {
@@ -23,6 +24,8 @@ export interface AppDeps {
   temporal: TemporalGateway;
   /** Whole-world reads, cached until the world revision moves. */
   worldReads: WorldReadCache;
+  /** Deployment states at any computed tick, recent ones cached. */
+  substrateStates: SubstrateStates;
   /** This api process, as named in rate-limit shards and service events. */
   instanceId: string;
   startedAt: Date;

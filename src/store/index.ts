@@ -1,5 +1,8 @@
 import type { Db } from 'mongodb';
 import { createApiKeysRepo } from './api-keys.repo';
+import { createArtifactsRepo } from './artifacts.repo';
+import { createSubstrateDeploymentsRepo } from './substrate-deployments.repo';
+import { createSubstrateSnapshotsRepo } from './substrate-snapshots.repo';
 import { createExternalActionsRepo } from './external-actions.repo';
 import { createExternalEventsRepo } from './external-events.repo';
 import { createWorldExternalStateRepo } from './world-external-state.repo';
@@ -45,6 +48,9 @@ export function createRepos(db: Db) {
     outbox: createOutboxRepo(db),
     externalEvents: createExternalEventsRepo(db),
     worldExternalState: createWorldExternalStateRepo(db, worldRevisions),
+    artifacts: createArtifactsRepo(db),
+    substrateDeployments: createSubstrateDeploymentsRepo(db),
+    substrateSnapshots: createSubstrateSnapshotsRepo(db),
   };
 }
 

@@ -1,2 +1,3 @@
 export { externalActionWorkflow } from './external-action.workflow';
 export { serviceProbeWorkflow } from './service-probe.workflow';
+export { substrateDeploymentWorkflow } from './substrate-deployment.workflow';

@@ -1,5 +1,6 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { DeploymentRecord } from '../store/substrate-deployments.repo';
 
 /**
  * The only workflow module the api imports: task queue, workflow names, message
@@ -154,5 +155,32 @@ export const ActionStatusKey = defineSearchAttributeKey(
 export const ActionKindKey = defineSearchAttributeKey('ActionKind', SearchAttributeType.KEYWORD);
 export const SharedContextIdKey = defineSearchAttributeKey(
   'SharedContextId',
+  SearchAttributeType.KEYWORD,
+);
+
+// ---------------------------------------------------------------------------
+// Substrate deployments (DESIGN.md sections 5, 6 and 7)
+// ---------------------------------------------------------------------------
+
+/** The deployment as its workflow holds it; the MongoDB record is its projection. */
+export type DeploymentState = DeploymentRecord;
+
+export interface DeploymentWorkflowInput {
+  /** The record as the api created it (stage `validating`). */
+  deployment: DeploymentRecord;
+}
+
+export const DEPLOYMENT_ERRORS = {
+  invalidSpec: 'InvalidSpec',
+  wallTimeExceeded: 'WallTimeExceeded',
+  assayFailed: 'AssayFailed',
+} as const;
+
+export const deploymentWorkflowId = (deploymentId: string): string => `deployment-${deploymentId}`;
+
+export const deploymentStateQuery = defineQuery<DeploymentState>('deploymentState');
+
+export const DeploymentStageKey = defineSearchAttributeKey(
+  'DeploymentStage',
   SearchAttributeType.KEYWORD,
 );

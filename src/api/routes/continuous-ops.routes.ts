@@ -1,3 +1,4 @@
+import { getArtifactByPath, rawArtifact } from '../../domain/substrates/artifacts.service';
 import { defineRoute, type JsonSchema, type RouteDefinition } from '../route';
 import { closedObject, envelope, notImplemented, pathParams, prefixedId } from './common';
 import {
@@ -14,7 +15,6 @@ import {
 } from './schemas';
 
 /** Issue that owns artifact retrieval. */
-const ARTIFACTS_ISSUE = 5;
 const TAGS = ['continuous-ops'];
 
 /** What a checkpoint can snapshot. */
@@ -133,7 +133,7 @@ export const continuousOpsRoutes: RouteDefinition[] = [
     tags: TAGS,
     request: { params: artifactPathParams },
     responses: { 200: { description: 'The artifact bytes, with their content type.' } },
-    handler: notImplemented('Raw artifact retrieval', ARTIFACTS_ISSUE),
+    handler: async (req, deps) => rawArtifact(deps, req.params.artifact_path),
   }),
 
   defineRoute<unknown, NoQuery, ArtifactParams>({
@@ -148,6 +148,8 @@ export const continuousOpsRoutes: RouteDefinition[] = [
     tags: TAGS,
     request: { params: artifactPathParams },
     responses: { 200: { description: 'The artifact.', schema: envelope(artifactView) } },
-    handler: notImplemented('Artifact retrieval', ARTIFACTS_ISSUE),
+    handler: async (req, deps) => ({
+      payload: await getArtifactByPath(deps, req.params.artifact_path),
+    }),
   }),
 ];

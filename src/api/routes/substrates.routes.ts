@@ -1,9 +1,30 @@
+import { getArtifact } from '../../domain/substrates/artifacts.service';
+import { compileSpec } from '../../domain/substrates/compile.service';
+import {
+  deploy,
+  deploymentView as viewOfDeployment,
+  getDeployment,
+  listDeployments,
+} from '../../domain/substrates/deployments.service';
+import {
+  assay,
+  observe,
+  recognizeMotifs,
+  renderDeployment,
+} from '../../domain/substrates/inspection.service';
+import {
+  certificationPackRegistry,
+  envelopeRegistry,
+  recognizerPackView,
+  recognizerRegistry,
+  scaffoldRegistry,
+} from '../../domain/substrates/registry/registry';
+import { validateSpec } from '../../domain/substrates/validation';
 import { defineRoute, type JsonSchema, type RouteDefinition } from '../route';
 import {
   closedObject,
   envelope,
   handleId,
-  notImplemented,
   page,
   pagedQuery,
   pathParams,
@@ -28,7 +49,6 @@ import {
   type PagedQuery,
 } from './schemas';
 
-const ISSUE = 5;
 const TAGS = ['substrates'];
 
 /** Scaffolds (DESIGN.md section 7). */
@@ -156,7 +176,11 @@ export const substrateSpecSchema: JsonSchema = closedObject(
           0,
           SPEC_LIMITS.maxSeed,
         ),
-        density: decimal('Share of live cells in the random initial pattern.', 0, 1, 0.5),
+        density: decimal(
+          'Share of live cells in the random initial pattern (with `seed` only; default 0.5).',
+          0,
+          1,
+        ),
         pattern: text(
           'Initial pattern instead of a random one: a name (`glider`, `r-pentomino`, `blinker`...) or RLE text, placed at the centre.',
           65_536,
@@ -317,7 +341,7 @@ export const substratesRoutes: RouteDefinition[] = [
         ),
       },
     },
-    handler: notImplemented('Substrate spec validation', ISSUE),
+    handler: async (req) => ({ payload: validateSpec(req.body) }),
   }),
 
   defineRoute<SubstrateSpecRequest, NoQuery, NoParams>({
@@ -345,7 +369,7 @@ export const substratesRoutes: RouteDefinition[] = [
         ),
       },
     },
-    handler: notImplemented('Substrate compilation', ISSUE),
+    handler: async (req, deps) => ({ payload: await compileSpec(deps, req.body) }),
   }),
 
   defineRoute<SubstrateDeployRequest, NoQuery, NoParams>({
@@ -380,7 +404,10 @@ export const substratesRoutes: RouteDefinition[] = [
       200: { description: '`bind`: the existing deployment.', schema: envelope(deploymentView) },
     },
     idempotent: true,
-    handler: notImplemented('Substrate deployment', ISSUE),
+    handler: async (req, deps) => {
+      const { created, deployment } = await deploy(deps, req.auth!, req.body);
+      return { status: created ? 201 : 200, payload: deployment };
+    },
   }),
 
   defineRoute<SubstrateObserveRequest, NoQuery, NoParams>({
@@ -444,7 +471,7 @@ export const substratesRoutes: RouteDefinition[] = [
         ),
       },
     },
-    handler: notImplemented('Substrate observation', ISSUE),
+    handler: async (req, deps) => ({ payload: await observe(deps, req.body) }),
   }),
 
   defineRoute<SubstrateAssayRequest, NoQuery, NoParams>({
@@ -496,7 +523,7 @@ export const substratesRoutes: RouteDefinition[] = [
         ),
       },
     },
-    handler: notImplemented('Substrate assays', ISSUE),
+    handler: async (req, deps) => ({ payload: await assay(deps, req.body) }),
   }),
 
   defineRoute<SubstrateRecognizeRequest, NoQuery, NoParams>({
@@ -555,7 +582,7 @@ export const substratesRoutes: RouteDefinition[] = [
         ),
       },
     },
-    handler: notImplemented('Substrate motif recognition', ISSUE),
+    handler: async (req, deps) => ({ payload: await recognizeMotifs(deps, req.body) }),
   }),
 
   defineRoute<SubstrateRenderRequest, NoQuery, NoParams>({
@@ -601,7 +628,7 @@ export const substratesRoutes: RouteDefinition[] = [
         ),
       },
     },
-    handler: notImplemented('Substrate rendering', ISSUE),
+    handler: async (req, deps) => ({ payload: await renderDeployment(deps, req.body) }),
   }),
 
   defineRoute<unknown, DeploymentListQuery, NoParams>({
@@ -616,7 +643,7 @@ export const substratesRoutes: RouteDefinition[] = [
       query: pagedQuery({ stage: choice(DEPLOYMENT_STAGES, 'Only deployments in this stage.') }),
     },
     responses: { 200: { description: 'A page of deployments.', schema: page(deploymentView) } },
-    handler: notImplemented('Substrate deployment listing', ISSUE),
+    handler: async (req, deps) => ({ payload: await listDeployments(deps, req.query) }),
   }),
 
   defineRoute<unknown, NoQuery, { deployment_id: string }>({
@@ -629,7 +656,9 @@ export const substratesRoutes: RouteDefinition[] = [
     tags: TAGS,
     request: { params: pathParams({ deployment_id: prefixedId('dep', 'Deployment id.') }) },
     responses: { 200: { description: 'The deployment.', schema: envelope(deploymentView) } },
-    handler: notImplemented('Substrate deployment inspection', ISSUE),
+    handler: async (req, deps) => ({
+      payload: viewOfDeployment(await getDeployment(deps, req.params.deployment_id)),
+    }),
   }),
 
   defineRoute<unknown, NoQuery, { artifact_id: string }>({
@@ -643,7 +672,7 @@ export const substratesRoutes: RouteDefinition[] = [
     tags: TAGS,
     request: { params: pathParams({ artifact_id: prefixedId('art', 'Artifact id.') }) },
     responses: { 200: { description: 'The artifact.', schema: envelope(artifactView) } },
-    handler: notImplemented('Substrate artifact inspection', ISSUE),
+    handler: async (req, deps) => ({ payload: await getArtifact(deps, req.params.artifact_id) }),
   }),
 
   defineRoute<unknown, PagedQuery, NoParams>({
@@ -656,7 +685,7 @@ export const substratesRoutes: RouteDefinition[] = [
     tags: TAGS,
     request: { query: pagedQuery() },
     responses: { 200: { description: 'A page of scaffolds.', schema: page(scaffoldView) } },
-    handler: notImplemented('The scaffold registry', ISSUE),
+    handler: async (req) => ({ payload: scaffoldRegistry.list(req.query) }),
   }),
 
   defineRoute<unknown, NoQuery, { scaffold_id: string }>({
@@ -669,7 +698,7 @@ export const substratesRoutes: RouteDefinition[] = [
     tags: TAGS,
     request: { params: pathParams({ scaffold_id: handleId('Scaffold id, e.g. `life-lattice`.') }) },
     responses: { 200: { description: 'The scaffold.', schema: envelope(scaffoldView) } },
-    handler: notImplemented('The scaffold registry', ISSUE),
+    handler: async (req) => ({ payload: scaffoldRegistry.get(req.params.scaffold_id) }),
   }),
 
   defineRoute<unknown, PagedQuery, NoParams>({
@@ -682,7 +711,7 @@ export const substratesRoutes: RouteDefinition[] = [
     tags: TAGS,
     request: { query: pagedQuery() },
     responses: { 200: { description: 'A page of envelopes.', schema: page(envelopeView) } },
-    handler: notImplemented('The envelope registry', ISSUE),
+    handler: async (req) => ({ payload: envelopeRegistry.list(req.query) }),
   }),
 
   defineRoute<unknown, NoQuery, { envelope_id: string }>({
@@ -695,7 +724,7 @@ export const substratesRoutes: RouteDefinition[] = [
     tags: TAGS,
     request: { params: pathParams({ envelope_id: handleId('Envelope id.') }) },
     responses: { 200: { description: 'The envelope.', schema: envelope(envelopeView) } },
-    handler: notImplemented('The envelope registry', ISSUE),
+    handler: async (req) => ({ payload: envelopeRegistry.get(req.params.envelope_id) }),
   }),
 
   defineRoute<unknown, PagedQuery, NoParams>({
@@ -710,7 +739,10 @@ export const substratesRoutes: RouteDefinition[] = [
     responses: {
       200: { description: 'A page of recognizer packs.', schema: page(recognizerView) },
     },
-    handler: notImplemented('The recognizer registry', ISSUE),
+    handler: async (req) => {
+      const page = recognizerRegistry.list(req.query);
+      return { payload: { ...page, items: page.items.map(recognizerPackView) } };
+    },
   }),
 
   defineRoute<unknown, NoQuery, { recognizer_id: string }>({
@@ -723,7 +755,9 @@ export const substratesRoutes: RouteDefinition[] = [
     tags: TAGS,
     request: { params: pathParams({ recognizer_id: handleId('Recognizer pack id.') }) },
     responses: { 200: { description: 'The recognizer pack.', schema: envelope(recognizerView) } },
-    handler: notImplemented('The recognizer registry', ISSUE),
+    handler: async (req) => ({
+      payload: recognizerPackView(recognizerRegistry.get(req.params.recognizer_id)),
+    }),
   }),
 
   defineRoute<unknown, PagedQuery, NoParams>({
@@ -738,7 +772,7 @@ export const substratesRoutes: RouteDefinition[] = [
     responses: {
       200: { description: 'A page of certification packs.', schema: page(certificationPackView) },
     },
-    handler: notImplemented('The certification pack registry', ISSUE),
+    handler: async (req) => ({ payload: certificationPackRegistry.list(req.query) }),
   }),
 
   defineRoute<unknown, NoQuery, { pack_id: string }>({
@@ -753,6 +787,6 @@ export const substratesRoutes: RouteDefinition[] = [
     responses: {
       200: { description: 'The certification pack.', schema: envelope(certificationPackView) },
     },
-    handler: notImplemented('The certification pack registry', ISSUE),
+    handler: async (req) => ({ payload: certificationPackRegistry.get(req.params.pack_id) }),
   }),
 ];

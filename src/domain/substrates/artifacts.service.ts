@@ -1,0 +1,55 @@
+import type { AppDeps } from '../../app/deps';
+import { notFound } from '../../api/errors';
+import type { ArtifactRecord } from '../../store/artifacts.repo';
+
+type ArtifactDeps = Pick<AppDeps, 'repos'>;
+
+/** Content up to this size is returned inline by `GET /v1/artifacts/{path}`. */
+const INLINE_LIMIT = 64 * 1024;
+
+/** An artifact's metadata as clients see it. */
+export function artifactView(artifact: ArtifactRecord) {
+  const { _id, ...rest } = artifact;
+  return { artifact_id: _id, ...rest };
+}
+
+const isText = (contentType: string): boolean =>
+  /^(text\/|application\/json|image\/svg\+xml)/.test(contentType);
+
+/** `GET /v1/substrates/artifacts/{id}`: metadata only. */
+export async function getArtifact(deps: ArtifactDeps, artifactId: string) {
+  const artifact = await deps.repos.artifacts.findById(artifactId);
+  if (!artifact) throw notFound(`artifact ${artifactId}`);
+  return artifactView(artifact);
+}
+
+async function byPath(deps: ArtifactDeps, path: string) {
+  const artifact = await deps.repos.artifacts.findByPath(path);
+  if (!artifact) throw notFound(`artifact ${path}`);
+  const content = await deps.repos.artifacts.content(artifact);
+  if (!content) throw notFound(`content of artifact ${path}`);
+  return { artifact, content };
+}
+
+/**
+ * `GET /v1/artifacts/{path}`: metadata, and the content inline when it is text of at most
+ * 64 KiB (JSON parsed); otherwise `content` is null and `/raw` has the bytes.
+ */
+export async function getArtifactByPath(deps: ArtifactDeps, path: string) {
+  const { artifact, content } = await byPath(deps, path);
+  let inline: unknown = null;
+  if (artifact.size <= INLINE_LIMIT && isText(artifact.content_type)) {
+    const text = content.toString('utf8');
+    inline = artifact.content_type === 'application/json' ? (JSON.parse(text) as unknown) : text;
+  }
+  return { ...artifactView(artifact), content: inline, raw_url: `/v1/artifacts/${path}/raw` };
+}
+
+/** `GET /v1/artifacts/{path}/raw`: the bytes with their content type, `ETag` their sha256. */
+export async function rawArtifact(deps: ArtifactDeps, path: string) {
+  const { artifact, content } = await byPath(deps, path);
+  return {
+    raw: { body: content, contentType: artifact.content_type },
+    headers: { etag: `"${artifact.sha256}"` },
+  };
+}

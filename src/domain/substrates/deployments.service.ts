@@ -1,0 +1,153 @@
+import type { AppDeps } from '../../app/deps';
+import { ApiError, notFound, validationError } from '../../api/errors';
+import type {
+  DeploymentListQuery,
+  SubstrateDeployRequest,
+} from '../../api/routes/substrates.routes';
+import type { AuthContext } from '../../auth/auth-context';
+import { newId } from '../../lib/ids';
+import { decodeIdCursor, idPage } from '../../store/paging';
+import type { DeploymentRecord, NormalizedSpec } from '../../store/substrate-deployments.repo';
+import {
+  DeploymentStageKey,
+  deploymentWorkflowId,
+  type DeploymentWorkflowInput,
+} from '../../workflows/shared';
+import { chunkPlan } from './chunking';
+import { compileNormalized, requireValidSpec } from './compile.service';
+import { specOfManifest, type SubstrateManifest } from './manifest';
+import { envelopeRegistry } from './registry/registry';
+
+type DeployDeps = Pick<AppDeps, 'repos' | 'temporal' | 'metrics'>;
+
+/** A deployment as clients see it. */
+export function deploymentView(record: DeploymentRecord) {
+  const { _id, organization_id: _org, ...rest } = record;
+  return { deployment_id: _id, ...rest };
+}
+
+export async function getDeployment(deps: Pick<AppDeps, 'repos'>, deploymentId: string) {
+  const record = await deps.repos.substrateDeployments.findById(deploymentId);
+  if (!record) throw notFound(`deployment ${deploymentId}`);
+  return record;
+}
+
+/** `GET /v1/substrates/deployments`: newest first, optionally in one stage. */
+export async function listDeployments(deps: Pick<AppDeps, 'repos'>, query: DeploymentListQuery) {
+  const limit = query.limit ?? 50;
+  const before = query.cursor ? decodeIdCursor(query.cursor, 'dep') : undefined;
+  const rows = await deps.repos.substrateDeployments.list({ stage: query.stage }, limit, before);
+  const page = idPage(rows, limit);
+  return { items: page.items.map(deploymentView), next_cursor: page.next_cursor };
+}
+
+/** The spec to deploy: the body's, or the one a compiled manifest was made from. */
+async function specToDeploy(deps: DeployDeps, body: SubstrateDeployRequest) {
+  if (body.spec) return requireValidSpec(body.spec, ['spec']);
+  const artifact = await deps.repos.artifacts.findById(body.artifact_id!);
+  if (!artifact) throw notFound(`artifact ${body.artifact_id}`);
+  if (artifact.kind !== 'manifest') {
+    throw validationError([
+      {
+        loc: ['body', 'artifact_id'],
+        msg: `artifact ${artifact._id} is a ${artifact.kind}, not a compiled manifest`,
+        type: 'value_error',
+      },
+    ]);
+  }
+  const content = await deps.repos.artifacts.content(artifact);
+  if (!content) throw notFound(`content of artifact ${artifact._id}`);
+  const manifest = JSON.parse(content.toString('utf8')) as SubstrateManifest;
+  return requireValidSpec(specOfManifest(manifest), ['artifact_id']);
+}
+
+/**
+ * `POST /v1/substrates/deploy`. The spec is validated and compiled here, so a bad spec is
+ * a 422 and never a failed deployment; then the record is written and its workflow started.
+ * Every deployment takes the next binding of its manifest (a unique insert); `bind` first
+ * returns the newest bound deployment when it is running or ready.
+ */
+export async function deploy(deps: DeployDeps, auth: AuthContext, body: SubstrateDeployRequest) {
+  const spec = await specToDeploy(deps, body);
+  const { artifact } = await compileNormalized(deps, spec);
+  const repo = deps.repos.substrateDeployments;
+  for (;;) {
+    const newest = await repo.newestBinding(artifact.artifact_id);
+    if (body.mode === 'bind' && newest) {
+      const bound = await repo.findById(newest.deployment_id);
+      if (bound && (bound.status === 'running' || bound.status === 'ready')) {
+        return { created: false, deployment: deploymentView(bound) };
+      }
+    }
+    const deploymentId = newId('dep');
+    const number = (newest ? Number(newest._id.split(':').pop()) : 0) + 1;
+    const now = new Date().toISOString();
+    if (await repo.claimBinding(artifact.artifact_id, number, deploymentId, now)) {
+      const record = newRecord(deploymentId, spec, auth, now);
+      await start(deps, record);
+      return { created: true, deployment: deploymentView(record) };
+    }
+    // Another deploy of the same manifest took that binding: look again.
+  }
+}
+
+function newRecord(id: string, spec: NormalizedSpec, auth: AuthContext, now: string) {
+  const { interval, trailStep } = chunkPlan(
+    spec.params.width,
+    spec.params.height,
+    spec.params.ticks,
+  );
+  const record: DeploymentRecord = {
+    _id: id,
+    spec,
+    manifest_artifact_id: null,
+    manifest_sha256: null,
+    initial_digest: null,
+    status: 'running',
+    stage: 'validating',
+    progress: { tick: 0, ticks_total: spec.params.ticks },
+    snapshot_interval: interval,
+    trail_step: trailStep,
+    max_wall_seconds: envelopeRegistry.get(spec.envelope).max_wall_seconds,
+    error: null,
+    final: null,
+    assay: null,
+    stage_timestamps: { validating: now },
+    workflow_id: deploymentWorkflowId(id),
+    organization_id: auth.organizationId,
+    created_by: auth.principalId,
+    created_at: now,
+    updated_at: now,
+  };
+  return record;
+}
+
+async function start(deps: DeployDeps, record: DeploymentRecord): Promise<void> {
+  await deps.repos.substrateDeployments.insert(record);
+  const { spec } = record;
+  const input: DeploymentWorkflowInput = { deployment: record };
+  try {
+    const client = await deps.temporal.getClient();
+    await client.workflow.start('substrateDeploymentWorkflow', {
+      workflowId: record.workflow_id,
+      workflowIdConflictPolicy: 'FAIL',
+      taskQueue: deps.temporal.taskQueue,
+      args: [input],
+      typedSearchAttributes: [{ key: DeploymentStageKey, value: 'validating' }],
+      staticSummary: `${spec.scaffold} ${spec.params.width}x${spec.params.height} ${spec.params.rule}, ${spec.params.ticks} ticks`,
+      staticDetails: `Deployment \`${record._id}\` by \`${record.created_by}\` in envelope \`${spec.envelope}\``,
+    });
+  } catch (error) {
+    // No workflow will ever move this record: say so, instead of leaving it `validating`.
+    await deps.repos.substrateDeployments.project({
+      ...record,
+      status: 'failed',
+      stage: 'failed',
+      error: 'the deployment workflow could not be started',
+    });
+    throw new ApiError('unavailable', 'the workflow service is unavailable; retry', {
+      extra: { cause: error instanceof Error ? error.message : String(error) },
+    });
+  }
+  deps.metrics.workflowStarts.inc({ workflow_type: 'substrateDeploymentWorkflow' });
+}

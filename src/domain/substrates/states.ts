@@ -1,0 +1,51 @@
+import { LRUCache } from 'lru-cache';
+import { ApiError } from '../../api/errors';
+import type { DeploymentRecord } from '../../store/substrate-deployments.repo';
+import type { SubstrateSnapshotsRepo } from '../../store/substrate-snapshots.repo';
+import { createSubstrate, restoreSubstrate, type Substrate } from './engine';
+
+/** The newest snapshot tick at or before `tick`: snapshots sit every `interval` ticks. */
+export const snapshotTickBefore = (tick: number, interval: number): number =>
+  Math.floor(tick / interval) * interval;
+
+export type SubstrateStates = ReturnType<typeof createSubstrateStates>;
+
+/**
+ * The state of a deployment at any computed tick: the nearest snapshot at or before it (or
+ * the spec, for the first interval) stepped forward, so a read costs at most one snapshot
+ * interval of engine work. Recent states are cached per process; callers get clones.
+ */
+export function createSubstrateStates(snapshots: SubstrateSnapshotsRepo, maxCached = 8) {
+  const cache = new LRUCache<string, Substrate>({ max: maxCached });
+
+  async function base(deployment: DeploymentRecord, tick: number): Promise<Substrate> {
+    const { spec } = deployment;
+    const at = snapshotTickBefore(tick, deployment.snapshot_interval);
+    const cached = cache.get(`${deployment._id}:${at}`);
+    if (cached) return cached.clone();
+    if (at === 0) return createSubstrate(spec.scaffold, spec.params);
+    const snapshot = await snapshots.find(deployment._id, at);
+    if (!snapshot) {
+      throw new ApiError('internal', `snapshot of tick ${at} of ${deployment._id} is missing`);
+    }
+    const state = restoreSubstrate(spec.scaffold, spec.params, at, snapshot.state.buffer);
+    cache.set(`${deployment._id}:${at}`, state.clone());
+    return state;
+  }
+
+  return {
+    /** The state at `tick`; 409 when that tick is not computed yet. */
+    async at(deployment: DeploymentRecord, tick: number): Promise<Substrate> {
+      if (tick > deployment.progress.tick) {
+        throw new ApiError(
+          'conflict',
+          `tick ${tick} of ${deployment._id} is not computed yet (newest: ${deployment.progress.tick})`,
+          { extra: { computed_tick: deployment.progress.tick } },
+        );
+      }
+      const state = await base(deployment, tick);
+      state.step(tick - state.tick);
+      return state;
+    },
+  };
+}

@@ -1,0 +1,130 @@
+import type { Collection, Db, Filter } from 'mongodb';
+import { isDuplicateKey } from './mongo';
+
+export type DeploymentStatus = 'running' | 'ready' | 'failed' | 'cancelled';
+
+/** A deployment's spec as validated: scaffold, envelope and params with defaults filled in. */
+export interface NormalizedSpec {
+  scaffold: 'life-lattice' | 'elementary-1d';
+  envelope: string;
+  params: {
+    width: number;
+    height: number;
+    rule: string | number;
+    ticks: number;
+    seed?: number;
+    density?: number;
+    pattern?: string;
+  };
+}
+
+/** What the observing stage found at the final tick. */
+export interface FinalObservation {
+  tick: number;
+  population: number;
+  bounding_box: { x: number; y: number; width: number; height: number } | null;
+  digest: string;
+}
+
+/**
+ * The MongoDB copy of a deployment. Its workflow is the single writer after creation
+ * (DESIGN.md section 6); the api inserts the first version so the 201 can be read back.
+ */
+export interface DeploymentRecord {
+  _id: string;
+  spec: NormalizedSpec;
+  manifest_artifact_id: string | null;
+  manifest_sha256: string | null;
+  /** Digest of the state at tick 0, from the manifest. */
+  initial_digest: string | null;
+  status: DeploymentStatus;
+  stage: string;
+  progress: { tick: number; ticks_total: number };
+  /** Snapshots are stored every this many ticks (and at the last tick computed). */
+  snapshot_interval: number;
+  /** Digests are recorded every this many ticks (the determinism assay replays to them). */
+  trail_step: number;
+  /** Wall-clock bound of the deploying stage, from the envelope. */
+  max_wall_seconds: number;
+  error: string | null;
+  final: FinalObservation | null;
+  assay: { pack_id: string; passed: boolean; report_artifact_id: string } | null;
+  stage_timestamps: Record<string, string>;
+  workflow_id: string;
+  organization_id: string;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One claim of "the live deployment of this manifest", `_id` `<artifact_id>:<n>`. */
+interface ManifestBinding {
+  _id: string;
+  artifact_id: string;
+  deployment_id: string;
+  created_at: string;
+}
+
+export type SubstrateDeploymentsRepo = ReturnType<typeof createSubstrateDeploymentsRepo>;
+
+export function createSubstrateDeploymentsRepo(db: Db) {
+  const col: Collection<DeploymentRecord> =
+    db.collection<DeploymentRecord>('substrate_deployments');
+  const bindings: Collection<ManifestBinding> =
+    db.collection<ManifestBinding>('substrate_bindings');
+  return {
+    collection: col,
+    bindings,
+    async ensureIndexes(): Promise<void> {
+      await col.createIndex({ stage: 1, _id: -1 }, { name: 'by_stage' });
+    },
+    insert: async (record: DeploymentRecord): Promise<void> => {
+      await col.insertOne(record);
+    },
+    findById: (id: string) => col.findOne({ _id: id }),
+    /** Writes the workflow's current view of the deployment (its single writer). */
+    async project(record: DeploymentRecord): Promise<void> {
+      const { _id, ...rest } = record;
+      await col.updateOne({ _id }, { $set: rest });
+    },
+    /** Deployments newest first (ULID `_id` descending), after `beforeId`; `limit + 1` rows. */
+    list(filter: { stage?: string }, limit: number, beforeId?: string) {
+      const query: Filter<DeploymentRecord> = {
+        ...(filter.stage ? { stage: filter.stage } : {}),
+        ...(beforeId ? { _id: { $lt: beforeId } } : {}),
+      };
+      return col
+        .find(query)
+        .sort({ _id: -1 })
+        .limit(limit + 1)
+        .toArray();
+    },
+    /** The newest binding of a manifest (walks `<artifact_id>:1, :2, …` by `_id`). */
+    async newestBinding(artifactId: string): Promise<ManifestBinding | null> {
+      let newest: ManifestBinding | null = null;
+      for (let n = 1; ; n += 1) {
+        const next = await bindings.findOne({ _id: `${artifactId}:${n}` });
+        if (!next) return newest;
+        newest = next;
+      }
+    },
+    /**
+     * Claims binding number `n` of a manifest for a deployment; false when another
+     * deployment took it first (exactly one wins: a unique insert).
+     */
+    async claimBinding(artifactId: string, n: number, deploymentId: string, now: string) {
+      try {
+        await bindings.insertOne({
+          _id: `${artifactId}:${n}`,
+          artifact_id: artifactId,
+          deployment_id: deploymentId,
+          created_at: now,
+        });
+        return true;
+      } catch (error) {
+        if (isDuplicateKey(error)) return false;
+        throw error;
+      }
+    },
+  };
+}
