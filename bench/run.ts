@@ -5,6 +5,8 @@ import { actionsBench } from './actions.bench';
 import { eventsBench } from './events.bench';
 import { foundationBench, worldStateBench } from './get-vs-bare.bench';
 import { sessionsBench } from './sessions.bench';
+import { substrateDeploymentBench } from './substrate-deployment.bench';
+import { substrateEngineBench } from './substrate-engine.bench';
 import { writeReport, type BenchContext, type BenchReport } from './lib/report';
 
 const SUITES: Record<string, (ctx: BenchContext) => Promise<BenchReport>> = {
@@ -13,6 +15,8 @@ const SUITES: Record<string, (ctx: BenchContext) => Promise<BenchReport>> = {
   sessions: sessionsBench,
   'world-state': worldStateBench,
   events: eventsBench,
+  'substrate-engine': substrateEngineBench,
+  'substrate-deployment': substrateDeploymentBench,
 };
 
 /** Runs the benchmark suites named on the command line (all by default). */

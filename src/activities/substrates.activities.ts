@@ -67,11 +67,17 @@ export function createSubstrateActivities(deps: SubstrateActivityDeps) {
       return { valid: verdict.valid, violations: verdict.violations };
     },
 
-    /** Compiles the spec into its manifest artifact (content-addressed: a retry is a no-op). */
-    async compileDeployment(
-      spec: NormalizedSpec,
-    ): Promise<{ artifact_id: string; sha256: string; initial_digest: string }> {
-      const { artifact, initial_digest } = await compileNormalized({ repos }, spec);
+    /**
+     * Compiles the spec into its manifest artifact (content-addressed: a retry is a no-op).
+     * The tick-0 state it builds is kept for the deployment's first chunk.
+     */
+    async compileDeployment(input: {
+      deployment_id: string;
+      spec: NormalizedSpec;
+    }): Promise<{ artifact_id: string; sha256: string; initial_digest: string }> {
+      const initial = createSubstrate(input.spec.scaffold, input.spec.params);
+      const { artifact, initial_digest } = await compileNormalized({ repos }, input.spec, initial);
+      live.set(input.deployment_id, initial);
       return { artifact_id: artifact.artifact_id, sha256: artifact.sha256, initial_digest };
     },
 
@@ -124,7 +130,11 @@ export function createSubstrateActivities(deps: SubstrateActivityDeps) {
 
     /** What the deployment looks like at its final tick. */
     async observeDeployment(deployment: DeploymentRecord): Promise<FinalObservation> {
-      const state = await states.at(deployment, deployment.progress.tick);
+      const remembered = live.get(deployment._id);
+      const state =
+        remembered?.tick === deployment.progress.tick
+          ? remembered
+          : await states.at(deployment, deployment.progress.tick);
       return {
         tick: state.tick,
         population: state.population(),

@@ -73,7 +73,8 @@ interface DigestCheck {
  * against its digest first). Any mismatch fails the assay and is listed.
  */
 async function determinism(ctx: AssayContext): Promise<AssayResult> {
-  const { deployment, snapshots } = ctx;
+  const { deployment } = ctx;
+  const snapshots = memoized(ctx.snapshots);
   const { spec, progress, snapshot_interval: interval } = deployment;
   const checks: DigestCheck[] = [];
   const initial = createSubstrate(spec.scaffold, spec.params);
@@ -135,6 +136,22 @@ async function determinism(ctx: AssayContext): Promise<AssayResult> {
   };
 }
 
+/** Snapshot reads of one assay run, each read once (a snapshot can be a few MiB). */
+function memoized(repo: SubstrateSnapshotsRepo): Pick<SubstrateSnapshotsRepo, 'find'> {
+  const reads = new Map<string, ReturnType<SubstrateSnapshotsRepo['find']>>();
+  return {
+    find(deploymentId, tick) {
+      const key = `${deploymentId}:${tick}`;
+      let read = reads.get(key);
+      if (!read) {
+        read = repo.find(deploymentId, tick);
+        reads.set(key, read);
+      }
+      return read;
+    },
+  };
+}
+
 /** Starts of the first, middle and last snapshot intervals of a run of `ticks`. */
 function sampleSegments(ticks: number, interval: number): number[] {
   const last = snapshotTickBefore(Math.max(ticks - 1, 0), interval);
@@ -144,7 +161,7 @@ function sampleSegments(ticks: number, interval: number): number[] {
 
 /** Recorded `[tick, digest]` pairs in (start, end], read from the snapshots that hold them. */
 async function trailBetween(
-  snapshots: SubstrateSnapshotsRepo,
+  snapshots: Pick<SubstrateSnapshotsRepo, 'find'>,
   deployment: DeploymentRecord,
   start: number,
   end: number,

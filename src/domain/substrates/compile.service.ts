@@ -4,6 +4,7 @@ import type { Repos } from '../../store';
 import type { NormalizedSpec } from '../../store/substrate-deployments.repo';
 import { sha256Hex } from '../../store/artifacts.repo';
 import { artifactView } from './artifacts.service';
+import type { Substrate } from './engine';
 import { buildManifest, manifestBytes, manifestPath } from './manifest';
 import { validateSpec, type Violation } from './validation';
 
@@ -28,8 +29,12 @@ export function requireValidSpec(spec: SubstrateSpecRequest, base: string[]): No
 }
 
 /** Compiles a normalized spec into its manifest artifact (stored once per content). */
-export async function compileNormalized(deps: CompileDeps, spec: NormalizedSpec) {
-  const manifest = buildManifest(spec);
+export async function compileNormalized(
+  deps: CompileDeps,
+  spec: NormalizedSpec,
+  initial?: Substrate,
+) {
+  const manifest = buildManifest(spec, initial);
   const bytes = manifestBytes(manifest);
   const { artifact, created } = await deps.repos.artifacts.put({
     path: manifestPath(sha256Hex(bytes)),

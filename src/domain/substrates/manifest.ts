@@ -1,6 +1,6 @@
 import stringify from 'safe-stable-stringify';
 import type { NormalizedSpec } from '../../store/substrate-deployments.repo';
-import { canonicalRule, createSubstrate } from './engine';
+import { canonicalRule, createSubstrate, type Substrate } from './engine';
 
 /** Bumped whenever the engine's stepping, PRNG or state encoding changes meaning. */
 export const ENGINE_VERSION = '1';
@@ -16,9 +16,11 @@ export interface SubstrateManifest {
   initial: { digest: string; population: number };
 }
 
-/** The manifest of a validated spec (computes the initial state for its digest). */
-export function buildManifest(spec: NormalizedSpec): SubstrateManifest {
-  const initial = createSubstrate(spec.scaffold, spec.params);
+/** The manifest of a validated spec; `initial` is its state at tick 0 (built when not given). */
+export function buildManifest(
+  spec: NormalizedSpec,
+  initial: Substrate = createSubstrate(spec.scaffold, spec.params),
+): SubstrateManifest {
   return {
     manifest_version: 1,
     scaffold: spec.scaffold,

@@ -12,7 +12,8 @@ export type SubstrateStates = ReturnType<typeof createSubstrateStates>;
 
 /**
  * The state of a deployment at any computed tick: the nearest snapshot at or before it (or
- * the spec, for the first interval) stepped forward, so a read costs at most one snapshot
+ * the spec, for the first interval) stepped forward (snapshots sit at every multiple of the
+ * interval and at the newest computed tick), so a read costs at most one snapshot
  * interval of engine work. Recent states are cached per process; callers get clones.
  */
 export function createSubstrateStates(snapshots: SubstrateSnapshotsRepo, maxCached = 8) {
@@ -20,7 +21,11 @@ export function createSubstrateStates(snapshots: SubstrateSnapshotsRepo, maxCach
 
   async function base(deployment: DeploymentRecord, tick: number): Promise<Substrate> {
     const { spec } = deployment;
-    const at = snapshotTickBefore(tick, deployment.snapshot_interval);
+    // The newest computed tick ends a chunk, so it has a snapshot of its own.
+    const at =
+      tick === deployment.progress.tick
+        ? tick
+        : snapshotTickBefore(tick, deployment.snapshot_interval);
     const cached = cache.get(`${deployment._id}:${at}`);
     if (cached) return cached.clone();
     if (at === 0) return createSubstrate(spec.scaffold, spec.params);

@@ -97,3 +97,19 @@ export function snapshotOfWords(layout: BitRowLayout, words: Int32Array): Uint8A
   }
   return bytes;
 }
+
+/**
+ * The inverse of `snapshotOfWords`: snapshot bytes straight into words (restoring a 1024 x
+ * 1024 lattice this way skips a million-byte detour through one byte per cell). The caller
+ * checks the length and padding bits first (`checkSnapshot`).
+ */
+export function wordsOfSnapshot(layout: BitRowLayout, bytes: Uint8Array): Int32Array {
+  const rowBytes = Math.ceil(layout.width / 8);
+  const words = new Int32Array(layout.wordsPerRow * layout.height);
+  for (let y = 0; y < layout.height; y += 1) {
+    for (let j = 0; j < rowBytes; j += 1) {
+      words[y * layout.wordsPerRow + (j >> 2)] |= bytes[y * rowBytes + j] << (24 - 8 * (j & 3));
+    }
+  }
+  return words;
+}

@@ -2,7 +2,8 @@ import { ElementaryRing } from './elementary';
 import { EngineParamsError, latticeSize, startingCells } from './engine-params';
 import { LifeLattice } from './life-lattice';
 import { parseElementaryRule, parseLifeRule, RuleError } from './rules';
-import { unpackSnapshot } from './snapshot';
+import { bitRowLayout, wordsOfSnapshot } from './bit-rows';
+import { checkSnapshot, unpackSnapshot } from './snapshot';
 import type { EngineParams, ScaffoldKind, Substrate } from './types';
 
 /** A substrate at tick 0, from a seeded random start or a pattern. */
@@ -20,6 +21,12 @@ export function restoreSubstrate(
   if (!Number.isSafeInteger(tick) || tick < 0)
     throw new EngineParamsError(`tick ${tick} is not a non-negative integer`);
   const { width, height } = latticeSize(scaffold, params);
+  if (scaffold === 'life-lattice' && typeof params.rule === 'string') {
+    checkSnapshot(width, height, snapshot);
+    const words = wordsOfSnapshot(bitRowLayout(width, height), snapshot);
+    const rule = parseLifeRule(params.rule);
+    return new LifeLattice({ width, height, rule, cells: new Uint8Array(0), tick }, words);
+  }
   return build(scaffold, params, unpackSnapshot(width, height, snapshot), tick);
 }
 

@@ -28,8 +28,8 @@ export function packSnapshot(width: number, height: number, cells: Uint8Array): 
   return bytes;
 }
 
-/** One byte per cell (1 live), row-major; rejects a wrong length or set padding bits. */
-export function unpackSnapshot(width: number, height: number, bytes: Uint8Array): Uint8Array {
+/** Rejects a snapshot of the wrong length or with bits set past the lattice width. */
+export function checkSnapshot(width: number, height: number, bytes: Uint8Array): void {
   const expected = snapshotLength(width, height);
   if (bytes.length !== expected)
     throw new SnapshotError(
@@ -37,10 +37,18 @@ export function unpackSnapshot(width: number, height: number, bytes: Uint8Array)
     );
   const rowBytes = Math.ceil(width / 8);
   const padding = 0xff >> (width - 8 * (rowBytes - 1));
-  const cells = new Uint8Array(width * height);
   for (let y = 0; y < height; y += 1) {
     if ((bytes[y * rowBytes + rowBytes - 1] & padding) !== 0)
       throw new SnapshotError(`snapshot row ${y} sets bits past the lattice width ${width}`);
+  }
+}
+
+/** One byte per cell (1 live), row-major; rejects a wrong length or set padding bits. */
+export function unpackSnapshot(width: number, height: number, bytes: Uint8Array): Uint8Array {
+  checkSnapshot(width, height, bytes);
+  const rowBytes = Math.ceil(width / 8);
+  const cells = new Uint8Array(width * height);
+  for (let y = 0; y < height; y += 1) {
     for (let x = 0; x < width; x += 1) {
       cells[y * width + x] = (bytes[y * rowBytes + (x >> 3)] >> (7 - (x & 7))) & 1;
     }
