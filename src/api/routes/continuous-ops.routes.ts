@@ -53,6 +53,10 @@ const artifactPathParams: JsonSchema = pathParams({
 
 const artifactView = view(
   {
+    artifact_id: prefixedId('art', 'Artifact id (`GET /v1/substrates/artifacts/{id}`).'),
+    kind: text('What the artifact is: `manifest`, `assay_report`, `render`, `snapshot`.', 32),
+    deployment_id: nullable(prefixedId('dep', 'Deployment that produced it.')),
+    raw_url: text('Where the full bytes are.', 600),
     path: text('Artifact path.', 512),
     content_type: text('Content type of the bytes.', 128),
     size: count('Size in bytes.'),

@@ -4,8 +4,8 @@ import type { ArtifactRecord } from '../../store/artifacts.repo';
 
 type ArtifactDeps = Pick<AppDeps, 'repos'>;
 
-/** Content up to this size is returned inline by `GET /v1/artifacts/{path}`. */
-const INLINE_LIMIT = 64 * 1024;
+/** Text content up to this size is returned inline by `GET /v1/artifacts/{path}`. */
+const INLINE_LIMIT = 256 * 1024;
 
 /** An artifact's metadata as clients see it. */
 export function artifactView(artifact: ArtifactRecord) {
@@ -33,16 +33,24 @@ async function byPath(deps: ArtifactDeps, path: string) {
 
 /**
  * `GET /v1/artifacts/{path}`: metadata, and the content inline when it is text of at most
- * 64 KiB (JSON parsed); otherwise `content` is null and `/raw` has the bytes.
+ * 256 KiB (JSON parsed); otherwise `content` is null (`truncated` says when for size) and
+ * `/raw` has the bytes.
  */
 export async function getArtifactByPath(deps: ArtifactDeps, path: string) {
   const { artifact, content } = await byPath(deps, path);
+  const text = isText(artifact.content_type);
+  const truncated = text && artifact.size > INLINE_LIMIT;
   let inline: unknown = null;
-  if (artifact.size <= INLINE_LIMIT && isText(artifact.content_type)) {
-    const text = content.toString('utf8');
-    inline = artifact.content_type === 'application/json' ? (JSON.parse(text) as unknown) : text;
+  if (text && !truncated) {
+    const body = content.toString('utf8');
+    inline = artifact.content_type === 'application/json' ? (JSON.parse(body) as unknown) : body;
   }
-  return { ...artifactView(artifact), content: inline, raw_url: `/v1/artifacts/${path}/raw` };
+  return {
+    ...artifactView(artifact),
+    content: inline,
+    truncated,
+    raw_url: `/v1/artifacts/${path}/raw`,
+  };
 }
 
 /** `GET /v1/artifacts/{path}/raw`: the bytes with their content type, `ETag` their sha256. */
