@@ -1,5 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { newId } from '../../src/lib/ids';
 import {
   ActionStatusKey,
@@ -10,10 +8,10 @@ import {
 } from '../../src/workflows/shared';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
-import { startTestApp, TEST_PEPPER, type TestApp } from '../helpers/test-app';
+import { startTestApp, type TestApp } from '../helpers/test-app';
 import { startTestWorker } from '../helpers/test-worker';
+import { killed, startWorkerProcess } from '../helpers/worker-process';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
-import { WORKFLOW_BUNDLE_PATH } from '../test-env';
 
 let app: TestApp;
 let proposer: TestKey;
@@ -116,36 +114,13 @@ describe('approval windows (durable timers)', () => {
   });
 });
 
-/** A real worker process (the one `npm start` runs), to kill -9 mid-flight. */
-function startWorkerProcess(): ChildProcess {
-  return spawn(process.execPath, [join(__dirname, '..', '..', 'dist', 'src', 'worker.js')], {
-    env: {
-      PATH: process.env['PATH'],
-      MONGODB_URI: `${process.env['TEST_MONGODB_URI']}${app.dbName}`,
-      TEMPORAL_ADDRESS: process.env['TEST_TEMPORAL_ADDRESS'],
-      TEMPORAL_TASK_QUEUE: app.deps.config.taskQueue,
-      KEY_PEPPER: TEST_PEPPER,
-      WEBHOOK_ALLOWLIST: receiverUrl,
-      WORKFLOW_BUNDLE_PATH,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: 'ignore',
-  });
-}
-
-const killed = (child: ChildProcess): Promise<void> =>
-  new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-
 describe('surviving a worker crash', () => {
   it('completes once when the worker dies mid-approval and mid-execution', async () => {
     receiver.calls.length = 0;
     receiver.applied.length = 0;
     receiver.arrivals = 0;
     receiver.delayMs = 1500;
-    let worker = startWorkerProcess();
+    let worker = startWorkerProcess(app, { WEBHOOK_ALLOWLIST: receiverUrl });
     try {
       const proposed = await call<Envelope>(app.url, 'POST', '/v1/external-actions/propose', {
         key: proposer.apiKey,
@@ -161,7 +136,7 @@ describe('surviving a worker crash', () => {
 
       // Mid-approval: the worker that planned the action dies; a new one takes over.
       await killed(worker);
-      worker = startWorkerProcess();
+      worker = startWorkerProcess(app, { WEBHOOK_ALLOWLIST: receiverUrl });
       expect((await decide(id, 'approve')).body.payload.status).toBe('approved');
 
       // Mid-execution: the worker dies while the webhook request is in flight.
@@ -169,7 +144,7 @@ describe('surviving a worker crash', () => {
       for (let i = 0; i < 100 && receiver.arrivals === 0; i += 1)
         await new Promise((r) => setTimeout(r, 50));
       await killed(worker);
-      worker = startWorkerProcess();
+      worker = startWorkerProcess(app, { WEBHOOK_ALLOWLIST: receiverUrl });
       await executing;
 
       const client = await app.deps.temporal.getClient();

@@ -1,5 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { createSubstrate } from '../../src/domain/substrates/engine';
 import { newId } from '../../src/lib/ids';
 import type { DeploymentRecord } from '../../src/store/substrate-deployments.repo';
@@ -11,9 +9,9 @@ import {
 } from '../../src/workflows/shared';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
-import { startTestApp, TEST_PEPPER, type TestApp } from '../helpers/test-app';
+import { startTestApp, type TestApp } from '../helpers/test-app';
 import { startTestWorker } from '../helpers/test-worker';
-import { WORKFLOW_BUNDLE_PATH } from '../test-env';
+import { killed, startWorkerProcess } from '../helpers/worker-process';
 
 let app: TestApp;
 let key: TestKey;
@@ -53,29 +51,6 @@ async function midRun(id: string, timeoutMs = 60_000): Promise<DeploymentRecord>
   }
 }
 
-/** A real worker process (the one `npm start` runs), to kill -9 mid-run. */
-function startWorkerProcess(): ChildProcess {
-  return spawn(process.execPath, [join(__dirname, '..', '..', 'dist', 'src', 'worker.js')], {
-    env: {
-      PATH: process.env['PATH'],
-      MONGODB_URI: `${process.env['TEST_MONGODB_URI']}${app.dbName}`,
-      TEMPORAL_ADDRESS: process.env['TEST_TEMPORAL_ADDRESS'],
-      TEMPORAL_TASK_QUEUE: app.deps.config.taskQueue,
-      KEY_PEPPER: TEST_PEPPER,
-      WORKFLOW_BUNDLE_PATH,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: 'ignore',
-  });
-}
-
-const killed = (child: ChildProcess): Promise<void> =>
-  new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-
 // 128 ticks per chunk on 2048 x 2048: many chunks, each a fraction of a second.
 const bigSpec = (ticks: number) => ({
   scaffold: 'life-lattice',
@@ -85,12 +60,12 @@ const bigSpec = (ticks: number) => ({
 
 describe('surviving a worker crash', () => {
   it('finishes a deployment whose worker was killed mid-run, with the same final digest', async () => {
-    let worker = startWorkerProcess();
+    let worker = startWorkerProcess(app);
     try {
       const id = await deploy(bigSpec(1500));
       const before = await midRun(id);
       await killed(worker);
-      worker = startWorkerProcess();
+      worker = startWorkerProcess(app);
 
       const client = await app.deps.temporal.getClient();
       const final = (await client.workflow

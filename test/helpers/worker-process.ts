@@ -1,0 +1,29 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { WORKFLOW_BUNDLE_PATH } from '../test-env';
+import { TEST_PEPPER, type TestApp } from './test-app';
+
+/** A real worker process (the one `npm start` runs) serving the app's queue, to kill -9. */
+export function startWorkerProcess(app: TestApp, env: Record<string, string> = {}): ChildProcess {
+  return spawn(process.execPath, [join(__dirname, '..', '..', 'dist', 'src', 'worker.js')], {
+    env: {
+      PATH: process.env['PATH'],
+      MONGODB_URI: `${process.env['TEST_MONGODB_URI']}${app.dbName}`,
+      TEMPORAL_ADDRESS: process.env['TEST_TEMPORAL_ADDRESS'],
+      TEMPORAL_TASK_QUEUE: app.deps.config.taskQueue,
+      KEY_PEPPER: TEST_PEPPER,
+      WORKFLOW_BUNDLE_PATH,
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: 'ignore',
+  });
+}
+
+/** SIGKILL, resolved once the process has exited. */
+export const killed = (child: ChildProcess): Promise<void> =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
