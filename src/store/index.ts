@@ -16,6 +16,9 @@ import { createAuditRepo } from './audit.repo';
 import { createIdempotencyRepo } from './idempotency.repo';
 import { createOrganizationsRepo } from './organizations.repo';
 import { createPrincipalsRepo } from './principals.repo';
+import { createProjectsRepo } from './projects.repo';
+import { createServiceEventsRepo } from './service-events.repo';
+import { createUsageRollupsRepo } from './usage-rollups.repo';
 import { createQuotaPoliciesRepo } from './quota-policies.repo';
 import { createRateCountersRepo } from './rate-counters.repo';
 import { createRequestLedgerRepo } from './request-ledger.repo';
@@ -30,9 +33,12 @@ export function createRepos(db: Db) {
   return {
     organizations: createOrganizationsRepo(db),
     principals: createPrincipalsRepo(db),
+    projects: createProjectsRepo(db),
     apiKeys: createApiKeysRepo(db),
     audit: createAuditRepo(db),
     requestLedger: createRequestLedgerRepo(db),
+    usageRollups: createUsageRollupsRepo(db),
+    serviceEvents: createServiceEventsRepo(db),
     idempotency: createIdempotencyRepo(db),
     rateCounters: createRateCountersRepo(db),
     runtime: createRuntimeRepo(db),
