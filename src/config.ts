@@ -29,6 +29,10 @@ export interface Config {
   webhookTimeoutMs: number;
   /** A pre-built workflow bundle for the worker (skips bundling at start). */
   workflowBundlePath: string | undefined;
+  /** Audit rows younger than this many days are never pruned (`prune-ledgers`). */
+  auditRetentionDays: number;
+  /** Period of the api's dependency probe and workflow-failure scan (service events). */
+  serviceMonitorIntervalMs: number;
 }
 
 /** Thrown when the environment does not describe a usable configuration. */
@@ -63,6 +67,8 @@ const envSchema = {
     WEBHOOK_SIGNING_SECRET: { type: 'string', minLength: 32 },
     WEBHOOK_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 120000 },
     WORKFLOW_BUNDLE_PATH: { type: 'string', minLength: 1 },
+    AUDIT_RETENTION_DAYS: { type: 'integer', minimum: 1, maximum: 36500 },
+    SERVICE_MONITOR_INTERVAL_MS: { type: 'integer', minimum: 50, maximum: 3600000 },
   },
   required: ['KEY_PEPPER'],
 } as const;
@@ -126,6 +132,8 @@ export function loadConfig(env: Env = process.env): Config {
         .digest('hex'),
     webhookTimeoutMs: num('WEBHOOK_TIMEOUT_MS', 10000),
     workflowBundlePath: v['WORKFLOW_BUNDLE_PATH'] as string | undefined,
+    auditRetentionDays: num('AUDIT_RETENTION_DAYS', 365),
+    serviceMonitorIntervalMs: num('SERVICE_MONITOR_INTERVAL_MS', 15000),
   };
 }
 

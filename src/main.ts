@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import pino from 'pino';
 import { createApp } from './api/app';
 import { buildDeps } from './app/build-deps';
+import { API_VERSION } from './api/openapi';
 import { ConfigError, loadConfig } from './config';
 
 /** Api process: serve until SIGINT/SIGTERM, then drain in-flight requests and close. */
@@ -22,6 +23,12 @@ async function main(): Promise<void> {
   server.keepAliveTimeout = 5000;
   await listen(server, config.port, config.host);
   logger.info({ url: config.publicBaseUrl, instance: deps.instanceId }, 'api listening');
+  await deps.serviceEvents.record({
+    kind: 'api.started',
+    level: 'info',
+    message: `api ${deps.instanceId} listening on ${config.publicBaseUrl}`,
+    detail: { version: API_VERSION, pid: process.pid, url: config.publicBaseUrl },
+  });
 
   let metricsServer: Server | undefined;
   if (config.metricsListen) {
@@ -46,8 +53,14 @@ async function main(): Promise<void> {
     server.close(() => {
       clearTimeout(force);
       metricsServer?.close();
-      deps
-        .close()
+      deps.serviceEvents
+        .record({
+          kind: 'api.stopped',
+          level: 'info',
+          message: `api ${deps.instanceId} stopped (${signal})`,
+          detail: { signal, pid: process.pid },
+        })
+        .then(() => deps.close())
         .then(() => {
           logger.info('stopped');
           logger.flush(() => process.exit(0));

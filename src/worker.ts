@@ -1,5 +1,7 @@
+import { hostname } from 'node:os';
 import pino from 'pino';
 import { ConfigError, loadConfig } from './config';
+import { ServiceEventRecorder } from './observability/service-events';
 import { createRepos, ensureIndexes } from './store';
 import { connectMongo } from './store/mongo';
 import { createWorker } from './worker/create-worker';
@@ -11,7 +13,10 @@ async function main(): Promise<void> {
   const { client: mongo, db } = await connectMongo(config.mongodbUri, config.mongodbDb);
   const repos = createRepos(db);
   await ensureIndexes(repos);
+  const identity = `${process.pid}@${hostname()}`;
+  const events = new ServiceEventRecorder(repos.serviceEvents, `worker-${identity}`, logger);
   const { worker, connection } = await createWorker({
+    identity,
     address: config.temporalAddress,
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
@@ -26,8 +31,29 @@ async function main(): Promise<void> {
     },
   });
   logger.info({ task_queue: config.taskQueue }, 'worker polling');
+  const detail = { task_queue: config.taskQueue, identity, pid: process.pid };
   // Worker.run() handles SIGINT/SIGTERM itself: it stops polling and drains in-flight tasks.
-  await worker.run();
+  // Its outcome is caught at once, so a failure during the start event's write is not lost.
+  const outcome = worker.run().then(
+    () => undefined,
+    (error: unknown) => ({ error }),
+  );
+  await events.record({
+    kind: 'worker.started',
+    level: 'info',
+    message: `worker ${identity} polling ${config.taskQueue}`,
+    detail,
+  });
+  const failed = await outcome;
+  await events.record({
+    kind: 'worker.stopped',
+    level: failed ? 'error' : 'info',
+    message: failed
+      ? `worker ${identity} failed: ${failed.error instanceof Error ? failed.error.message : String(failed.error)}`
+      : `worker ${identity} stopped`,
+    detail,
+  });
+  if (failed) throw failed.error;
   await connection.close();
   await mongo.close();
 }

@@ -107,6 +107,23 @@ describe('the api process', () => {
       expect(await exited(child)).toBe(0);
       expect(output()).toContain('draining in-flight requests');
       await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+      // Start and stop are service events (docs/operations.md).
+      const client = await MongoClient.connect(process.env['TEST_MONGODB_URI']!);
+      try {
+        const events = await client
+          .db(dbName)
+          .collection<{ kind: string; instance: string; detail: Record<string, unknown> }>(
+            'service_events',
+          )
+          .find({ kind: { $in: ['api.started', 'api.stopped'] } })
+          .sort({ at: 1 })
+          .toArray();
+        expect(events.map((e) => e.kind)).toEqual(['api.started', 'api.stopped']);
+        expect(events[0].instance).toBe(events[1].instance);
+        expect(events[1].detail).toMatchObject({ signal: 'SIGTERM', pid: child.pid });
+      } finally {
+        await client.close();
+      }
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
       const client = await MongoClient.connect(process.env['TEST_MONGODB_URI']!);

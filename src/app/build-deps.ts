@@ -9,6 +9,9 @@ import { createMetrics } from '../observability/metrics';
 import { createWorldReadCache } from '../domain/world/world-read-cache';
 import { createSubstrateStates } from '../domain/substrates/states';
 import { RequestLedgerWriter } from '../observability/request-ledger-writer';
+import { ServiceEventRecorder } from '../observability/service-events';
+import { ServiceMonitor } from '../observability/service-monitor';
+import { WorkflowFailureWatcher } from '../observability/workflow-failures';
 import { createRepos, ensureIndexes } from '../store';
 import { connectMongo } from '../store/mongo';
 import { TemporalGateway } from '../temporal/gateway';
@@ -34,13 +37,14 @@ export async function buildDeps(
     syncIntervalMs: config.rateLimitSyncMs,
     logger: log,
   });
-  const ledger = new RequestLedgerWriter(
-    repos.requestLedger,
-    repos.apiKeys,
-    config.requestLedgerFlushMs,
-    log,
+  const ledger = new RequestLedgerWriter({
+    ledger: repos.requestLedger,
+    usageRollups: repos.usageRollups,
+    apiKeys: repos.apiKeys,
+    flushMs: config.requestLedgerFlushMs,
+    logger: log,
     instanceId,
-  );
+  });
   const temporal = new TemporalGateway({
     address: config.temporalAddress,
     namespace: config.temporalNamespace,
@@ -56,8 +60,24 @@ export async function buildDeps(
     cacheTtlMs: config.keyCacheTtlMs,
     resolveLimits: createLimitsResolver(repos.quotaPolicies),
   });
+  const serviceEvents = new ServiceEventRecorder(repos.serviceEvents, instanceId, log);
+  const monitor = new ServiceMonitor({
+    db,
+    temporal,
+    events: serviceEvents,
+    failures: new WorkflowFailureWatcher({
+      temporal,
+      events: serviceEvents,
+      repo: repos.serviceEvents,
+      temporalUiUrl: config.temporalUiUrl,
+      logger: log,
+    }),
+    intervalMs: config.serviceMonitorIntervalMs,
+    logger: log,
+  });
   limiter.start();
   ledger.start();
+  monitor.start();
   return {
     config,
     logger: log,
@@ -69,11 +89,14 @@ export async function buildDeps(
     ledger,
     metrics,
     temporal,
+    serviceEvents,
+    monitor,
     worldReads: createWorldReadCache(repos.worldRevisions),
     substrateStates: createSubstrateStates(repos.substrateSnapshots),
     instanceId,
     startedAt: new Date(),
     async close() {
+      await monitor.stop();
       await limiter
         .stop()
         .catch((error: unknown) => log.warn({ err: error }, 'limiter flush failed'));

@@ -5,6 +5,8 @@ import type { RateLimiter } from '../auth/rate-limiter';
 import type { Config } from '../config';
 import type { Metrics } from '../observability/metrics';
 import type { RequestLedgerWriter } from '../observability/request-ledger-writer';
+import type { ServiceEventRecorder } from '../observability/service-events';
+import type { ServiceMonitor } from '../observability/service-monitor';
 import type { Repos } from '../store';
 import type { TemporalGateway } from '../temporal/gateway';
 import type { WorldReadCache } from '../domain/world/world-read-cache';
@@ -22,6 +24,10 @@ export interface AppDeps {
   ledger: RequestLedgerWriter;
   metrics: Metrics;
   temporal: TemporalGateway;
+  /** Writes this process's service events (start/stop, backend transitions). */
+  serviceEvents: ServiceEventRecorder;
+  /** Probes the backends periodically and records their transitions. */
+  monitor: ServiceMonitor;
   /** Whole-world reads, cached until the world revision moves. */
   worldReads: WorldReadCache;
   /** Deployment states at any computed tick, recent ones cached. */

@@ -1,5 +1,6 @@
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, Filter } from 'mongodb';
 import { isDuplicateKey } from './mongo';
+import type { PagePosition } from './paging';
 import type { AccessLayer, Entitlement } from '../auth/families';
 
 export type KeyStatus = 'active' | 'suspended' | 'revoked';
@@ -18,11 +19,59 @@ export interface ApiKeyRecord {
   label?: string;
   status: KeyStatus;
   expires_at?: string;
+  /** Rotations so far; rotation n is claimed by inserting `<key_id>:<n>` in `api_key_rotations`. */
+  rotations?: number;
   /** Seeded from ADMIN_API_KEY rather than minted. */
   bootstrap?: boolean;
-  /** Advanced in batches by the request ledger writer. */
-  last_used_at?: string;
   created_at: string;
+  updated_at: string;
+}
+
+/**
+ * FerretDB v1 applies an update as a read, a change in memory and a write of the whole
+ * document, with no lock between: another control-plane write racing ours (a rotation and a
+ * status change of one key at once) can write our fields back. So status and rotation
+ * writes are read back after this pause and repeated until they hold. (The request ledger
+ * keeps `last_used_at` in `api_key_usage`, not on the key, so use never races them.)
+ */
+export const KEY_WRITE_SETTLE_MS = 25;
+const MAX_KEY_WRITES = 5;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Filters of the key listing. */
+export interface KeyFilter {
+  status?: KeyStatus;
+  organization_id?: string;
+  principal_id?: string;
+  entitlement?: Entitlement;
+}
+
+/** The claim of one rotation (`_id` `<key_id>:<n>`): a unique insert, so one rotator wins. */
+export interface RotationClaim {
+  _id: string;
+  key_id: string;
+  rotation: number;
+  at: string;
+}
+
+/** Marks a key revoked for good; status writes check it, so a racing re-activation loses. */
+export interface RevocationMark {
+  _id: string;
+  at: string;
+}
+
+/** When a key was last used (`api_key_usage`, written by the request ledger). */
+interface KeyUse {
+  _id: string;
+  last_used_at: string;
+}
+
+/** The fields a rotation writes. */
+export interface RotationUpdate {
+  secret_hash: string;
+  previous_secret_hash: string;
+  previous_valid_until: string;
+  rotations: number;
   updated_at: string;
 }
 
@@ -30,13 +79,152 @@ export type ApiKeysRepo = ReturnType<typeof createApiKeysRepo>;
 
 export function createApiKeysRepo(db: Db) {
   const col: Collection<ApiKeyRecord> = db.collection<ApiKeyRecord>('api_keys');
+  const rotations: Collection<RotationClaim> = db.collection<RotationClaim>('api_key_rotations');
+  const revocations: Collection<RevocationMark> =
+    db.collection<RevocationMark>('api_key_revocations');
+  const usage: Collection<KeyUse> = db.collection<KeyUse>('api_key_usage');
   return {
     collection: col,
+    rotations,
+    revocations,
     async ensureIndexes(): Promise<void> {
       await col.createIndex({ principal_id: 1 }, { name: 'by_principal' });
       await col.createIndex({ organization_id: 1, _id: 1 }, { name: 'by_organization' });
+      await col.createIndex({ created_at: -1, _id: -1 }, { name: 'by_created' });
     },
     findById: (id: string) => col.findOne({ _id: id }),
+    /**
+     * Advances a key's `last_used_at` (the request ledger, once per flush per used key). Its
+     * own document, so it never races status or rotation writes; two instances flushing at
+     * once may leave the earlier of their times, off by at most one flush interval.
+     */
+    async touchLastUsed(keyId: string, at: string): Promise<void> {
+      try {
+        await usage.insertOne({ _id: keyId, last_used_at: at });
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+        await usage.updateOne(
+          { _id: keyId, last_used_at: { $lt: at } },
+          { $set: { last_used_at: at } },
+        );
+      }
+    },
+    /** `last_used_at` of each of `keyIds` that was ever used (reads by `_id`). */
+    async lastUsed(keyIds: readonly string[]): Promise<Map<string, string>> {
+      const found = await Promise.all(keyIds.map((id) => usage.findOne({ _id: id })));
+      return new Map(found.flatMap((use) => (use ? [[use._id, use.last_used_at]] : [])));
+    },
+    /** Keys newest first by (`created_at`, `_id`), strictly after `after`; `limit + 1` rows. */
+    list(filter: KeyFilter, limit: number, after?: PagePosition) {
+      const query: Filter<ApiKeyRecord> = {
+        ...(filter.status ? { status: filter.status } : {}),
+        ...(filter.organization_id ? { organization_id: filter.organization_id } : {}),
+        ...(filter.principal_id ? { principal_id: filter.principal_id } : {}),
+        ...(filter.entitlement ? { entitlement: filter.entitlement } : {}),
+        ...(after
+          ? {
+              $or: [
+                { created_at: { $lt: after.at } },
+                { created_at: after.at, _id: { $lt: after.id } },
+              ],
+            }
+          : {}),
+      };
+      return col
+        .find(query)
+        .sort({ created_at: -1, _id: -1 })
+        .limit(limit + 1)
+        .toArray();
+    },
+    /** Key counts by (entitlement, status) and active keys by layer (`$group` + `$sum` only). */
+    async counts() {
+      const [byClass, byLayer] = await Promise.all([
+        col
+          .aggregate<{ _id: { entitlement: Entitlement; status: KeyStatus }; n: number }>([
+            {
+              $group: {
+                _id: { entitlement: '$entitlement', status: '$status' },
+                n: { $sum: 1 },
+              },
+            },
+          ])
+          .toArray(),
+        col
+          .aggregate<{ _id: AccessLayer; n: number }>([
+            { $match: { status: 'active' } },
+            { $group: { _id: '$access_layer', n: { $sum: 1 } } },
+          ])
+          .toArray(),
+      ]);
+      return {
+        byClass: byClass.map((row) => ({ ...row._id, n: row.n })),
+        activeByLayer: new Map(byLayer.map((row) => [row._id, row.n])),
+      };
+    },
+    /**
+     * Sets a key's status. Call `markRevoked` before revoking: a write of another status then
+     * never outlives a revocation, even when the two race. The write is read back until it
+     * holds (see `KEY_WRITE_SETTLE_MS`); a later write by someone else wins.
+     */
+    async setStatus(id: string, status: KeyStatus, now: string): Promise<void> {
+      let target = status;
+      for (let write = 0; write < MAX_KEY_WRITES; write += 1) {
+        // FerretDB's conditional update is no compare-and-set: a revocation racing this
+        // write marked the key first, so `revoked` wins whichever write lands last.
+        if (target !== 'revoked' && (await this.isMarkedRevoked(id))) target = 'revoked';
+        await col.updateOne({ _id: id }, { $set: { status: target, updated_at: now } });
+        await sleep(KEY_WRITE_SETTLE_MS);
+        const stored = await col.findOne({ _id: id });
+        if (!stored || stored.updated_at > now) return; // gone, or changed again since
+        if (stored.status !== target || stored.updated_at < now) continue; // undone: again
+        if (target === 'revoked' || !(await this.isMarkedRevoked(id))) return;
+      }
+      throw new Error(`the status write of key ${id} did not hold after ${MAX_KEY_WRITES} tries`);
+    },
+    /** Records a revocation for good, before its status write (idempotent). */
+    async markRevoked(id: string, now: string): Promise<void> {
+      try {
+        await revocations.insertOne({ _id: id, at: now });
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+      }
+    },
+    isMarkedRevoked: async (id: string) => (await revocations.findOne({ _id: id })) !== null,
+    /** Claims rotation `n` of a key; false when another rotation holds that number. */
+    async claimRotation(keyId: string, n: number, now: string): Promise<boolean> {
+      try {
+        await rotations.insertOne({ _id: `${keyId}:${n}`, key_id: keyId, rotation: n, at: now });
+        return true;
+      } catch (error) {
+        if (isDuplicateKey(error)) return false;
+        throw error;
+      }
+    },
+    findRotationClaim: (keyId: string, n: number) => rotations.findOne({ _id: `${keyId}:${n}` }),
+    /**
+     * Writes a claimed rotation unless a later one is already written, reading it back until
+     * it holds (see `KEY_WRITE_SETTLE_MS`); true when written.
+     */
+    async applyRotation(keyId: string, update: RotationUpdate): Promise<boolean> {
+      for (let write = 0; write < MAX_KEY_WRITES; write += 1) {
+        const result = await col.updateOne(
+          {
+            _id: keyId,
+            $or: [{ rotations: { $exists: false } }, { rotations: { $lt: update.rotations } }],
+          },
+          { $set: update },
+        );
+        if (result.matchedCount !== 1) return write > 0;
+        await sleep(KEY_WRITE_SETTLE_MS);
+        const stored = await col.findOne({ _id: keyId });
+        const rotations = stored?.rotations ?? 0;
+        if (!stored || rotations > update.rotations) return true; // a later rotation followed
+        if (rotations === update.rotations && stored.secret_hash === update.secret_hash) {
+          return true;
+        }
+      }
+      throw new Error(`the rotation of key ${keyId} did not hold after ${MAX_KEY_WRITES} tries`);
+    },
     async insert(record: ApiKeyRecord): Promise<ApiKeyRecord> {
       await col.insertOne(record);
       return record;

@@ -1,5 +1,6 @@
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, Filter } from 'mongodb';
 import { newId } from '../lib/ids';
+import { afterPosition, toPage, type PagePosition } from './paging';
 
 /** One control-plane change: who, what, before, after, when. Never holds a secret. */
 export interface AuditRow {
@@ -13,6 +14,16 @@ export interface AuditRow {
   request_id: string;
 }
 
+/** Filters of the audit listing; `until` is exclusive. */
+export interface AuditFilter {
+  key_id?: string;
+  principal_id?: string;
+  action?: string;
+  target_id?: string;
+  since?: string;
+  until?: string;
+}
+
 export type AuditRepo = ReturnType<typeof createAuditRepo>;
 
 export function createAuditRepo(db: Db) {
@@ -21,11 +32,33 @@ export function createAuditRepo(db: Db) {
     collection: col,
     async ensureIndexes(): Promise<void> {
       await col.createIndex({ 'target.id': 1, _id: -1 }, { name: 'by_target' });
+      await col.createIndex({ at: -1, _id: -1 }, { name: 'by_time' });
     },
     async record(row: Omit<AuditRow, '_id'>): Promise<AuditRow> {
       const full = { _id: newId('aud'), ...row };
       await col.insertOne(full);
       return full;
+    },
+    /** Newest first by (`at`, `_id`), strictly after `after`. */
+    async list(filter: AuditFilter, limit: number, after?: PagePosition) {
+      const clauses: Filter<AuditRow>[] = [];
+      if (filter.key_id) clauses.push({ 'actor.key_id': filter.key_id });
+      if (filter.principal_id) clauses.push({ 'actor.principal_id': filter.principal_id });
+      if (filter.action) clauses.push({ action: filter.action });
+      if (filter.target_id) clauses.push({ 'target.id': filter.target_id });
+      if (filter.since) clauses.push({ at: { $gte: filter.since } });
+      if (filter.until) clauses.push({ at: { $lt: filter.until } });
+      if (after) clauses.push(afterPosition(after));
+      const rows = await col
+        .find(clauses.length > 0 ? { $and: clauses } : {})
+        .sort({ at: -1, _id: -1 })
+        .limit(limit + 1)
+        .toArray();
+      return toPage(rows, limit);
+    },
+    countOlderThan: (cutoff: string) => col.countDocuments({ at: { $lt: cutoff } }),
+    async deleteOlderThan(cutoff: string): Promise<number> {
+      return (await col.deleteMany({ at: { $lt: cutoff } })).deletedCount;
     },
   };
 }

@@ -1,4 +1,5 @@
-import type { Collection, Db } from 'mongodb';
+import { newestByIdPage } from './paging';
+import type { Collection, Db, Filter } from 'mongodb';
 import { newId } from '../lib/ids';
 import { isDuplicateKey } from './mongo';
 
@@ -29,6 +30,16 @@ export function createOrganizationsRepo(db: Db) {
     },
     findById: (id: string) => col.findOne({ _id: id }),
     findByName: (name: string) => col.findOne({ name_key: name.toLowerCase() }),
+    /** Organizations newest first (ULID `_id` descending), after `beforeId`; `limit + 1` rows. */
+    list(filter: { status?: TenantStatus }, limit: number, beforeId?: string) {
+      const query: Filter<Organization> = {
+        ...(filter.status ? { status: filter.status } : {}),
+      };
+      return newestByIdPage(col, query, limit, beforeId);
+    },
+    async setStatus(id: string, status: TenantStatus, now: string): Promise<void> {
+      await col.updateOne({ _id: id }, { $set: { status, updated_at: now } });
+    },
     async insert(name: string, now: string): Promise<Organization> {
       const org: Organization = {
         _id: newId('org'),

@@ -1,3 +1,4 @@
+import type { Collection, Filter } from 'mongodb';
 import { ApiError } from '../api/errors';
 
 /** A position in a list sorted newest first by (`at`, `_id`). */
@@ -70,4 +71,22 @@ export function idPage<T extends { _id: string }>(rows: T[], limit: number) {
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   return { items, next_cursor: rows.length > limit && last ? encodeIdCursor(last._id) : null };
+}
+
+/**
+ * Rows matching `filter` newest first by ULID `_id`, strictly before `beforeId`; `limit + 1`
+ * rows, so `idPage` can tell whether more follow.
+ */
+export function newestByIdPage<T extends { _id: string }>(
+  col: Collection<T>,
+  filter: Filter<T>,
+  limit: number,
+  beforeId?: string,
+): Promise<T[]> {
+  const query = (beforeId ? { ...filter, _id: { $lt: beforeId } } : filter) as Filter<T>;
+  return col
+    .find(query)
+    .sort({ _id: -1 })
+    .limit(limit + 1)
+    .toArray() as Promise<T[]>;
 }

@@ -1,4 +1,5 @@
-import type { Collection, Db } from 'mongodb';
+import { newestByIdPage } from './paging';
+import type { Collection, Db, Filter } from 'mongodb';
 import type { PrincipalRole } from '../auth/auth-context';
 import type { TenantStatus } from './organizations.repo';
 
@@ -14,6 +15,13 @@ export interface Principal {
   intended_use?: string;
   created_at: string;
   updated_at: string;
+}
+
+/** Filters of the principal listing. */
+export interface PrincipalFilter {
+  status?: TenantStatus;
+  organization_id?: string;
+  role?: PrincipalRole;
 }
 
 export type PrincipalsRepo = ReturnType<typeof createPrincipalsRepo>;
@@ -32,6 +40,18 @@ export function createPrincipalsRepo(db: Db) {
     async insert(principal: Principal): Promise<Principal> {
       await col.insertOne(principal);
       return principal;
+    },
+    /** Principals newest first (ULID `_id` descending), after `beforeId`; `limit + 1` rows. */
+    list(filter: PrincipalFilter, limit: number, beforeId?: string) {
+      const query: Filter<Principal> = {
+        ...(filter.status ? { status: filter.status } : {}),
+        ...(filter.organization_id ? { organization_id: filter.organization_id } : {}),
+        ...(filter.role ? { role: filter.role } : {}),
+      };
+      return newestByIdPage(col, query, limit, beforeId);
+    },
+    async setStatus(id: string, status: TenantStatus, now: string): Promise<void> {
+      await col.updateOne({ _id: id }, { $set: { status, updated_at: now } });
     },
     async remove(id: string): Promise<void> {
       await col.deleteOne({ _id: id });

@@ -1,4 +1,5 @@
-import type { Collection, Db } from 'mongodb';
+import { newestByIdPage } from './paging';
+import type { Collection, Db, Filter } from 'mongodb';
 import type { TenantStatus } from './organizations.repo';
 
 /** A project inside an organization. */
@@ -6,9 +7,17 @@ export interface Project {
   _id: string;
   organization_id: string;
   name: string;
+  /** Lower-cased name; unique within the organization. */
+  name_key: string;
   status: TenantStatus;
   created_at: string;
   updated_at: string;
+}
+
+/** Filters of the project listing. */
+export interface ProjectFilter {
+  status?: TenantStatus;
+  organization_id?: string;
 }
 
 export type ProjectsRepo = ReturnType<typeof createProjectsRepo>;
@@ -19,7 +28,27 @@ export function createProjectsRepo(db: Db) {
     collection: col,
     async ensureIndexes(): Promise<void> {
       await col.createIndex({ organization_id: 1, _id: -1 }, { name: 'by_organization' });
+      await col.createIndex(
+        { organization_id: 1, name_key: 1 },
+        { unique: true, name: 'organization_name_unique' },
+      );
     },
     findById: (id: string) => col.findOne({ _id: id }),
+    /** Inserts; throws a duplicate-key error when the organization has a project of that name. */
+    async insert(project: Project): Promise<Project> {
+      await col.insertOne(project);
+      return project;
+    },
+    /** Projects newest first (ULID `_id` descending), after `beforeId`; `limit + 1` rows. */
+    list(filter: ProjectFilter, limit: number, beforeId?: string) {
+      const query: Filter<Project> = {
+        ...(filter.status ? { status: filter.status } : {}),
+        ...(filter.organization_id ? { organization_id: filter.organization_id } : {}),
+      };
+      return newestByIdPage(col, query, limit, beforeId);
+    },
+    async setStatus(id: string, status: TenantStatus, now: string): Promise<void> {
+      await col.updateOne({ _id: id }, { $set: { status, updated_at: now } });
+    },
   };
 }

@@ -1,4 +1,5 @@
-import type { Collection, Db } from 'mongodb';
+import { newestByIdPage } from './paging';
+import type { Collection, Db, Filter } from 'mongodb';
 import type { Entitlement } from '../auth/families';
 import type { TenantStatus } from './organizations.repo';
 
@@ -14,6 +15,14 @@ export interface QuotaPolicy {
   updated_at: string;
 }
 
+/** Filters of the policy listing (`key_id` etc. match the policy's scope). */
+export interface PolicyFilter {
+  status?: TenantStatus;
+  key_id?: string;
+  organization_id?: string;
+  entitlement?: Entitlement;
+}
+
 export type QuotaPoliciesRepo = ReturnType<typeof createQuotaPoliciesRepo>;
 
 export function createQuotaPoliciesRepo(db: Db) {
@@ -26,6 +35,30 @@ export function createQuotaPoliciesRepo(db: Db) {
     async insert(policy: QuotaPolicy): Promise<QuotaPolicy> {
       await col.insertOne(policy);
       return policy;
+    },
+    findById: (id: string) => col.findOne({ _id: id }),
+    /** Policies newest first (ULID `_id` descending), after `beforeId`; `limit + 1` rows. */
+    list(filter: PolicyFilter, limit: number, beforeId?: string) {
+      const query: Filter<QuotaPolicy> = {
+        ...(filter.status ? { status: filter.status } : {}),
+        ...(filter.key_id ? { 'scope.key_id': filter.key_id } : {}),
+        ...(filter.organization_id ? { 'scope.organization_id': filter.organization_id } : {}),
+        ...(filter.entitlement ? { 'scope.entitlement': filter.entitlement } : {}),
+      };
+      return newestByIdPage(col, query, limit, beforeId);
+    },
+    async setStatus(id: string, status: TenantStatus, now: string): Promise<void> {
+      await col.updateOne({ _id: id }, { $set: { status, updated_at: now } });
+    },
+    /** Active class-scoped policies per entitlement class (`$group` + `$sum`: FerretDB-safe). */
+    async activeClassPolicyCounts(): Promise<Map<string, number>> {
+      const rows = await col
+        .aggregate<{ _id: string; n: number }>([
+          { $match: { status: 'active', 'scope.entitlement': { $exists: true } } },
+          { $group: { _id: '$scope.entitlement', n: { $sum: 1 } } },
+        ])
+        .toArray();
+      return new Map(rows.map((row) => [row._id, row.n]));
     },
     /** Active policies that could apply to a key, newest first. */
     activeFor(key: { _id: string; organization_id: string; entitlement: Entitlement }) {

@@ -1,15 +1,33 @@
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, Filter } from 'mongodb';
+import { isDuplicateKey } from './mongo';
+import { afterPosition, toPage, type PagePosition } from './paging';
 
-/** Something that happened to the service itself (not to a tenant's data). */
+/** Severity of a service event. */
+export type ServiceEventLevel = 'info' | 'warn' | 'error';
+
+/**
+ * Something that happened to the service itself (not to a tenant's data): a process start
+ * or stop, a backend going down or coming back, a failed workflow. Insert-only.
+ */
 export interface ServiceEvent {
+  /** `sev_` + a ULID, or a digest of what happened when several processes may see it. */
   _id: string;
   at: string;
+  /** `api.started`, `backend.down`, `workflow.failed`... (docs/operations.md). */
   kind: string;
-  level: 'info' | 'warn' | 'error';
-  /** The api instance or worker that saw it. */
-  source: string;
+  level: ServiceEventLevel;
+  /** The api instance or worker that recorded it. */
+  instance: string;
   message: string;
   detail: Record<string, unknown>;
+}
+
+/** Filters of the service-event listing; `until` is exclusive. */
+export interface ServiceEventFilter {
+  kind?: string;
+  level?: string;
+  since?: string;
+  until?: string;
 }
 
 export type ServiceEventsRepo = ReturnType<typeof createServiceEventsRepo>;
@@ -19,7 +37,57 @@ export function createServiceEventsRepo(db: Db) {
   return {
     collection: col,
     async ensureIndexes(): Promise<void> {
-      // Ids are ULIDs (time-ordered): listed by `_id`.
+      await col.createIndex({ at: -1, _id: -1 }, { name: 'by_time' });
+      await col.createIndex({ kind: 1, at: -1 }, { name: 'by_kind' });
+    },
+    /** Inserts once: false when an event with this id is already there (a claim). */
+    async insert(event: ServiceEvent): Promise<boolean> {
+      try {
+        await col.insertOne(event);
+        return true;
+      } catch (error) {
+        if (isDuplicateKey(error)) return false;
+        throw error;
+      }
+    },
+    /** Newest first by (`at`, `_id`), strictly after `after`. */
+    async list(filter: ServiceEventFilter, limit: number, after?: PagePosition) {
+      const clauses: Filter<ServiceEvent>[] = [];
+      if (filter.kind) clauses.push({ kind: filter.kind });
+      if (filter.level) clauses.push({ level: filter.level as ServiceEventLevel });
+      if (filter.since) clauses.push({ at: { $gte: filter.since } });
+      if (filter.until) clauses.push({ at: { $lt: filter.until } });
+      if (after) clauses.push(afterPosition(after));
+      const rows = await col
+        .find(clauses.length > 0 ? { $and: clauses } : {})
+        .sort({ at: -1, _id: -1 })
+        .limit(limit + 1)
+        .toArray();
+      return toPage(rows, limit);
+    },
+    /** The newest event of a kind, if any. */
+    newestOfKind: (kind: string) => col.find({ kind }).sort({ at: -1, _id: -1 }).limit(1).next(),
+    /** Events of the given kinds at or after `since`, oldest first. */
+    ofKindsSince: (kinds: string[], since: string) =>
+      col
+        .find({ kind: { $in: kinds }, at: { $gte: since } })
+        .sort({ at: 1, _id: 1 })
+        .toArray(),
+    /** Events per level at or after `since`. */
+    async countByLevelSince(since: string): Promise<Record<ServiceEventLevel, number>> {
+      const counts: Record<ServiceEventLevel, number> = { info: 0, warn: 0, error: 0 };
+      const groups = await col
+        .aggregate<{ _id: ServiceEventLevel; n: number }>([
+          { $match: { at: { $gte: since } } },
+          { $group: { _id: '$level', n: { $sum: 1 } } },
+        ])
+        .toArray();
+      for (const group of groups) counts[group._id] = group.n;
+      return counts;
+    },
+    countOlderThan: (cutoff: string) => col.countDocuments({ at: { $lt: cutoff } }),
+    async deleteOlderThan(cutoff: string): Promise<number> {
+      return (await col.deleteMany({ at: { $lt: cutoff } })).deletedCount;
     },
   };
 }

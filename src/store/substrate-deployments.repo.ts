@@ -1,3 +1,4 @@
+import { newestByIdPage } from './paging';
 import type { Collection, Db, Filter } from 'mongodb';
 import { isDuplicateKey } from './mongo';
 
@@ -91,13 +92,8 @@ export function createSubstrateDeploymentsRepo(db: Db) {
     list(filter: { stage?: string }, limit: number, beforeId?: string) {
       const query: Filter<DeploymentRecord> = {
         ...(filter.stage ? { stage: filter.stage } : {}),
-        ...(beforeId ? { _id: { $lt: beforeId } } : {}),
       };
-      return col
-        .find(query)
-        .sort({ _id: -1 })
-        .limit(limit + 1)
-        .toArray();
+      return newestByIdPage(col, query, limit, beforeId);
     },
     /** The newest binding of a manifest (walks `<artifact_id>:1, :2, …` by `_id`). */
     async newestBinding(artifactId: string): Promise<ManifestBinding | null> {

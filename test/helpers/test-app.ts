@@ -70,6 +70,7 @@ export async function startTestApp(label: string, options: TestAppOptions = {}):
     stop,
     async close() {
       // Flush the background writers first, or they recreate the database after the drop.
+      await deps.monitor.stop();
       await deps.limiter.stop();
       await deps.ledger.stop();
       await deps.db.dropDatabase().catch(() => undefined);

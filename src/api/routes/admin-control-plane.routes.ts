@@ -1,14 +1,39 @@
 import { ACCESS_LAYER_NAMES, ENTITLEMENTS } from '../../auth/families';
-import { createKey } from '../../domain/governance/admin-keys.service';
-import { createPrincipal } from '../../domain/governance/principals.service';
-import { createPolicy } from '../../domain/governance/quota-policies.service';
+import {
+  createKey,
+  listKeys,
+  rotateKey,
+  setKeyStatus,
+} from '../../domain/governance/admin-keys.service';
+import {
+  createOrganization,
+  listOrganizations,
+  setOrganizationStatus,
+} from '../../domain/governance/organizations.service';
+import {
+  createPrincipal,
+  listPrincipals,
+  setPrincipalStatus,
+} from '../../domain/governance/principals.service';
+import {
+  createProject,
+  listProjects,
+  setProjectStatus,
+} from '../../domain/governance/projects.service';
+import {
+  createPolicy,
+  listPolicies,
+  setPolicyStatus,
+} from '../../domain/governance/quota-policies.service';
+import { accessLayerSummary, entitlementSummary } from '../../domain/governance/summaries.service';
 import { defineRoute, type JsonSchema, type RouteDefinition } from '../route';
-import { closedObject, envelope, notImplemented, page, pagedQuery } from './common';
+import { closedObject, envelope, page, pagedQuery } from './common';
 import {
   arrayOf,
   choice,
   count,
   dateTime,
+  flag,
   freeObject,
   idRef,
   integer,
@@ -19,7 +44,6 @@ import {
   type NoQuery,
 } from './schemas';
 import {
-  ISSUE,
   KEY_STATUSES,
   POLICY_LIMITS,
   PRINCIPAL_ROLES,
@@ -64,29 +88,48 @@ const stamps = {
   updated_at: dateTime('Last change.'),
 };
 
-const keyView = view(
-  {
-    key_id: keyId('Public key id.'),
-    principal_id: principalId('Principal holding the key.'),
-    organization_id: organizationId('Organization of the principal.'),
-    entitlement: entitlement('Entitlement class.'),
-    access_layer: choice(ACCESS_LAYER_NAMES, 'Access layer, by name.'),
-    label: nullable(text('Label.', 128)),
-    status: choice(KEY_STATUSES, 'Key status.'),
-    expires_at: nullable(dateTime('When the key expires.')),
-    previous_valid_until: nullable(dateTime('Until when the pre-rotation secret is accepted.')),
-    ...stamps,
-  },
-  ['key_id', 'principal_id', 'organization_id', 'entitlement', 'access_layer', 'status'],
-  'An API key (never its secret).',
-);
+const keyProperties: Record<string, JsonSchema> = {
+  key_id: keyId('Public key id.'),
+  display_prefix: text('How the key starts (`grk_<key_id>_…`); never enough to use it.', 32),
+  principal_id: principalId('Principal holding the key.'),
+  organization_id: organizationId('Organization of the principal.'),
+  entitlement: entitlement('Entitlement class.'),
+  access_layer: choice(ACCESS_LAYER_NAMES, 'Access layer, by name.'),
+  label: nullable(text('Label.', 128)),
+  status: choice(KEY_STATUSES, 'Key status.'),
+  expires_at: nullable(dateTime('When the key expires.')),
+  last_used_at: nullable(dateTime('Last request with the key (advanced in batches).')),
+  rotations: count('Rotations so far.'),
+  previous_valid_until: nullable(dateTime('Until when the pre-rotation secret is accepted.')),
+  bootstrap: flag('Seeded from ADMIN_API_KEY (re-seeded at each restart).'),
+  ...stamps,
+};
+const keyRequired = [
+  'key_id',
+  'display_prefix',
+  'principal_id',
+  'organization_id',
+  'entitlement',
+  'access_layer',
+  'status',
+];
+const keyView = view(keyProperties, keyRequired, 'An API key (never its secret or hash).');
 /** A key response that carries the secret: shown once, on create and rotate. */
 const keyWithSecretView = view(
   {
-    key: keyView,
+    ...keyProperties,
     api_key: text('The full secret key (`grk_<key_id>_<secret>`); shown this once only.', 128),
+    limits: view(
+      {
+        requests_per_minute: count('Class default requests per minute.'),
+        daily_quota: count('Class default requests per UTC day.'),
+      },
+      [],
+      'Class default limits (create only; quota policies may override them).',
+    ),
   },
-  ['key', 'api_key'],
+  [...keyRequired, 'api_key'],
+  'The key and its secret.',
 );
 const principalView = view(
   {
@@ -195,9 +238,10 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
                     exposure: text('Exposure.', 64),
                     min_entitlement: entitlement('Minimum entitlement class.'),
                     min_layer: choice(ACCESS_LAYER_NAMES, 'Minimum layer.'),
+                    operator_only: flag('Only keys of `operator` principals.'),
                     routes: count('Routes in the family (0 for planned ones).'),
                   },
-                  ['family', 'exposure', 'min_entitlement', 'min_layer'],
+                  ['family', 'exposure', 'min_entitlement', 'min_layer', 'routes'],
                 ),
                 'Every route family.',
                 { maxItems: 64 },
@@ -208,7 +252,17 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
         ),
       },
     },
-    handler: notImplemented('The access-layer summary', ISSUE),
+    handler: async (_req, deps) => {
+      // Imported when called: the app imports this table, so a static import would be a
+      // cycle. By the first request every table is loaded.
+      const { allRoutes } = await import('../app');
+      return {
+        payload: await accessLayerSummary(
+          deps,
+          allRoutes(() => ({})),
+        ),
+      };
+    },
   }),
 
   defineRoute<unknown, NoQuery, NoParams>({
@@ -218,7 +272,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     family: 'admin_control_plane',
     summary: 'entitlement classes and usage posture',
     description:
-      'Returns each entitlement class with its default limits, the quota policies that override them, how many keys hold it and their usage today.',
+      'Returns each entitlement class with its default limits, the active class-scoped quota policies that override them and how many keys hold it, by status.',
     tags: TAGS,
     responses: {
       200: {
@@ -234,10 +288,24 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
                     daily_quota: count('Default requests per UTC day.'),
                     policies: count('Active quota policies for the class.'),
                     active_keys: count('Active keys of the class.'),
-                    requests_today: count('Requests today by keys of the class.'),
-                    keys_near_quota: count('Keys above 80% of their daily quota.'),
+                    keys: view(
+                      {
+                        active: count('Active keys.'),
+                        suspended: count('Suspended keys.'),
+                        revoked: count('Revoked keys.'),
+                      },
+                      ['active', 'suspended', 'revoked'],
+                      'Keys of the class by status.',
+                    ),
                   },
-                  ['entitlement', 'requests_per_minute', 'daily_quota'],
+                  [
+                    'entitlement',
+                    'requests_per_minute',
+                    'daily_quota',
+                    'policies',
+                    'active_keys',
+                    'keys',
+                  ],
                 ),
                 'Classes, weakest first.',
                 { maxItems: ENTITLEMENTS.length },
@@ -248,7 +316,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
         ),
       },
     },
-    handler: notImplemented('The entitlement summary', ISSUE),
+    handler: async (_req, deps) => ({ payload: await entitlementSummary(deps) }),
   }),
 
   defineRoute<unknown, KeyListQuery, NoParams>({
@@ -258,7 +326,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     family: 'admin_control_plane',
     summary: 'list keys by tenant or organization',
     description:
-      'Lists API keys (never their secrets), optionally by organization, principal, status or entitlement.',
+      'Lists API keys (never their secrets or hashes), newest first, optionally by organization, principal, status or entitlement.',
     tags: TAGS,
     request: {
       query: pagedQuery({
@@ -269,7 +337,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
       }),
     },
     responses: { 200: { description: 'A page of keys.', schema: page(keyView) } },
-    handler: notImplemented('Key listing', ISSUE),
+    handler: async (req, deps) => ({ payload: await listKeys(deps, req.query) }),
   }),
 
   defineRoute<CreateKeyRequest, NoQuery, NoParams>({
@@ -316,7 +384,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     family: 'admin_control_plane',
     summary: 'rotate API key',
     description:
-      'Issues a new secret for a key; the old secret stays valid for `grace_seconds` (default 24 h). The new secret is in this response only.',
+      'Issues a new secret for a key; the old secret stays valid for `grace_seconds` (default 24 h). The new secret is in this response only. A revoked key or the bootstrap key is 409 `invalid_state`; losing a concurrent rotation is 409 `conflict`.',
     tags: TAGS,
     request: {
       body: {
@@ -342,7 +410,9 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
       },
     },
     idempotent: true,
-    handler: notImplemented('Key rotation', ISSUE),
+    handler: async (req, deps) => ({
+      payload: await rotateKey(deps, req.auth!, req.requestId, req.body),
+    }),
   }),
 
   defineRoute<SetKeyStatusRequest, NoQuery, NoParams>({
@@ -352,13 +422,15 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     family: 'admin_control_plane',
     summary: 'set API key status',
     description:
-      'Sets a key `active`, `suspended` or `revoked` (final); a suspended or revoked key answers 401 everywhere within seconds.',
+      'Sets a key `active`, `suspended` or `revoked` (final: leaving it is 409); a suspended or revoked key answers 401 at once on this instance and within `KEY_CACHE_TTL_MS` on the others. The calling key cannot suspend or revoke itself (409).',
     tags: TAGS,
     request: {
       body: statusBody('SetKeyStatusRequest', 'key_id', keyId('Key to change.'), KEY_STATUSES),
     },
     responses: { 200: { description: 'The key after the change.', schema: statusChange(keyView) } },
-    handler: notImplemented('Key status changes', ISSUE),
+    handler: async (req, deps) => ({
+      payload: await setKeyStatus(deps, req.auth!, req.requestId, req.body),
+    }),
   }),
 
   defineRoute<unknown, OrganizationListQuery, NoParams>({
@@ -367,11 +439,11 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     path: '/v1/admin/organizations',
     family: 'admin_control_plane',
     summary: 'list organizations',
-    description: 'Lists organizations, optionally in one status.',
+    description: 'Lists organizations, newest first, optionally in one status.',
     tags: TAGS,
     request: { query: pagedQuery({ status: tenantStatus('Only organizations in this status.') }) },
     responses: { 200: { description: 'A page of organizations.', schema: page(organizationView) } },
-    handler: notImplemented('Organization listing', ISSUE),
+    handler: async (req, deps) => ({ payload: await listOrganizations(deps, req.query) }),
   }),
 
   defineRoute<CreateOrganizationRequest, NoQuery, NoParams>({
@@ -392,7 +464,10 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
       201: { description: 'The new organization.', schema: envelope(organizationView) },
     },
     idempotent: true,
-    handler: notImplemented('Organization creation', ISSUE),
+    handler: async (req, deps) => ({
+      status: 201,
+      payload: await createOrganization(deps, req.auth!, req.requestId, req.body),
+    }),
   }),
 
   defineRoute<SetOrganizationStatusRequest, NoQuery, NoParams>({
@@ -402,7 +477,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     family: 'admin_control_plane',
     summary: 'set organization status',
     description:
-      'Sets an organization `active`, `suspended` or `archived`; suspending it makes every key of its principals answer 401 at once.',
+      'Sets an organization `active`, `suspended` or `archived`; suspending it makes every key of its principals answer 401 at once. The organization of the calling key or of the bootstrap key cannot be taken out of service (409).',
     tags: TAGS,
     request: {
       body: statusBody(
@@ -418,7 +493,9 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
         schema: statusChange(organizationView),
       },
     },
-    handler: notImplemented('Organization status changes', ISSUE),
+    handler: async (req, deps) => ({
+      payload: await setOrganizationStatus(deps, req.auth!, req.requestId, req.body),
+    }),
   }),
 
   defineRoute<unknown, PolicyListQuery, NoParams>({
@@ -428,17 +505,18 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     family: 'admin_control_plane',
     summary: 'list quota policies',
     description:
-      'Lists quota policies, optionally by status or by the key or organization they scope.',
+      'Lists quota policies, newest first, optionally by status or by the key, organization or class they scope.',
     tags: TAGS,
     request: {
       query: pagedQuery({
         status: tenantStatus('Only policies in this status.'),
         key_id: keyId('Only policies scoped to this key.'),
         organization_id: organizationId('Only policies scoped to this organization.'),
+        entitlement: entitlement('Only policies scoped to this entitlement class.'),
       }),
     },
     responses: { 200: { description: 'A page of policies.', schema: page(policyView) } },
-    handler: notImplemented('Quota policy listing', ISSUE),
+    handler: async (req, deps) => ({ payload: await listPolicies(deps, req.query) }),
   }),
 
   defineRoute<CreatePolicyRequest, NoQuery, NoParams>({
@@ -504,7 +582,9 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     responses: {
       200: { description: 'The policy after the change.', schema: statusChange(policyView) },
     },
-    handler: notImplemented('Quota policy status changes', ISSUE),
+    handler: async (req, deps) => ({
+      payload: await setPolicyStatus(deps, req.auth!, req.requestId, req.body),
+    }),
   }),
 
   defineRoute<unknown, PrincipalListQuery, NoParams>({
@@ -513,7 +593,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     path: '/v1/admin/principals',
     family: 'admin_control_plane',
     summary: 'list principals',
-    description: 'Lists principals, optionally by organization, status or role.',
+    description: 'Lists principals, newest first, optionally by organization, status or role.',
     tags: TAGS,
     request: {
       query: pagedQuery({
@@ -523,7 +603,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
       }),
     },
     responses: { 200: { description: 'A page of principals.', schema: page(principalView) } },
-    handler: notImplemented('Principal listing', ISSUE),
+    handler: async (req, deps) => ({ payload: await listPrincipals(deps, req.query) }),
   }),
 
   defineRoute<CreatePrincipalRequest, NoQuery, NoParams>({
@@ -572,7 +652,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     family: 'admin_control_plane',
     summary: 'set principal status',
     description:
-      'Sets a principal `active`, `suspended` or `archived`; suspending it makes all its keys answer 401 at once.',
+      'Sets a principal `active`, `suspended` or `archived`; suspending it makes all its keys answer 401 at once. The principal of the calling key or of the bootstrap key cannot be taken out of service (409).',
     tags: TAGS,
     request: {
       body: statusBody(
@@ -585,7 +665,9 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     responses: {
       200: { description: 'The principal after the change.', schema: statusChange(principalView) },
     },
-    handler: notImplemented('Principal status changes', ISSUE),
+    handler: async (req, deps) => ({
+      payload: await setPrincipalStatus(deps, req.auth!, req.requestId, req.body),
+    }),
   }),
 
   defineRoute<unknown, ProjectListQuery, NoParams>({
@@ -594,7 +676,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     path: '/v1/admin/projects',
     family: 'admin_control_plane',
     summary: 'list projects',
-    description: 'Lists projects, optionally of one organization or in one status.',
+    description: 'Lists projects, newest first, optionally of one organization or in one status.',
     tags: TAGS,
     request: {
       query: pagedQuery({
@@ -603,7 +685,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
       }),
     },
     responses: { 200: { description: 'A page of projects.', schema: page(projectView) } },
-    handler: notImplemented('Project listing', ISSUE),
+    handler: async (req, deps) => ({ payload: await listProjects(deps, req.query) }),
   }),
 
   defineRoute<CreateProjectRequest, NoQuery, NoParams>({
@@ -612,7 +694,8 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     path: '/v1/admin/projects/create',
     family: 'admin_control_plane',
     summary: 'create project',
-    description: 'Creates a project in an organization; an unknown organization is 404.',
+    description:
+      'Creates a project in an organization: an unknown organization is 404, one not active 409 `invalid_state`, a name the organization already uses (case-insensitive) 409 `conflict`.',
     tags: TAGS,
     request: {
       body: {
@@ -628,7 +711,10 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     },
     responses: { 201: { description: 'The new project.', schema: envelope(projectView) } },
     idempotent: true,
-    handler: notImplemented('Project creation', ISSUE),
+    handler: async (req, deps) => ({
+      status: 201,
+      payload: await createProject(deps, req.auth!, req.requestId, req.body),
+    }),
   }),
 
   defineRoute<SetProjectStatusRequest, NoQuery, NoParams>({
@@ -650,6 +736,8 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     responses: {
       200: { description: 'The project after the change.', schema: statusChange(projectView) },
     },
-    handler: notImplemented('Project status changes', ISSUE),
+    handler: async (req, deps) => ({
+      payload: await setProjectStatus(deps, req.auth!, req.requestId, req.body),
+    }),
   }),
 ];

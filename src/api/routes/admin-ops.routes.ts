@@ -1,5 +1,12 @@
 import { defineRoute, type RouteDefinition } from '../route';
-import { closedObject, envelope, notImplemented, page, pagedQuery, pathParams } from './common';
+import { listAudit } from '../../domain/operations/audit.service';
+import { overview } from '../../domain/operations/overview.service';
+import { pruneLedgers } from '../../domain/operations/prune.service';
+import { listRequests } from '../../domain/operations/requests.service';
+import { listServiceEvents } from '../../domain/operations/service-events.service';
+import { serviceHealth } from '../../domain/operations/service-health.service';
+import { keyUsage, listUsage } from '../../domain/operations/usage.service';
+import { closedObject, envelope, page, pagedQuery, pathParams } from './common';
 import {
   arrayOf,
   choice,
@@ -20,7 +27,6 @@ import {
   type NoQuery,
 } from './schemas';
 import {
-  ISSUE,
   TAGS,
   keyId,
   organizationId,
@@ -39,11 +45,19 @@ const usageCounts = view(
   {
     requests: count('Requests answered.'),
     errors: count('Requests answered 4xx or 5xx.'),
+    server_errors: count('Requests answered 5xx.'),
     rate_limited: count('Requests answered 429.'),
-    by_family: freeObject('Requests per route family.'),
+    p95_latency_ms: nullable(
+      count('95th percentile latency: upper bound of its histogram bucket (ms).'),
+    ),
+    by_family: freeObject(
+      'Per route family: `{requests, errors, rate_limited}`, families sorted by name.',
+    ),
   },
-  ['requests', 'errors'],
+  ['requests', 'errors', 'rate_limited', 'by_family'],
 );
+
+const byStatus = (what: string) => freeObject(`${what} per status (or stage), and \`total\`.`);
 
 /** The permanently private admin ops readouts (operator keys only). */
 export const adminOpsRoutes: RouteDefinition[] = [
@@ -98,7 +112,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
         ),
       },
     },
-    handler: notImplemented('The control-plane audit trail', ISSUE),
+    handler: async (req, deps) => ({ payload: await listAudit(deps, req.query) }),
   }),
 
   defineRoute<unknown, NoQuery, NoParams>({
@@ -116,18 +130,40 @@ export const adminOpsRoutes: RouteDefinition[] = [
         schema: envelope(
           view(
             {
-              organizations: freeObject('Organizations by status.'),
-              principals: freeObject('Principals by status.'),
-              keys: freeObject('Keys by status.'),
+              organizations: byStatus('Organizations'),
+              principals: byStatus('Principals'),
+              keys: byStatus('Keys'),
+              actions: byStatus('External actions'),
+              deployments: byStatus('Substrate deployments by stage'),
+              sessions: view(
+                {
+                  total: count('Sessions.'),
+                  created_last_24h: count('Sessions created in the last 24 hours.'),
+                },
+                ['total', 'created_last_24h'],
+                'Sessions.',
+              ),
               last_24h: view(
                 {
-                  requests: count('Requests answered.'),
+                  since: dateTime('Start of the window: the UTC hour 23 hours before this one.'),
+                  requests: count('Requests answered (made with a key).'),
+                  errors: count('Requests answered 4xx or 5xx.'),
                   error_rate: decimal('Share answered 5xx.', 0, 1),
                   rate_limited: count('Requests answered 429.'),
-                  p95_latency_ms: count('95th percentile latency.'),
+                  p95_latency_ms: nullable(count('95th percentile latency (bucket upper bound).')),
                 },
                 ['requests'],
-                'Traffic in the last 24 hours.',
+                'Keyed traffic of the current UTC hour and the 23 before it (usage rollups).',
+              ),
+              this_hour: view(
+                {
+                  period_start: dateTime('Start of the current UTC hour.'),
+                  requests: count('Requests answered.'),
+                  errors: count('Requests answered 4xx or 5xx.'),
+                  rate_limited: count('Requests answered 429.'),
+                },
+                ['period_start', 'requests'],
+                'Keyed traffic of the current UTC hour so far.',
               ),
               top_families: arrayOf(freeObject('Family and request count.'), 'Busiest families.', {
                 maxItems: 10,
@@ -135,7 +171,24 @@ export const adminOpsRoutes: RouteDefinition[] = [
               top_keys: arrayOf(freeObject('Key id and request count.'), 'Busiest keys.', {
                 maxItems: 10,
               }),
-              health: choice(['ok', 'degraded', 'down'], 'Backend health in brief.'),
+              service_events: view(
+                {
+                  last_24h: freeObject('Service events of the last 24 hours per level.'),
+                  workflow_failures_24h: count('`workflow.failed` events of the last 24 hours.'),
+                  open: arrayOf(
+                    freeObject('A backend whose latest transition is `backend.down`.'),
+                    'Backends still down (latest transition in the last 24 hours).',
+                    { maxItems: 3 },
+                  ),
+                },
+                ['last_24h', 'open'],
+                'Service events in brief.',
+              ),
+              health: choice(
+                ['ok', 'degraded', 'down'],
+                'Backend health in brief: `down` when MongoDB is, `degraded` when Temporal is or no worker polls.',
+              ),
+              backends: freeObject('MongoDB and Temporal up or down, and the worker pollers.'),
               generated_at: dateTime('When the overview was computed.'),
             },
             ['organizations', 'principals', 'keys', 'last_24h', 'health', 'generated_at'],
@@ -143,7 +196,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
         ),
       },
     },
-    handler: notImplemented('The operational overview', ISSUE),
+    handler: async (_req, deps) => ({ payload: await overview(deps) }),
   }),
 
   defineRoute<PruneLedgersRequest, NoQuery, NoParams>({
@@ -153,7 +206,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
     family: 'admin_ops',
     summary: 'prune old service-side ledger rows',
     description:
-      'Deletes request-ledger and service-event rows older than `older_than` (usage rollups and the audit trail are kept). With `dry_run` it only counts what would go.',
+      'Deletes what is older than `older_than` (not in the future): request-ledger buckets whose every row is older, usage rollups of hours that ended by then, service events, and audit rows older than both `older_than` and the retention floor (now − `AUDIT_RETENTION_DAYS`, default 365 days): an audit row younger than the floor is never deleted. With `dry_run` it only counts what would go. A real prune writes an audit row (`ledgers.prune`).',
     tags: TAGS,
     request: {
       body: {
@@ -174,22 +227,27 @@ export const adminOpsRoutes: RouteDefinition[] = [
           view(
             {
               dry_run: flag('True when nothing was deleted.'),
-              older_than: dateTime('Cut-off.'),
+              audit_floor: dateTime('Audit rows at or after this instant are never deleted.'),
               deleted: view(
                 {
                   requests: count('Request-ledger rows.'),
+                  request_buckets: count('Request-ledger buckets (one per flush) holding them.'),
+                  usage_rollups: count('Usage-rollup documents.'),
                   service_events: count('Service-event rows.'),
+                  audit: count('Audit rows (older than the retention floor too).'),
                 },
-                ['requests', 'service_events'],
+                ['requests', 'usage_rollups', 'service_events', 'audit'],
                 'Rows deleted (or that would be) per ledger.',
               ),
             },
-            ['dry_run', 'older_than', 'deleted'],
+            ['dry_run', 'older_than', 'audit_floor', 'deleted'],
           ),
         ),
       },
     },
-    handler: notImplemented('Ledger pruning', ISSUE),
+    handler: async (req, deps) => ({
+      payload: await pruneLedgers(deps, req.auth!, req.requestId, req.body),
+    }),
   }),
 
   defineRoute<unknown, RequestLedgerQuery, NoParams>({
@@ -234,7 +292,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
         ),
       },
     },
-    handler: notImplemented('The request ledger', ISSUE),
+    handler: async (req, deps) => ({ payload: await listRequests(deps, req.query) }),
   }),
 
   defineRoute<unknown, ServiceEventQuery, NoParams>({
@@ -277,7 +335,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
         ),
       },
     },
-    handler: notImplemented('The service event ledger', ISSUE),
+    handler: async (req, deps) => ({ payload: await listServiceEvents(deps, req.query) }),
   }),
 
   defineRoute<unknown, NoQuery, NoParams>({
@@ -310,6 +368,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
                 { maxItems: 32 },
               ),
               version: text('Service version.', 32),
+              instance: text('The api instance that answered.', 64),
               uptime_seconds: count('Uptime of this api instance.'),
               checked_at: dateTime('When checked.'),
             },
@@ -318,7 +377,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
         ),
       },
     },
-    handler: notImplemented('The service health report', ISSUE),
+    handler: async (_req, deps) => ({ payload: await serviceHealth(deps) }),
   }),
 
   defineRoute<unknown, UsageQuery, NoParams>({
@@ -346,7 +405,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
           view(
             {
               key_id: keyId('Key.'),
-              organization_id: organizationId('Organization of the key.'),
+              organization_id: nullable(organizationId('Organization of the key.')),
               period_start: dateTime('Start of the period (UTC).'),
               granularity: choice(['hour', 'day'], 'Period length.'),
               usage: usageCounts,
@@ -356,7 +415,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
         ),
       },
     },
-    handler: notImplemented('Usage rollups', ISSUE),
+    handler: async (req, deps) => ({ payload: await listUsage(deps, req.query) }),
   }),
 
   defineRoute<unknown, KeyUsageQuery, { key_id: string }>({
@@ -420,6 +479,8 @@ export const adminOpsRoutes: RouteDefinition[] = [
         ),
       },
     },
-    handler: notImplemented('Per-key usage', ISSUE),
+    handler: async (req, deps) => ({
+      payload: await keyUsage(deps, req.params.key_id, req.query),
+    }),
   }),
 ];

@@ -3,7 +3,6 @@ import type { PrincipalRole } from '../../auth/auth-context';
 import type { JsonSchema } from '../route';
 import { idRef, type PagedQuery } from './schemas';
 
-export const ISSUE = 6;
 export const TAGS = ['admin'];
 
 /** Statuses of organizations, projects, principals and policies. */
@@ -110,6 +109,7 @@ export type PolicyListQuery = PagedQuery & {
   status?: TenantStatusName;
   key_id?: string;
   organization_id?: string;
+  entitlement?: Entitlement;
 };
 /** Query of `GET /v1/admin/audit`. */
 export type AuditQuery = PagedQuery & {

@@ -3,9 +3,15 @@ import type { AuthContext, PrincipalRole } from '../../auth/auth-context';
 import { ApiError, notFound } from '../../api/errors';
 import { newId } from '../../lib/ids';
 import { isDuplicateKey } from '../../store/mongo';
-import { OPERATORS_ORGANIZATION, SANDBOX_ORGANIZATION } from '../../store/organizations.repo';
+import {
+  OPERATORS_ORGANIZATION,
+  SANDBOX_ORGANIZATION,
+  type TenantStatus,
+} from '../../store/organizations.repo';
+import { decodeIdCursor, idPage } from '../../store/paging';
 import type { Principal } from '../../store/principals.repo';
 import { audit } from './audit';
+import { changeStatus, refuseLockout } from './status-change';
 import { principalView } from './views';
 
 export interface CreatePrincipalBody {
@@ -62,4 +68,51 @@ export async function createPrincipal(
     after: view,
   });
   return view;
+}
+
+/** `GET /v1/admin/principals`: newest first, optionally by organization, status or role. */
+export async function listPrincipals(
+  deps: Pick<AppDeps, 'repos'>,
+  query: {
+    limit?: number;
+    cursor?: string;
+    status?: TenantStatus;
+    organization_id?: string;
+    role?: PrincipalRole;
+  },
+) {
+  const limit = query.limit ?? 50;
+  const before = query.cursor ? decodeIdCursor(query.cursor, 'prn') : undefined;
+  const rows = await deps.repos.principals.list(
+    { status: query.status, organization_id: query.organization_id, role: query.role },
+    limit,
+    before,
+  );
+  const page = idPage(rows, limit);
+  return { items: page.items.map(principalView), next_cursor: page.next_cursor };
+}
+
+/** Suspending or archiving a principal makes every key it holds answer 401. */
+export function setPrincipalStatus(
+  deps: AppDeps,
+  auth: AuthContext,
+  requestId: string,
+  body: { principal_id: string; status: TenantStatus },
+) {
+  return changeStatus(deps, auth, requestId, {
+    action: 'principal.status',
+    type: 'principal',
+    id: body.principal_id,
+    status: body.status,
+    find: (id) => deps.repos.principals.findById(id),
+    check: () =>
+      refuseLockout(deps, auth, {
+        holder: 'principal',
+        id: body.principal_id,
+        status: body.status,
+      }),
+    write: (record, now) => deps.repos.principals.setStatus(record._id, body.status, now),
+    view: principalView,
+    affectsKeys: true,
+  });
 }

@@ -4,8 +4,11 @@ import type { KeyLimits } from '../../auth/limits';
 import { notFound } from '../../api/errors';
 import { newId } from '../../lib/ids';
 import type { ApiKeyRecord } from '../../store/api-keys.repo';
-import type { QuotaPoliciesRepo, QuotaPolicy } from '../../store/quota-policies.repo';
+import type { TenantStatus } from '../../store/organizations.repo';
+import { decodeIdCursor, idPage } from '../../store/paging';
+import type { PolicyFilter, QuotaPoliciesRepo, QuotaPolicy } from '../../store/quota-policies.repo';
 import { audit } from './audit';
+import { changeStatus } from './status-change';
 
 export interface CreatePolicyBody {
   name: string;
@@ -19,16 +22,24 @@ const specificity = (policy: QuotaPolicy): number =>
   policy.scope.key_id ? 3 : policy.scope.organization_id ? 2 : 1;
 
 /**
- * The limits of a key under the quota policies: the most specific active policy wins,
- * the newest among equally specific ones; undefined means the class defaults apply.
+ * The policy that sets a key's limits: the most specific active one, the newest among
+ * equally specific ones; undefined means the class defaults apply.
  */
+export async function winningPolicy(
+  policies: Pick<QuotaPoliciesRepo, 'activeFor'>,
+  key: ApiKeyRecord,
+): Promise<QuotaPolicy | undefined> {
+  let best: QuotaPolicy | undefined;
+  for (const policy of await policies.activeFor(key)) {
+    if (!best || specificity(policy) > specificity(best)) best = policy;
+  }
+  return best;
+}
+
+/** The limits of a key under the quota policies (`winningPolicy`), or undefined for the class defaults. */
 export function createLimitsResolver(policies: QuotaPoliciesRepo) {
   return async (key: ApiKeyRecord): Promise<KeyLimits | undefined> => {
-    const candidates = await policies.activeFor(key);
-    let best: QuotaPolicy | undefined;
-    for (const policy of candidates) {
-      if (!best || specificity(policy) > specificity(best)) best = policy;
-    }
+    const best = await winningPolicy(policies, key);
     return best && { requestsPerMinute: best.requests_per_minute, dailyQuota: best.daily_quota };
   };
 }
@@ -82,4 +93,40 @@ export async function createPolicy(
     after: view,
   });
   return view;
+}
+
+/** `GET /v1/admin/policies`: newest first, optionally by status or by what they scope. */
+export async function listPolicies(
+  deps: Pick<AppDeps, 'repos'>,
+  query: PolicyFilter & { limit?: number; cursor?: string },
+) {
+  const limit = query.limit ?? 50;
+  const before = query.cursor ? decodeIdCursor(query.cursor, 'pol') : undefined;
+  const { limit: _limit, cursor: _cursor, ...filter } = query;
+  const rows = await deps.repos.quotaPolicies.list(filter, limit, before);
+  const page = idPage(rows, limit);
+  return { items: page.items.map(policyView), next_cursor: page.next_cursor };
+}
+
+/**
+ * Only active policies apply: suspending or archiving one hands its keys to the next most
+ * specific active policy, or to the class defaults. Applies at once on this instance and
+ * within the key-cache bound elsewhere.
+ */
+export function setPolicyStatus(
+  deps: AppDeps,
+  auth: AuthContext,
+  requestId: string,
+  body: { policy_id: string; status: TenantStatus },
+) {
+  return changeStatus(deps, auth, requestId, {
+    action: 'policy.status',
+    type: 'quota_policy',
+    id: body.policy_id,
+    status: body.status,
+    find: (id) => deps.repos.quotaPolicies.findById(id),
+    write: (record, now) => deps.repos.quotaPolicies.setStatus(record._id, body.status, now),
+    view: policyView,
+    affectsKeys: true,
+  });
 }

@@ -1,10 +1,12 @@
 import { layerName } from '../../auth/families';
 import { displayPrefix } from '../../auth/api-key';
 import type { ApiKeyRecord } from '../../store/api-keys.repo';
+import type { Organization } from '../../store/organizations.repo';
 import type { Principal } from '../../store/principals.repo';
+import type { Project } from '../../store/projects.repo';
 
 /** A key as the control plane shows it: never the secret or its hash. */
-export function keyView(key: ApiKeyRecord) {
+export function keyView(key: ApiKeyRecord, lastUsedAt: string | null = null) {
   return {
     key_id: key._id,
     display_prefix: displayPrefix(key._id),
@@ -15,7 +17,10 @@ export function keyView(key: ApiKeyRecord) {
     label: key.label ?? null,
     status: key.status,
     expires_at: key.expires_at ?? null,
-    last_used_at: key.last_used_at ?? null,
+    last_used_at: lastUsedAt,
+    rotations: key.rotations ?? 0,
+    previous_valid_until: key.previous_valid_until ?? null,
+    bootstrap: key.bootstrap ?? false,
     created_at: key.created_at,
     updated_at: key.updated_at,
   };
@@ -31,5 +36,26 @@ export function principalView(principal: Principal) {
     status: principal.status,
     created_at: principal.created_at,
     updated_at: principal.updated_at,
+  };
+}
+
+export function organizationView(organization: Organization) {
+  return {
+    organization_id: organization._id,
+    name: organization.name,
+    status: organization.status,
+    created_at: organization.created_at,
+    updated_at: organization.updated_at,
+  };
+}
+
+export function projectView(project: Project) {
+  return {
+    project_id: project._id,
+    organization_id: project.organization_id,
+    name: project.name,
+    status: project.status,
+    created_at: project.created_at,
+    updated_at: project.updated_at,
   };
 }

@@ -1,0 +1,28 @@
+import type { AppDeps } from '../../app/deps';
+import type { AuditFilter, AuditRow } from '../../store/audit.repo';
+import { decodeCursor } from '../../store/paging';
+import { normalizeRange } from './periods';
+
+export type AuditListQuery = AuditFilter & { limit?: number; cursor?: string };
+
+const auditView = (row: AuditRow) => ({
+  audit_id: row._id,
+  at: row.at,
+  actor: row.actor,
+  action: row.action,
+  target: row.target,
+  before: row.before,
+  after: row.after,
+  request_id: row.request_id,
+});
+
+/** `GET /v1/admin/audit`: control-plane changes newest first; cursor (`at`, `audit_id`). */
+export async function listAudit(deps: Pick<AppDeps, 'repos'>, query: AuditListQuery) {
+  const { limit = 50, cursor, ...filter } = normalizeRange(query);
+  const page = await deps.repos.audit.list(
+    filter,
+    limit,
+    cursor ? decodeCursor(cursor) : undefined,
+  );
+  return { items: page.items.map(auditView), next_cursor: page.next_cursor };
+}
