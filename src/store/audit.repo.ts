@@ -1,6 +1,6 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import { newId } from '../lib/ids';
-import { afterPosition, toPage, type PagePosition } from './paging';
+import { newestByTimePage, type PagePosition } from './paging';
 
 /** One control-plane change: who, what, before, after, when. Never holds a secret. */
 export interface AuditRow {
@@ -46,15 +46,7 @@ export function createAuditRepo(db: Db) {
       if (filter.principal_id) clauses.push({ 'actor.principal_id': filter.principal_id });
       if (filter.action) clauses.push({ action: filter.action });
       if (filter.target_id) clauses.push({ 'target.id': filter.target_id });
-      if (filter.since) clauses.push({ at: { $gte: filter.since } });
-      if (filter.until) clauses.push({ at: { $lt: filter.until } });
-      if (after) clauses.push(afterPosition(after));
-      const rows = await col
-        .find(clauses.length > 0 ? { $and: clauses } : {})
-        .sort({ at: -1, _id: -1 })
-        .limit(limit + 1)
-        .toArray();
-      return toPage(rows, limit);
+      return newestByTimePage(col, clauses, filter, limit, after);
     },
     countOlderThan: (cutoff: string) => col.countDocuments({ at: { $lt: cutoff } }),
     async deleteOlderThan(cutoff: string): Promise<number> {

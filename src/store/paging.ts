@@ -90,3 +90,26 @@ export function newestByIdPage<T extends { _id: string }>(
     .limit(limit + 1)
     .toArray() as Promise<T[]>;
 }
+
+/**
+ * A page of the rows matching every clause, newest first by (`at`, `_id`), strictly after
+ * `after`, with `since` (inclusive) and `until` (exclusive) bounds on `at`.
+ */
+export async function newestByTimePage<T extends { _id: string; at: string }>(
+  col: Collection<T>,
+  clauses: Filter<T>[],
+  range: { since?: string; until?: string },
+  limit: number,
+  after?: PagePosition,
+) {
+  const all: Record<string, unknown>[] = [...(clauses as Record<string, unknown>[])];
+  if (range.since) all.push({ at: { $gte: range.since } });
+  if (range.until) all.push({ at: { $lt: range.until } });
+  if (after) all.push(afterPosition(after));
+  const rows = (await col
+    .find((all.length > 0 ? { $and: all } : {}) as Filter<T>)
+    .sort({ at: -1, _id: -1 })
+    .limit(limit + 1)
+    .toArray()) as T[];
+  return toPage(rows, limit);
+}

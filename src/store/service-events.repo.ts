@@ -1,6 +1,6 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import { isDuplicateKey } from './mongo';
-import { afterPosition, toPage, type PagePosition } from './paging';
+import { newestByTimePage, type PagePosition } from './paging';
 
 /** Severity of a service event. */
 export type ServiceEventLevel = 'info' | 'warn' | 'error';
@@ -55,15 +55,7 @@ export function createServiceEventsRepo(db: Db) {
       const clauses: Filter<ServiceEvent>[] = [];
       if (filter.kind) clauses.push({ kind: filter.kind });
       if (filter.level) clauses.push({ level: filter.level as ServiceEventLevel });
-      if (filter.since) clauses.push({ at: { $gte: filter.since } });
-      if (filter.until) clauses.push({ at: { $lt: filter.until } });
-      if (after) clauses.push(afterPosition(after));
-      const rows = await col
-        .find(clauses.length > 0 ? { $and: clauses } : {})
-        .sort({ at: -1, _id: -1 })
-        .limit(limit + 1)
-        .toArray();
-      return toPage(rows, limit);
+      return newestByTimePage(col, clauses, filter, limit, after);
     },
     /** The newest event of a kind, if any. */
     newestOfKind: (kind: string) => col.find({ kind }).sort({ at: -1, _id: -1 }).limit(1).next(),
