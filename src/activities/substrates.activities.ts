@@ -75,10 +75,14 @@ export function createSubstrateActivities(deps: SubstrateActivityDeps) {
       deployment_id: string;
       spec: NormalizedSpec;
     }): Promise<{ artifact_id: string; sha256: string; initial_digest: string }> {
+      const { artifact } = await compileNormalized({ repos }, input.spec);
       const initial = createSubstrate(input.spec.scaffold, input.spec.params);
-      const { artifact, initial_digest } = await compileNormalized({ repos }, input.spec, initial);
       live.set(input.deployment_id, initial);
-      return { artifact_id: artifact.artifact_id, sha256: artifact.sha256, initial_digest };
+      return {
+        artifact_id: artifact.artifact_id,
+        sha256: artifact.sha256,
+        initial_digest: initial.digest(),
+      };
     },
 
     /**

@@ -11,6 +11,7 @@ interface Deployment {
   spec: { scaffold: string; envelope: string; params: Record<string, unknown> };
   manifest_artifact_id: string | null;
   manifest_sha256: string | null;
+  initial_digest: string | null;
   status: string;
   stage: string;
   progress: { tick: number; ticks_total: number };
@@ -295,18 +296,13 @@ describe('POST /v1/substrates/compile and artifacts', () => {
     expect(b.created).toBe(false);
     expect(a.artifact).toMatchObject({ kind: 'manifest', content_type: 'application/json' });
     expect(a.artifact.path).toBe(`substrates/manifests/${a.artifact.sha256}.json`);
-    expect(a.manifest).toMatchObject({
+    expect(a.manifest).toEqual({
+      manifest_version: 1,
       scaffold: 'life-lattice',
+      envelope: 'lattice-standard',
       rule: 'B3/S23',
-      initial: {
-        digest: createSubstrate('life-lattice', {
-          width: 32,
-          height: 32,
-          rule: 'B3/S23',
-          seed: 42,
-          density: 0.5,
-        }).digest(),
-      },
+      params: { width: 32, height: 32, rule: 'B3/S23', ticks: 5, seed: 42, density: 0.5 },
+      engine: expect.objectContaining({ version: '1' }) as unknown,
     });
 
     const raw1 = await call(app.url, 'GET', `/v1/artifacts/${a.artifact.path}/raw`, {
@@ -371,6 +367,13 @@ describe('deployments', () => {
     expect(glider.workflow_id).toBe(`deployment-${glider.deployment_id}`);
     expect(glider.assay).toMatchObject({ pack_id: 'conformance', passed: true });
     expect(glider.final).toMatchObject({ tick: 8, population: 5 });
+    const initial = createSubstrate('life-lattice', {
+      width: 16,
+      height: 16,
+      rule: 'B3/S23',
+      pattern: 'glider',
+    });
+    expect(glider.initial_digest).toBe(initial.digest());
   });
 
   it('observes the glider moving one cell diagonally every 4 ticks', async () => {

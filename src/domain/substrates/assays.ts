@@ -67,7 +67,7 @@ interface DigestCheck {
 
 /**
  * Determinism by replay digest. The state at tick 0 is rebuilt from the spec and compared
- * with the manifest; then recorded digests are replayed: every one when the run is small
+ * with the digest the compiling stage recorded; then recorded digests are replayed: every one when the run is small
  * (from the spec, straight through), else the first digest after the start of the first,
  * middle and last snapshot interval (each from its own snapshot, whose bytes are checked
  * against its digest first). Any mismatch fails the assay and is listed.

@@ -4,7 +4,6 @@ import type { Repos } from '../../store';
 import type { NormalizedSpec } from '../../store/substrate-deployments.repo';
 import { sha256Hex } from '../../store/artifacts.repo';
 import { artifactView } from './artifacts.service';
-import type { Substrate } from './engine';
 import { buildManifest, manifestBytes, manifestPath } from './manifest';
 import { validateSpec, type Violation } from './validation';
 
@@ -29,12 +28,8 @@ export function requireValidSpec(spec: SubstrateSpecRequest, base: string[]): No
 }
 
 /** Compiles a normalized spec into its manifest artifact (stored once per content). */
-export async function compileNormalized(
-  deps: CompileDeps,
-  spec: NormalizedSpec,
-  initial?: Substrate,
-) {
-  const manifest = buildManifest(spec, initial);
+export async function compileNormalized(deps: CompileDeps, spec: NormalizedSpec) {
+  const manifest = buildManifest(spec);
   const bytes = manifestBytes(manifest);
   const { artifact, created } = await deps.repos.artifacts.put({
     path: manifestPath(sha256Hex(bytes)),
@@ -47,7 +42,6 @@ export async function compileNormalized(
     artifact: artifactView(artifact),
     manifest,
     created,
-    initial_digest: manifest.initial.digest,
   };
 }
 

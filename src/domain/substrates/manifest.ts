@@ -1,6 +1,6 @@
 import stringify from 'safe-stable-stringify';
 import type { NormalizedSpec } from '../../store/substrate-deployments.repo';
-import { canonicalRule, createSubstrate, type Substrate } from './engine';
+import { canonicalRule } from './engine';
 
 /** Bumped whenever the engine's stepping, PRNG or state encoding changes meaning. */
 export const ENGINE_VERSION = '1';
@@ -13,14 +13,14 @@ export interface SubstrateManifest {
   rule: string;
   params: NormalizedSpec['params'];
   engine: { version: string; prng: string; digest: string };
-  initial: { digest: string; population: number };
 }
 
-/** The manifest of a validated spec; `initial` is its state at tick 0 (built when not given). */
-export function buildManifest(
-  spec: NormalizedSpec,
-  initial: Substrate = createSubstrate(spec.scaffold, spec.params),
-): SubstrateManifest {
+/**
+ * The manifest of a validated spec: what to run and with which engine, not any result of
+ * running it, so compiling never runs the engine (a 4096 x 4096 random start alone costs a
+ * tenth of a second). The state at tick 0 is the deploying stage's business.
+ */
+export function buildManifest(spec: NormalizedSpec): SubstrateManifest {
   return {
     manifest_version: 1,
     scaffold: spec.scaffold,
@@ -32,7 +32,6 @@ export function buildManifest(
       prng: 'mulberry32, cells drawn row-major, live when draw / 2^32 < density',
       digest: 'sha256 of `<width>x<height>:` then each row packed MSB-first',
     },
-    initial: { digest: initial.digest(), population: initial.population() },
   };
 }
 
