@@ -98,10 +98,15 @@ export function boundingBoxOf(layout: BitRowLayout, words: Int32Array): Box | nu
 export function snapshotOfWords(layout: BitRowLayout, words: Int32Array): Uint8Array {
   const rowBytes = Math.ceil(layout.width / 8);
   const bytes = new Uint8Array(rowBytes * layout.height);
+  const view = new DataView(bytes.buffer);
+  const wholeWords = rowBytes >> 2;
   for (let y = 0; y < layout.height; y += 1) {
-    for (let j = 0; j < rowBytes; j += 1) {
-      const word = words[y * layout.wordsPerRow + (j >> 2)];
-      bytes[y * rowBytes + j] = (word >>> (24 - 8 * (j & 3))) & 0xff;
+    const out = y * rowBytes;
+    const row = y * layout.wordsPerRow;
+    // A word is its four snapshot bytes, big-endian (MSB-first): stored in one write each.
+    for (let k = 0; k < wholeWords; k += 1) view.setInt32(out + 4 * k, words[row + k], false);
+    for (let j = wholeWords * 4; j < rowBytes; j += 1) {
+      bytes[out + j] = (words[row + (j >> 2)] >>> (24 - 8 * (j & 3))) & 0xff;
     }
   }
   return bytes;
