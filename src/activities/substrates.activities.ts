@@ -1,9 +1,9 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import { LRUCache } from 'lru-cache';
-import { createSubstrate, restoreSubstrate, type Substrate } from '../domain/substrates/engine';
+import { createSubstrate, type Substrate } from '../domain/substrates/engine';
 import { compileNormalized } from '../domain/substrates/compile.service';
 import { assayAndStore } from '../domain/substrates/inspection.service';
-import { createSubstrateStates } from '../domain/substrates/states';
+import { createSubstrateStates, storedStateAt } from '../domain/substrates/states';
 import { validateSpec, type Violation } from '../domain/substrates/validation';
 import type { Repos } from '../store';
 import type {
@@ -47,10 +47,9 @@ export function createSubstrateActivities(deps: SubstrateActivityDeps) {
   async function stateAt(deploymentId: string, spec: NormalizedSpec, tick: number) {
     const remembered = live.get(deploymentId);
     if (remembered?.tick === tick) return remembered;
-    if (tick === 0) return createSubstrate(spec.scaffold, spec.params);
-    const snapshot = await repos.substrateSnapshots.find(deploymentId, tick);
-    if (!snapshot) throw new Error(`no snapshot of ${deploymentId} at tick ${tick}`);
-    return restoreSubstrate(spec.scaffold, spec.params, tick, snapshot.state.buffer);
+    const stored = await storedStateAt(repos.substrateSnapshots, deploymentId, spec, tick);
+    if (!stored) throw new Error(`no snapshot of ${deploymentId} at tick ${tick}`);
+    return stored;
   }
 
   return {

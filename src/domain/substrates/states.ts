@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { ApiError } from '../../api/errors';
-import type { DeploymentRecord } from '../../store/substrate-deployments.repo';
+import type { DeploymentRecord, NormalizedSpec } from '../../store/substrate-deployments.repo';
 import type { SubstrateSnapshotsRepo } from '../../store/substrate-snapshots.repo';
 import { createSubstrate, restoreSubstrate, type Substrate } from './engine';
 
@@ -9,6 +9,21 @@ export const snapshotTickBefore = (tick: number, interval: number): number =>
   Math.floor(tick / interval) * interval;
 
 export type SubstrateStates = ReturnType<typeof createSubstrateStates>;
+
+/**
+ * A deployment's state at a tick that has one stored: the spec itself at tick 0, else the
+ * snapshot of that tick; null when the snapshot is missing.
+ */
+export async function storedStateAt(
+  snapshots: Pick<SubstrateSnapshotsRepo, 'find'>,
+  deploymentId: string,
+  spec: NormalizedSpec,
+  tick: number,
+): Promise<Substrate | null> {
+  if (tick === 0) return createSubstrate(spec.scaffold, spec.params);
+  const snapshot = await snapshots.find(deploymentId, tick);
+  return snapshot && restoreSubstrate(spec.scaffold, spec.params, tick, snapshot.state.buffer);
+}
 
 /**
  * The state of a deployment at any computed tick: the nearest snapshot at or before it (or
@@ -28,12 +43,10 @@ export function createSubstrateStates(snapshots: SubstrateSnapshotsRepo, maxCach
         : snapshotTickBefore(tick, deployment.snapshot_interval);
     const cached = cache.get(`${deployment._id}:${at}`);
     if (cached) return cached.clone();
-    if (at === 0) return createSubstrate(spec.scaffold, spec.params);
-    const snapshot = await snapshots.find(deployment._id, at);
-    if (!snapshot) {
+    const state = await storedStateAt(snapshots, deployment._id, spec, at);
+    if (!state) {
       throw new ApiError('internal', `snapshot of tick ${at} of ${deployment._id} is missing`);
     }
-    const state = restoreSubstrate(spec.scaffold, spec.params, at, snapshot.state.buffer);
     cache.set(`${deployment._id}:${at}`, state.clone());
     return state;
   }
