@@ -14,7 +14,10 @@ log "== tests"
 results="$GR_REPO_ROOT/.data/jest-results.json"
 mkdir -p "$(dirname "$results")"
 status=0
+rm -rf .data/test/response-coverage
 npx jest --ci --json --outputFile="$results" "$@" || status=$?
+# Every built route's 2xx was checked against its response schema (whole runs only).
+if [[ $# -eq 0 ]]; then node scripts/check-response-coverage.js || status=1; fi
 # The plain closing line CI reads, whatever the runner printed.
 node -e 'const r = require(process.argv[1]); console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed`)' "$results" || true
 exit "$status"

@@ -22,6 +22,11 @@ export interface Config {
   requestLedgerFlushMs: number;
   trustProxy: boolean;
   metricsListen: string | undefined;
+  /**
+   * Check every 2xx body against its route's response schema and answer 500 on a mismatch
+   * (tests turn it on; it costs a validation per response).
+   */
+  validateResponses: boolean;
   shutdownGraceMs: number;
   /** URL prefixes `webhook.post` actions may reach (empty: none). */
   webhookAllowlist: string[];
@@ -61,6 +66,7 @@ const envSchema = {
     ACCESS_REQUEST_LIMIT_PER_HOUR: { type: 'integer', minimum: 1 },
     REQUEST_LEDGER_FLUSH_MS: { type: 'integer', minimum: 10, maximum: 60000 },
     TRUST_PROXY: { type: 'boolean' },
+    VALIDATE_RESPONSES: { type: 'boolean' },
     METRICS_LISTEN: { type: 'string', pattern: '^[^\\s:]+:\\d+$' },
     SHUTDOWN_GRACE_MS: { type: 'integer', minimum: 0, maximum: 600000 },
     WEBHOOK_ALLOWLIST: { type: 'string', pattern: '^(https?://[^\\s,]+)(,https?://[^\\s,]+)*$' },
@@ -122,6 +128,7 @@ export function loadConfig(env: Env = process.env): Config {
     requestLedgerFlushMs: num('REQUEST_LEDGER_FLUSH_MS', 500),
     trustProxy: (v['TRUST_PROXY'] as boolean | undefined) ?? false,
     metricsListen: v['METRICS_LISTEN'] as string | undefined,
+    validateResponses: (v['VALIDATE_RESPONSES'] as boolean | undefined) ?? false,
     shutdownGraceMs: num('SHUTDOWN_GRACE_MS', 10000),
     webhookAllowlist: str('WEBHOOK_ALLOWLIST', '').split(',').filter(Boolean),
     // Without a secret of its own, webhooks are signed with a key derived from the pepper.

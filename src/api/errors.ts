@@ -1,3 +1,7 @@
+import { AppError, Invalid, type ValidationIssue } from '../lib/errors';
+
+export type { ValidationIssue } from '../lib/errors';
+
 /** Every error code the API answers with, and the status each one maps to. */
 export const ERROR_STATUS = {
   unauthorized: 401,
@@ -18,14 +22,6 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-/** One entry of a FastAPI-compatible HTTPValidationError list. */
-export interface ValidationIssue {
-  loc: (string | number)[];
-  msg: string;
-  type: string;
-  ctx?: Record<string, unknown>;
-}
-
 export interface ApiErrorOptions {
   /** String detail, or the 422 issue list. Defaults to the message. */
   detail?: string | ValidationIssue[];
@@ -34,7 +30,11 @@ export interface ApiErrorOptions {
   headers?: Record<string, string>;
 }
 
-/** An error that renders as the documented `{ok:false, error, detail}` body. */
+/**
+ * An HTTP failure raised by the api layer itself (routing, body parsing, governance,
+ * idempotency). Everything below the api throws `AppError`s instead (src/lib/errors.ts);
+ * `toApiError` maps both to the one documented body.
+ */
 export class ApiError extends Error {
   readonly status: number;
   constructor(
@@ -48,12 +48,24 @@ export class ApiError extends Error {
 }
 
 /** 422 with a FastAPI-style issue list. */
-export function validationError(issues: ValidationIssue[]): ApiError {
-  const first = issues[0];
-  const where = first ? `${first.loc.join('.')}: ${first.msg}` : 'invalid request';
-  return new ApiError('validation_error', `request validation failed (${where})`, {
-    detail: issues,
-  });
+export const validationError = (issues: ValidationIssue[]): Invalid => new Invalid(issues);
+
+/** The HTTP rendering of any thrown value; unknown errors become a bare `internal`. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof AppError) return fromAppError(error);
+  return new ApiError('internal', 'internal server error');
 }
 
-export const notFound = (what: string): ApiError => new ApiError('not_found', `${what} not found`);
+function fromAppError(error: AppError): ApiError {
+  const headers: Record<string, string> = {};
+  if (error.options.retryAfterSeconds !== undefined) {
+    headers['Retry-After'] = String(Math.max(0, Math.ceil(error.options.retryAfterSeconds)));
+  }
+  if (error.kind === 'unauthorized') headers['WWW-Authenticate'] = 'APIKey';
+  return new ApiError(error.kind, error.message, {
+    ...(error.options.detail === undefined ? {} : { detail: error.options.detail }),
+    ...(error.options.extra ? { extra: error.options.extra } : {}),
+    headers,
+  });
+}

@@ -3,10 +3,12 @@ import type { Middleware } from 'koa';
 import type { AppDeps } from '../app/deps';
 import type { AuthContext } from '../auth/auth-context';
 import { PUBLIC_FAMILY } from '../auth/families';
+import { NotFound } from '../lib/errors';
 import { validationError, type ValidationIssue } from './errors';
 import { jsonBody } from './middleware/body';
-import { authenticate, guardFamily, rateLimit } from './middleware/governance';
+import { authenticate, guardFamily, limitAccessRequests, rateLimit } from './middleware/governance';
 import { idempotency } from './middleware/idempotency';
+import { createResponseChecker, type ResponseChecker } from './response-check';
 import type { RouteDefinition, RouteRequest } from './route';
 import { createValidatorFactory, type InputValidator } from './validation';
 
@@ -19,6 +21,9 @@ export const toRouterPath = (path: string): string => path.replace(/\{([A-Za-z0-
  */
 export function mountRoutes(router: Router, routes: RouteDefinition[], deps: AppDeps): void {
   const compile = createValidatorFactory();
+  const checkResponse = deps.config.validateResponses
+    ? createResponseChecker(deps.checkedResponses)
+    : undefined;
   for (const route of routes) {
     const chain: Middleware[] = [describe(route)];
     if (route.family !== PUBLIC_FAMILY) {
@@ -26,8 +31,9 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], deps: App
     }
     if (route.request?.body) chain.push(jsonBody());
     chain.push(validate(route, compile));
+    if (route.addressLimited) chain.push(limitAccessRequests(deps));
     if (route.idempotent) chain.push(idempotency(deps, route.operationId));
-    chain.push(handle(route, deps));
+    chain.push(handle(route, deps, checkResponse));
     const path = route.routerPath ?? toRouterPath(route.path);
     router.register(path, [route.method], chain, { name: route.operationId });
   }
@@ -57,7 +63,13 @@ function validate(
       issues.push(...result.issues);
       return result.value;
     };
-    const validatedParams = run(params, { ...(ctx.params as Record<string, string>) });
+    const rawParams = { ...(ctx.params as Record<string, string>) };
+    const checkedParams = params?.(rawParams);
+    const validatedParams = checkedParams?.value ?? rawParams;
+    const badParam = checkedParams?.issues[0];
+    // A path id the server never issued names nothing: 404, whatever its shape (422 stays
+    // for bodies and queries, where the caller chose the value).
+    if (badParam) throw unknownPathParam(badParam, rawParams);
     const validatedQuery = run(query, lastValues(ctx.query));
     let validatedBody: unknown = undefined;
     if (body) {
@@ -71,6 +83,14 @@ function validate(
   };
 }
 
+function unknownPathParam(issue: ValidationIssue, params: Record<string, string>): NotFound {
+  const name = String(issue.loc[1] ?? 'path');
+  const value = params[name] ?? '';
+  return new NotFound(`${name} ${JSON.stringify(value)} not found: no such identifier was issued`, {
+    extra: { parameter: name },
+  });
+}
+
 /** Repeated query parameters: the last one counts, as in FastAPI for scalar parameters. */
 function lastValues(query: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -81,7 +101,11 @@ function lastValues(query: Record<string, string | string[] | undefined>): Recor
   return out;
 }
 
-function handle(route: RouteDefinition, deps: AppDeps): Middleware {
+function handle(
+  route: RouteDefinition,
+  deps: AppDeps,
+  checkResponse?: ResponseChecker,
+): Middleware {
   return async (ctx) => {
     const validated = ctx.state.validated as {
       params: Record<string, string>;
@@ -98,7 +122,11 @@ function handle(route: RouteDefinition, deps: AppDeps): Middleware {
       ctx,
     };
     const result = await route.handler(request, deps);
-    ctx.status = result.status ?? 200;
+    const status = result.status ?? 200;
+    if (checkResponse && !result.raw) {
+      checkResponse(route, status, result.bare ?? { ok: true, payload: result.payload ?? {} });
+    }
+    ctx.status = status;
     if (result.headers) ctx.set(result.headers);
     if (result.raw) {
       ctx.type = result.raw.contentType;

@@ -1,5 +1,8 @@
 import { FAMILIES, PUBLIC_FAMILY, layerName } from '../auth/families';
-import type { JsonSchema, RouteDefinition } from './route';
+import type { RouteDefinition } from './route';
+
+/** A JSON Schema as the OpenAPI document carries it. */
+type JsonSchema = Record<string, unknown>;
 
 export const API_VERSION = '1.1.0';
 

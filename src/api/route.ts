@@ -1,24 +1,30 @@
+import type { Static, TSchema } from '@sinclair/typebox';
 import type { Context } from 'koa';
-import type { RouteFamily } from '../auth/families';
-import type { AuthContext } from '../auth/auth-context';
 import type { AppDeps } from '../app/deps';
+import type { AuthContext } from '../auth/auth-context';
+import type { RouteFamily } from '../auth/families';
 
-/** A JSON Schema fragment (draft 2020-12 subset that both ajv and OpenAPI 3.1 read). */
-export type JsonSchema = Record<string, unknown>;
+/** A JSON Schema (TypeBox schemas are JSON Schema objects with a static type attached). */
+export type JsonSchema = TSchema;
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+/** The caller, known on every route outside the `public` family. */
+export type AuthOf<F extends RouteFamily> = F extends 'public'
+  ? AuthContext | undefined
+  : AuthContext;
 
 /** What a handler sees: validated input plus who is calling. */
 export interface RouteRequest<
   TBody = unknown,
   TQuery = Record<string, unknown>,
   TParams = Record<string, string>,
+  TAuth = AuthContext | undefined,
 > {
   body: TBody;
   query: TQuery;
   params: TParams;
-  /** Present on every route except the `public` family. */
-  auth: AuthContext | undefined;
+  auth: TAuth;
   requestId: string;
   clientIp: string;
   ctx: Context;
@@ -38,14 +44,11 @@ export interface RouteResult {
 
 export interface RouteResponseDoc {
   description: string;
-  schema?: JsonSchema;
+  schema?: TSchema;
 }
 
-export interface RouteDefinition<
-  TBody = unknown,
-  TQuery = Record<string, unknown>,
-  TParams = Record<string, string>,
-> {
+/** Everything but the handler: what routing, auth, validation and OpenAPI read. */
+interface RouteShape<F extends RouteFamily, P, Q, B> {
   /** `family.verb`, unique across the API; also the OpenAPI operationId. */
   operationId: string;
   method: HttpMethod;
@@ -53,30 +56,63 @@ export interface RouteDefinition<
   path: string;
   /** Path as given to the router when it differs (multi-segment parameters). */
   routerPath?: string;
-  family: RouteFamily;
+  family: F;
   summary: string;
   description?: string;
   tags?: string[];
   request?: {
-    params?: JsonSchema;
-    query?: JsonSchema;
+    params?: P;
+    query?: Q;
     /** `name` is the named request body of the seed (SessionStepRequest, ...). */
-    body?: { name: string; schema: JsonSchema; required?: boolean };
+    body?: { name: string; schema: B; required?: boolean };
   };
   /** Success responses by status; error responses are added for every route. */
   responses: Record<number, RouteResponseDoc>;
   /** Accepts `Idempotency-Key` (POSTs that create something). */
   idempotent?: boolean;
+  /** Limited per client address (the public access request). */
+  addressLimited?: boolean;
   /** Not in the OpenAPI document (docs assets). */
   hidden?: boolean;
-  handler: (req: RouteRequest<TBody, TQuery, TParams>, deps: AppDeps) => Promise<RouteResult>;
 }
 
-/** Identity helper that keeps handler input types tied to the definition. */
+type StaticOr<S, Fallback> = S extends TSchema ? Static<S> : Fallback;
+
+/** A route as the mount layer and the OpenAPI generator see it (types erased). */
+export interface RouteDefinition extends RouteShape<RouteFamily, TSchema, TSchema, TSchema> {
+  handler: (req: RouteRequest, deps: AppDeps) => Promise<RouteResult>;
+}
+
+/** A route as written: the handler's input types come from the request schemas. */
+export interface TypedRoute<
+  F extends RouteFamily,
+  P extends TSchema | undefined,
+  Q extends TSchema | undefined,
+  B extends TSchema | undefined,
+> extends RouteShape<F, P, Q, B> {
+  handler: (
+    req: RouteRequest<
+      StaticOr<B, undefined>,
+      StaticOr<Q, Record<string, never>>,
+      StaticOr<P, Record<string, never>>,
+      AuthOf<F>
+    >,
+    deps: AppDeps,
+  ) => Promise<RouteResult>;
+}
+
+/**
+ * Declares one route. Request types are inferred from the schemas (`Static<>`), and `auth`
+ * is non-optional outside the `public` family, so a handler cannot disagree with what
+ * validation let through.
+ */
 export function defineRoute<
-  TBody = unknown,
-  TQuery = Record<string, unknown>,
-  TParams = Record<string, string>,
->(route: RouteDefinition<TBody, TQuery, TParams>): RouteDefinition {
+  F extends RouteFamily,
+  P extends TSchema | undefined = undefined,
+  Q extends TSchema | undefined = undefined,
+  B extends TSchema | undefined = undefined,
+>(route: TypedRoute<F, P, Q, B>): RouteDefinition {
+  // The mount layer validates params, query and body against these same schemas before
+  // the handler runs, which is what makes the narrowing sound.
   return route as unknown as RouteDefinition;
 }

@@ -16,6 +16,7 @@ import { createRepos, ensureIndexes } from '../store';
 import { connectMongo } from '../store/mongo';
 import { TemporalGateway } from '../temporal/gateway';
 import type { AppDeps } from './deps';
+import { buildServices } from './services';
 
 /** Builds every dependency of the api once; `close` releases them in reverse order. */
 export async function buildDeps(
@@ -78,7 +79,7 @@ export async function buildDeps(
   limiter.start();
   ledger.start();
   monitor.start();
-  return {
+  const infra = {
     config,
     logger: log,
     mongo,
@@ -95,6 +96,11 @@ export async function buildDeps(
     substrateStates: createSubstrateStates(repos.substrateSnapshots),
     instanceId,
     startedAt: new Date(),
+    checkedResponses: new Set<string>(),
+  };
+  return {
+    ...infra,
+    services: buildServices(infra),
     async close() {
       await monitor.stop();
       await limiter

@@ -11,6 +11,7 @@ import type { Repos } from '../store';
 import type { TemporalGateway } from '../temporal/gateway';
 import type { WorldReadCache } from '../domain/world/world-read-cache';
 import type { SubstrateStates } from '../domain/substrates/states';
+import type { AppServices } from './services';
 
 /** Everything the api needs, built once at start-up and passed down explicitly. */
 export interface AppDeps {
@@ -35,4 +36,8 @@ export interface AppDeps {
   /** This api process, as named in rate-limit shards and service events. */
   instanceId: string;
   startedAt: Date;
+  /** The domain services (src/app/services.ts). */
+  services: AppServices;
+  /** Routes whose 2xx body was checked against its schema (`VALIDATE_RESPONSES`, tests). */
+  checkedResponses: Set<string>;
 }

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { ApiError } from '../api/errors';
+import { AppError, Unauthorized } from '../lib/errors';
 import type { ApiKeyRecord } from '../store/api-keys.repo';
 import type { OrganizationsRepo } from '../store/organizations.repo';
 import type { PrincipalsRepo, Principal } from '../store/principals.repo';
@@ -35,8 +35,8 @@ export interface AuthenticatorOptions {
 
 export type Authenticator = ReturnType<typeof createAuthenticator>;
 
-const unauthorized = (message: string): ApiError =>
-  new ApiError('unauthorized', message, { headers: { 'WWW-Authenticate': 'APIKey' } });
+const unauthorized = (message: string): AppError =>
+  new Unauthorized(message);
 
 /** Key id of the bootstrap operator key seeded from ADMIN_API_KEY. */
 export function bootstrapKeyId(adminApiKey: string): string {

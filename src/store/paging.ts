@@ -1,5 +1,5 @@
 import type { Collection, Filter } from 'mongodb';
-import { ApiError } from '../api/errors';
+import { decodeCursor as decodeParts, encodeCursor as encodeParts } from '../lib/cursor';
 
 /** A position in a list sorted newest first by (`at`, `_id`). */
 export interface PagePosition {
@@ -7,30 +7,14 @@ export interface PagePosition {
   id: string;
 }
 
-/** Opaque cursor: base64url of the last item's sort key. */
+/** Opaque cursor of a (`at`, `_id`) list. */
 export const encodeCursor = (position: PagePosition): string =>
-  Buffer.from(JSON.stringify([position.at, position.id]), 'utf8').toString('base64url');
+  encodeParts([position.at, position.id]);
 
-const invalidCursor = (): ApiError =>
-  new ApiError('validation_error', 'cursor is not valid', {
-    detail: [{ loc: ['query', 'cursor'], msg: 'Invalid cursor', type: 'value_error' }],
-  });
-
-/** The JSON array inside a cursor, or undefined when it is not one of ours. */
-function cursorParts(cursor: string): unknown[] | undefined {
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    return Array.isArray(parsed) ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-export function decodeCursor(cursor: string): PagePosition {
-  const [at, id] = cursorParts(cursor) ?? [];
-  if (typeof at === 'string' && typeof id === 'string') return { at, id };
-  throw invalidCursor();
-}
+export const decodeCursor = (cursor: string): PagePosition =>
+  decodeParts(cursor, ([at, id]) =>
+    typeof at === 'string' && typeof id === 'string' ? { at, id } : undefined,
+  );
 
 /** Mongo filter for items strictly after `position` in (at desc, _id desc) order. */
 export function afterPosition(position: PagePosition | undefined): Record<string, unknown> {
@@ -55,15 +39,15 @@ export function toPage<T extends { _id: string; at: string }>(rows: T[], limit: 
  * the page. Ids are unique, never change and (ULIDs) are time-ordered, so "strictly after
  * the last id seen" neither repeats nor skips what existed when paging began.
  */
-export const encodeIdCursor = (lastId: string): string =>
-  Buffer.from(JSON.stringify([lastId]), 'utf8').toString('base64url');
+export const encodeIdCursor = (lastId: string): string => encodeParts([lastId]);
 
 /** The id a cursor continues after; 422 when it is not a cursor of a list of `prefix` ids. */
 export function decodeIdCursor(cursor: string, prefix: string): string {
-  const parts = cursorParts(cursor);
-  const id = parts?.length === 1 ? parts[0] : undefined;
-  if (typeof id === 'string' && new RegExp(`^${prefix}_[0-9A-Za-z]{10,40}$`).test(id)) return id;
-  throw invalidCursor();
+  const pattern = new RegExp(`^${prefix}_[0-9A-Za-z]{10,40}$`);
+  return decodeParts(cursor, (parts) => {
+    const id = parts.length === 1 ? parts[0] : undefined;
+    return typeof id === 'string' && pattern.test(id) ? id : undefined;
+  });
 }
 
 /** Cuts a page fetched with `limit + 1` rows and computes an id `next_cursor`. */

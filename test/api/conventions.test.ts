@@ -132,15 +132,18 @@ describe('malformed input', () => {
     expect(issuesOf(res.body)[0]).toMatchObject({ loc: ['query', 'limit'], type });
   });
 
-  it('a bad path parameter is 422 with its location', async () => {
+  // Issue 10, risk 9: a path id the server never issued is unknown (404), not invalid (422).
+  it('a malformed path id is 404 naming the parameter', async () => {
+    for (const path of ['/v1/sessions/not-a-session-id', '/v1/worlds/objects/obj_nope']) {
+      const res = await call<ErrorBody>(app.url, 'GET', path, { key: strategic.apiKey });
+      expect(res.status).toBe(404);
+      expect(res.body.error).toMatchObject({ code: 'not_found' });
+    }
     const res = await call<ErrorBody>(app.url, 'GET', '/v1/sessions/not-a-session-id', {
       key: strategic.apiKey,
     });
-    expect(res.status).toBe(422);
-    expect(issuesOf(res.body)[0]).toMatchObject({
-      loc: ['path', 'session_id'],
-      type: 'string_pattern_mismatch',
-    });
+    expect(res.body.error).toMatchObject({ parameter: 'session_id' });
+    expect(res.body.error.message).toContain('not-a-session-id');
   });
 
   it('validates before answering 501 for a capability not built yet', async () => {

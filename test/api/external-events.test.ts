@@ -817,13 +817,11 @@ describe('POST /v1/external-events/ingest-batch', () => {
 });
 
 describe('reading events', () => {
-  it('GET /v1/external-events/{id}: 404 unknown, 422 malformed', async () => {
+  it('GET /v1/external-events/{id}: 404 unknown, and 404 malformed (never issued)', async () => {
     expect((await get(`/v1/external-events/${newId('evt')}`)).status).toBe(404);
     const bad = await get('/v1/external-events/nope');
-    expect(bad.status).toBe(422);
-    expect(bad.body.detail).toEqual([
-      expect.objectContaining({ loc: ['path', 'event_id'], type: 'string_pattern_mismatch' }),
-    ]);
+    expect(bad.status).toBe(404);
+    expect(bad.body.error).toMatchObject({ code: 'not_found', parameter: 'event_id' });
   });
 
   it('GET /v1/external-events/reconciliation/{id}: the output, or 404', async () => {

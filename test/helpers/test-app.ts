@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
@@ -7,6 +9,7 @@ import { buildDeps } from '../../src/app/build-deps';
 import type { AppDeps } from '../../src/app/deps';
 import { mintApiKey } from '../../src/auth/api-key';
 import { loadConfig } from '../../src/config';
+import { TEST_SERVERS } from '../test-env';
 
 export interface TestApp {
   url: string;
@@ -47,6 +50,7 @@ export async function startTestApp(label: string, options: TestAppOptions = {}):
     LOG_LEVEL: 'silent',
     RATE_LIMIT_SYNC_MS: '100',
     REQUEST_LEDGER_FLUSH_MS: '50',
+    VALIDATE_RESPONSES: 'true',
     ...options.env,
   });
   const deps = await buildDeps(config, pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }));
@@ -58,6 +62,7 @@ export async function startTestApp(label: string, options: TestAppOptions = {}):
   const stop = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
+    recordCheckedResponses(deps.checkedResponses);
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await deps.close();
@@ -77,4 +82,15 @@ export async function startTestApp(label: string, options: TestAppOptions = {}):
       await stop();
     },
   };
+}
+
+/** Leaves the routes whose 2xx this app checked for scripts/check-response-coverage.js. */
+function recordCheckedResponses(checked: Set<string>): void {
+  if (checked.size === 0) return;
+  const dir = join(TEST_SERVERS.dataDir, 'response-coverage');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, `${process.pid}-${randomBytes(4).toString('hex')}.txt`),
+    [...checked].join('\n'),
+  );
 }

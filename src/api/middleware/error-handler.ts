@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
-import { ApiError } from '../errors';
+import { ApiError, toApiError } from '../errors';
 
 /** Renders every failure in the one documented shape; a 500 never carries a stack. */
 export function errorHandler(logger: Logger): Middleware {
@@ -38,9 +38,4 @@ export function errorHandler(logger: Logger): Middleware {
       };
     }
   };
-}
-
-function toApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  return new ApiError('internal', 'internal server error');
 }

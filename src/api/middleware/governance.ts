@@ -71,3 +71,27 @@ export function rateLimit(deps: AppDeps): Middleware {
     await next();
   };
 }
+
+/**
+ * 429 when one client address asked for too many sandbox keys this hour
+ * (`ACCESS_REQUEST_LIMIT_PER_HOUR`), so keys cannot be minted in bulk.
+ */
+export function limitAccessRequests(deps: AppDeps): Middleware {
+  return async (ctx, next) => {
+    const decision = await deps.limiter.check(`access-request:${ctx.ip}`, [
+      { name: 'hour', limit: deps.config.accessRequestLimitPerHour, code: 'rate_limited' },
+    ]);
+    if (!decision.allowed) {
+      deps.metrics.limiterRejections.inc({ code: 'rate_limited' });
+      throw new ApiError(
+        'rate_limited',
+        'too many access requests from this address; try again later',
+        {
+          headers: { ...decision.headers, 'Retry-After': String(decision.retryAfterSeconds) },
+          extra: { retry_after_seconds: decision.retryAfterSeconds },
+        },
+      );
+    }
+    await next();
+  };
+}

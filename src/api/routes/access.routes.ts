@@ -30,7 +30,7 @@ const accessGrant = {
 
 /** The public sandbox-key issuance route. */
 export const accessRoutes = [
-  defineRoute<SandboxAccessRequest>({
+  defineRoute({
     operationId: 'access.request',
     method: 'POST',
     path: '/v1/access/request',

@@ -201,7 +201,7 @@ const statusBody = (
 
 /** The permanently private admin control plane (operator keys only). */
 export const adminControlPlaneRoutes: RouteDefinition[] = [
-  defineRoute<unknown, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'admin.accessLayers',
     method: 'GET',
     path: '/v1/admin/access-layers',
@@ -265,7 +265,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     },
   }),
 
-  defineRoute<unknown, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'admin.entitlements',
     method: 'GET',
     path: '/v1/admin/entitlements',
@@ -319,7 +319,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     handler: async (_req, deps) => ({ payload: await entitlementSummary(deps) }),
   }),
 
-  defineRoute<unknown, KeyListQuery, NoParams>({
+  defineRoute({
     operationId: 'admin.keys.list',
     method: 'GET',
     path: '/v1/admin/keys',
@@ -340,7 +340,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await listKeys(deps, req.query) }),
   }),
 
-  defineRoute<CreateKeyRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'admin.keys.create',
     method: 'POST',
     path: '/v1/admin/keys/create',
@@ -377,7 +377,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     }),
   }),
 
-  defineRoute<RotateKeyRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'admin.keys.rotate',
     method: 'POST',
     path: '/v1/admin/keys/rotate',
@@ -415,7 +415,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     }),
   }),
 
-  defineRoute<SetKeyStatusRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'admin.keys.setStatus',
     method: 'POST',
     path: '/v1/admin/keys/status',
@@ -433,7 +433,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     }),
   }),
 
-  defineRoute<unknown, OrganizationListQuery, NoParams>({
+  defineRoute({
     operationId: 'admin.organizations.list',
     method: 'GET',
     path: '/v1/admin/organizations',
@@ -446,7 +446,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await listOrganizations(deps, req.query) }),
   }),
 
-  defineRoute<CreateOrganizationRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'admin.organizations.create',
     method: 'POST',
     path: '/v1/admin/organizations/create',
@@ -470,7 +470,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     }),
   }),
 
-  defineRoute<SetOrganizationStatusRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'admin.organizations.setStatus',
     method: 'POST',
     path: '/v1/admin/organizations/status',
@@ -498,7 +498,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     }),
   }),
 
-  defineRoute<unknown, PolicyListQuery, NoParams>({
+  defineRoute({
     operationId: 'admin.policies.list',
     method: 'GET',
     path: '/v1/admin/policies',
@@ -519,7 +519,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await listPolicies(deps, req.query) }),
   }),
 
-  defineRoute<CreatePolicyRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'admin.policies.create',
     method: 'POST',
     path: '/v1/admin/policies/create',
@@ -562,7 +562,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     }),
   }),
 
-  defineRoute<SetPolicyStatusRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'admin.policies.setStatus',
     method: 'POST',
     path: '/v1/admin/policies/status',
@@ -587,7 +587,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     }),
   }),
 
-  defineRoute<unknown, PrincipalListQuery, NoParams>({
+  defineRoute({
     operationId: 'admin.principals.list',
     method: 'GET',
     path: '/v1/admin/principals',
@@ -606,7 +606,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await listPrincipals(deps, req.query) }),
   }),
 
-  defineRoute<CreatePrincipalRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'admin.principals.create',
     method: 'POST',
     path: '/v1/admin/principals/create',
@@ -645,7 +645,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     }),
   }),
 
-  defineRoute<SetPrincipalStatusRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'admin.principals.setStatus',
     method: 'POST',
     path: '/v1/admin/principals/status',
@@ -670,7 +670,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     }),
   }),
 
-  defineRoute<unknown, ProjectListQuery, NoParams>({
+  defineRoute({
     operationId: 'admin.projects.list',
     method: 'GET',
     path: '/v1/admin/projects',
@@ -688,7 +688,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await listProjects(deps, req.query) }),
   }),
 
-  defineRoute<CreateProjectRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'admin.projects.create',
     method: 'POST',
     path: '/v1/admin/projects/create',
@@ -717,7 +717,7 @@ export const adminControlPlaneRoutes: RouteDefinition[] = [
     }),
   }),
 
-  defineRoute<SetProjectStatusRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'admin.projects.setStatus',
     method: 'POST',
     path: '/v1/admin/projects/status',

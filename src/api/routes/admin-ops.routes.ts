@@ -61,7 +61,7 @@ const byStatus = (what: string) => freeObject(`${what} per status (or stage), an
 
 /** The permanently private admin ops readouts (operator keys only). */
 export const adminOpsRoutes: RouteDefinition[] = [
-  defineRoute<unknown, AuditQuery, NoParams>({
+  defineRoute({
     operationId: 'admin.audit.list',
     method: 'GET',
     path: '/v1/admin/audit',
@@ -115,7 +115,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await listAudit(deps, req.query) }),
   }),
 
-  defineRoute<unknown, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'admin.overview',
     method: 'GET',
     path: '/v1/admin/overview',
@@ -199,7 +199,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
     handler: async (_req, deps) => ({ payload: await overview(deps) }),
   }),
 
-  defineRoute<PruneLedgersRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'admin.pruneLedgers',
     method: 'POST',
     path: '/v1/admin/prune-ledgers',
@@ -250,7 +250,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
     }),
   }),
 
-  defineRoute<unknown, RequestLedgerQuery, NoParams>({
+  defineRoute({
     operationId: 'admin.requests.list',
     method: 'GET',
     path: '/v1/admin/requests',
@@ -295,7 +295,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await listRequests(deps, req.query) }),
   }),
 
-  defineRoute<unknown, ServiceEventQuery, NoParams>({
+  defineRoute({
     operationId: 'admin.serviceEvents.list',
     method: 'GET',
     path: '/v1/admin/service-events',
@@ -338,7 +338,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await listServiceEvents(deps, req.query) }),
   }),
 
-  defineRoute<unknown, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'admin.serviceHealth',
     method: 'GET',
     path: '/v1/admin/service-health',
@@ -380,7 +380,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
     handler: async (_req, deps) => ({ payload: await serviceHealth(deps) }),
   }),
 
-  defineRoute<unknown, UsageQuery, NoParams>({
+  defineRoute({
     operationId: 'admin.usage.list',
     method: 'GET',
     path: '/v1/admin/usage',

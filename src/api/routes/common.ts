@@ -1,109 +1,57 @@
-import { ApiError } from '../errors';
-import type { JsonSchema, RouteDefinition, RouteResult } from '../route';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { NotImplemented } from '../../lib/errors';
+import { CONTEXT_ID_PATTERN } from '../../lib/schema';
+import type { RouteDefinition, RouteResult } from '../route';
+
+export {
+  closedObject,
+  cursorParam,
+  handleId,
+  limitParam,
+  pagedQuery,
+  pathParams,
+  prefixedId,
+} from '../../lib/schema';
 
 /**
  * Handler for a route whose capability is not built yet: 501 after auth and validation.
  * `issue` names the issue that owns it; without one the capability is planned (roadmap).
  */
 export function notImplemented(capability: string, issue?: number): RouteDefinition['handler'] {
+  const handler = plannedHandler(capability, issue);
+  plannedHandlers.add(handler);
+  return handler;
+}
+
+const plannedHandlers = new WeakSet<RouteDefinition['handler']>();
+
+/** Whether a route only answers 501 (its capability is planned, not built). */
+export const isPlanned = (route: RouteDefinition): boolean => plannedHandlers.has(route.handler);
+
+function plannedHandler(capability: string, issue?: number): RouteDefinition['handler'] {
   const message =
     issue === undefined
       ? `${capability} is not implemented yet (planned; see docs/roadmap.md)`
       : `${capability} is not implemented yet (tracked by issue #${issue})`;
   return (): Promise<RouteResult> =>
-    Promise.reject(
-      new ApiError('not_implemented', message, {
-        extra: { capability, issue: issue ?? null },
-      }),
-    );
+    Promise.reject(new NotImplemented(message, { extra: { capability, issue: issue ?? null } }));
 }
 
-/** `limit` of every list: 1..500, default 50. */
-export const limitParam: JsonSchema = {
-  type: 'integer',
-  minimum: 1,
-  maximum: 500,
-  default: 50,
-  description: 'Page size (1..500).',
-};
-
-/** Opaque paging cursor from a previous page's `next_cursor`. */
-export const cursorParam: JsonSchema = {
-  type: 'string',
-  minLength: 1,
-  maxLength: 512,
-  pattern: '^[A-Za-z0-9_-]+$',
-  description: 'Opaque cursor from the previous page (`next_cursor`).',
-};
-
-/** Query schema for a plain paged list, with extra filters. */
-export function pagedQuery(filters: Record<string, JsonSchema> = {}): JsonSchema {
-  return {
-    type: 'object',
-    properties: { limit: limitParam, cursor: cursorParam, ...filters },
-  };
-}
-
-/** A server-issued id with its type prefix, e.g. `ses_01J...`. */
-export function prefixedId(prefix: string, description: string): JsonSchema {
-  return {
-    type: 'string',
-    pattern: `^${prefix}_[0-9A-Za-z]{10,40}$`,
-    description,
-  };
-}
-
-/** A client-chosen shared-context id. */
-export const contextId: JsonSchema = {
-  type: 'string',
-  pattern: '^[A-Za-z0-9_.:-]{1,128}$',
+/** A client-chosen shared-context id (path or query). */
+export const contextId = Type.String({
+  pattern: CONTEXT_ID_PATTERN,
   description: 'Client-chosen shared-context id.',
-};
-
-/** A path-safe registry handle (scaffold, envelope, recognizer, pack ids). */
-export const handleId = (description: string): JsonSchema => ({
-  type: 'string',
-  pattern: '^[A-Za-z0-9_.-]{1,128}$',
-  description,
 });
 
-/** Path-parameter object schema with every listed parameter required. */
-export function pathParams(params: Record<string, JsonSchema>): JsonSchema {
-  return { type: 'object', properties: params, required: Object.keys(params) };
-}
-
-/** Body schema: a closed object (unknown fields are 422). */
-export function closedObject(
-  properties: Record<string, JsonSchema>,
-  required: string[] = [],
-  description?: string,
-): JsonSchema {
-  return {
-    type: 'object',
-    properties,
-    required,
-    additionalProperties: false,
-    ...(description ? { description } : {}),
-  };
-}
-
 /** `{ok: true, payload}` response schema around a payload schema. */
-export function envelope(payload: JsonSchema = { type: 'object' }): JsonSchema {
-  return {
-    type: 'object',
-    properties: { ok: { const: true }, payload },
-    required: ['ok', 'payload'],
-  };
-}
+export const envelope = (payload: TSchema = Type.Object({})): TSchema =>
+  Type.Object({ ok: Type.Literal(true), payload });
 
-/** A page of items. */
-export function page(item: JsonSchema = { type: 'object' }): JsonSchema {
-  return envelope({
-    type: 'object',
-    properties: {
-      items: { type: 'array', items: item },
-      next_cursor: { type: ['string', 'null'] },
-    },
-    required: ['items', 'next_cursor'],
-  });
-}
+/** A page of items: `{items, next_cursor}` in the envelope. */
+export const page = (item: TSchema = Type.Object({})): TSchema =>
+  envelope(
+    Type.Object({
+      items: Type.Array(item),
+      next_cursor: Type.Union([Type.String(), Type.Null()]),
+    }),
+  );

@@ -95,7 +95,7 @@ const checkpointView = view(
 
 /** Continuous-ops checkpoints and artifact retrieval (`/raw` is listed first on purpose). */
 export const continuousOpsRoutes: RouteDefinition[] = [
-  defineRoute<CheckpointRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'continuousOps.checkpoint',
     method: 'POST',
     path: '/v1/continuous-ops/checkpoint',
@@ -125,7 +125,7 @@ export const continuousOpsRoutes: RouteDefinition[] = [
     handler: notImplemented('Runtime checkpoints'),
   }),
 
-  defineRoute<unknown, NoQuery, ArtifactParams>({
+  defineRoute({
     operationId: 'artifacts.getRaw',
     method: 'GET',
     path: '/v1/artifacts/{artifact_path}/raw',
@@ -140,7 +140,7 @@ export const continuousOpsRoutes: RouteDefinition[] = [
     handler: async (req, deps) => rawArtifact(deps, req.params.artifact_path),
   }),
 
-  defineRoute<unknown, NoQuery, ArtifactParams>({
+  defineRoute({
     operationId: 'artifacts.get',
     method: 'GET',
     path: '/v1/artifacts/{artifact_path}',

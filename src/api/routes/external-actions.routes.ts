@@ -259,7 +259,7 @@ const ledgerEntryView = view(
 
 /** Approval-gated outbound actions: propose, dry-run, approve, reject, execute, ledger. */
 export const externalActionsRoutes: RouteDefinition[] = [
-  defineRoute<ExternalActionRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'actions.dryRun',
     method: 'POST',
     path: '/v1/external-actions/dry-run',
@@ -283,7 +283,7 @@ export const externalActionsRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await dryRunAction(deps, req.body) }),
   }),
 
-  defineRoute<unknown, ActionHistoryQuery, NoParams>({
+  defineRoute({
     operationId: 'actions.history',
     method: 'GET',
     path: '/v1/external-actions/history',
@@ -303,7 +303,7 @@ export const externalActionsRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await actionHistory(deps, req.query) }),
   }),
 
-  defineRoute<ExternalActionRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'actions.propose',
     method: 'POST',
     path: '/v1/external-actions/propose',
@@ -321,7 +321,7 @@ export const externalActionsRoutes: RouteDefinition[] = [
     }),
   }),
 
-  defineRoute<unknown, NoQuery, ActionParams>({
+  defineRoute({
     operationId: 'actions.get',
     method: 'GET',
     path: '/v1/external-actions/{action_id}',
@@ -337,7 +337,7 @@ export const externalActionsRoutes: RouteDefinition[] = [
     }),
   }),
 
-  defineRoute<ExternalActionDecisionRequest, NoQuery, ActionParams>({
+  defineRoute({
     operationId: 'actions.approve',
     method: 'POST',
     path: '/v1/external-actions/{action_id}/approve',
@@ -355,7 +355,7 @@ export const externalActionsRoutes: RouteDefinition[] = [
     }),
   }),
 
-  defineRoute<ExternalActionDecisionRequest, NoQuery, ActionParams>({
+  defineRoute({
     operationId: 'actions.execute',
     method: 'POST',
     path: '/v1/external-actions/{action_id}/execute',
@@ -373,7 +373,7 @@ export const externalActionsRoutes: RouteDefinition[] = [
     }),
   }),
 
-  defineRoute<ExternalActionDecisionRequest, NoQuery, ActionParams>({
+  defineRoute({
     operationId: 'actions.reject',
     method: 'POST',
     path: '/v1/external-actions/{action_id}/reject',

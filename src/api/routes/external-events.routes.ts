@@ -120,7 +120,7 @@ const ingestResultView = view(
 
 /** Inbound-only, connector-neutral event ingress and reconciliation inspection. */
 export const externalEventsRoutes: RouteDefinition[] = [
-  defineRoute<unknown, EventHistoryQuery, NoParams>({
+  defineRoute({
     operationId: 'events.history',
     method: 'GET',
     path: '/v1/external-events/history',
@@ -143,7 +143,7 @@ export const externalEventsRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await eventHistory(deps, req.query) }),
   }),
 
-  defineRoute<ExternalEventRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'events.ingest',
     method: 'POST',
     path: '/v1/external-events/ingest',
@@ -170,7 +170,7 @@ export const externalEventsRoutes: RouteDefinition[] = [
     },
   }),
 
-  defineRoute<ExternalEventBatchRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'events.ingestBatch',
     method: 'POST',
     path: '/v1/external-events/ingest-batch',
@@ -237,7 +237,7 @@ export const externalEventsRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await ingestBatch(deps, req.body) }),
   }),
 
-  defineRoute<unknown, NoQuery, EventParams>({
+  defineRoute({
     operationId: 'events.reconciliation',
     method: 'GET',
     path: '/v1/external-events/reconciliation/{event_id}',
@@ -255,7 +255,7 @@ export const externalEventsRoutes: RouteDefinition[] = [
     }),
   }),
 
-  defineRoute<unknown, NoQuery, EventParams>({
+  defineRoute({
     operationId: 'events.get',
     method: 'GET',
     path: '/v1/external-events/{event_id}',

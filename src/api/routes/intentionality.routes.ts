@@ -60,7 +60,7 @@ const threadView = view(
 
 /** Aboutness and intentionality threads. */
 export const intentionalityRoutes: RouteDefinition[] = [
-  defineRoute<unknown, AboutnessQuery, NoParams>({
+  defineRoute({
     operationId: 'intentionality.aboutness',
     method: 'GET',
     path: '/v1/aboutness',
@@ -103,7 +103,7 @@ export const intentionalityRoutes: RouteDefinition[] = [
     handler: notImplemented('Aboutness inspection'),
   }),
 
-  defineRoute<unknown, ThreadListQuery, NoParams>({
+  defineRoute({
     operationId: 'intentionality.threads.list',
     method: 'GET',
     path: '/v1/intentionality/threads',
@@ -123,7 +123,7 @@ export const intentionalityRoutes: RouteDefinition[] = [
     handler: notImplemented('Intentionality threads'),
   }),
 
-  defineRoute<unknown, NoQuery, ThreadParams>({
+  defineRoute({
     operationId: 'intentionality.threads.get',
     method: 'GET',
     path: '/v1/intentionality/threads/{thread_id}',

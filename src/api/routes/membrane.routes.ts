@@ -95,7 +95,7 @@ const renderResponse = (what: string) => ({
 
 /** Membrane renderers: human-facing renderings of runtime, world and witness payloads. */
 export const membraneRoutes: RouteDefinition[] = [
-  defineRoute<MembraneRenderAboutnessRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'membrane.render.aboutness',
     method: 'POST',
     path: '/v1/membrane/render/aboutness',
@@ -118,7 +118,7 @@ export const membraneRoutes: RouteDefinition[] = [
     handler: notImplemented('The aboutness membrane renderer'),
   }),
 
-  defineRoute<MembraneRenderAssayRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'membrane.render.assay',
     method: 'POST',
     path: '/v1/membrane/render/assay',
@@ -137,7 +137,7 @@ export const membraneRoutes: RouteDefinition[] = [
     handler: notImplemented('The assay membrane renderer'),
   }),
 
-  defineRoute<MembraneRenderCommitmentRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'membrane.render.commitment',
     method: 'POST',
     path: '/v1/membrane/render/commitment',
@@ -155,7 +155,7 @@ export const membraneRoutes: RouteDefinition[] = [
     handler: notImplemented('The commitment membrane renderer'),
   }),
 
-  defineRoute<MembraneRenderEvidenceRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'membrane.render.evidence',
     method: 'POST',
     path: '/v1/membrane/render/evidence',
@@ -174,7 +174,7 @@ export const membraneRoutes: RouteDefinition[] = [
     handler: notImplemented('The evidence membrane renderer'),
   }),
 
-  defineRoute<MembraneRenderRepairRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'membrane.render.repair',
     method: 'POST',
     path: '/v1/membrane/render/repair',
@@ -192,7 +192,7 @@ export const membraneRoutes: RouteDefinition[] = [
     handler: notImplemented('The repair membrane renderer'),
   }),
 
-  defineRoute<MembraneRenderRuntimeRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'membrane.render.runtime',
     method: 'POST',
     path: '/v1/membrane/render/runtime',
@@ -210,7 +210,7 @@ export const membraneRoutes: RouteDefinition[] = [
     handler: notImplemented('The runtime membrane renderer'),
   }),
 
-  defineRoute<MembraneRenderWorldRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'membrane.render.world',
     method: 'POST',
     path: '/v1/membrane/render/world',

@@ -75,7 +75,7 @@ const repairView = view(
 
 /** Repair requests and repair witnesses. */
 export const repairRoutes: RouteDefinition[] = [
-  defineRoute<unknown, ObjectFilterQuery, NoParams>({
+  defineRoute({
     operationId: 'repair.certificate',
     method: 'GET',
     path: '/v1/repair/certificate',
@@ -107,7 +107,7 @@ export const repairRoutes: RouteDefinition[] = [
     handler: notImplemented('Repair certificates'),
   }),
 
-  defineRoute<RepairRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'repair.request',
     method: 'POST',
     path: '/v1/repair/request',
@@ -137,7 +137,7 @@ export const repairRoutes: RouteDefinition[] = [
     handler: notImplemented('Repair requests'),
   }),
 
-  defineRoute<unknown, ObjectFilterQuery, NoParams>({
+  defineRoute({
     operationId: 'repair.state',
     method: 'GET',
     path: '/v1/repair/state',
@@ -165,7 +165,7 @@ export const repairRoutes: RouteDefinition[] = [
     handler: notImplemented('Repair state'),
   }),
 
-  defineRoute<unknown, NoQuery, ObjectParams>({
+  defineRoute({
     operationId: 'repair.repairability',
     method: 'GET',
     path: '/v1/repairability/{object_id}',

@@ -136,7 +136,7 @@ const dossierView = (what: string): JsonSchema =>
 
 /** Social assays, proofs, scenarios and dossiers. */
 export const researchRoutes: RouteDefinition[] = [
-  defineRoute<RunSocialAssayRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'assays.social.run',
     method: 'POST',
     path: '/v1/assays/social/run',
@@ -208,7 +208,7 @@ export const researchRoutes: RouteDefinition[] = [
     handler: notImplemented('Social assays'),
   }),
 
-  defineRoute<ProofChecksRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'proofs.checks',
     method: 'POST',
     path: '/v1/proofs/checks',
@@ -249,7 +249,7 @@ export const researchRoutes: RouteDefinition[] = [
     handler: notImplemented('Proof checks'),
   }),
 
-  defineRoute<unknown, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'proofs.status',
     method: 'GET',
     path: '/v1/proofs/status',
@@ -287,7 +287,7 @@ export const researchRoutes: RouteDefinition[] = [
     handler: notImplemented('Proof status'),
   }),
 
-  defineRoute<unknown, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'proofs.summary',
     method: 'GET',
     path: '/v1/proofs/summary',
@@ -319,7 +319,7 @@ export const researchRoutes: RouteDefinition[] = [
     handler: notImplemented('The proof summary'),
   }),
 
-  defineRoute<unknown, PagedQuery, NoParams>({
+  defineRoute({
     operationId: 'scenarios.list',
     method: 'GET',
     path: '/v1/scenarios',
@@ -332,7 +332,7 @@ export const researchRoutes: RouteDefinition[] = [
     handler: notImplemented('Research scenarios'),
   }),
 
-  defineRoute<RunScenarioRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'scenarios.run',
     method: 'POST',
     path: '/v1/scenarios/run',
@@ -385,7 +385,7 @@ export const researchRoutes: RouteDefinition[] = [
     handler: notImplemented('Scenario runs'),
   }),
 
-  defineRoute<DossierRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'dossiers.core',
     method: 'POST',
     path: '/v1/dossiers/core',
@@ -402,7 +402,7 @@ export const researchRoutes: RouteDefinition[] = [
     handler: notImplemented('Core dossiers'),
   }),
 
-  defineRoute<DossierRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'dossiers.full',
     method: 'POST',
     path: '/v1/dossiers/full',

@@ -48,7 +48,7 @@ const witnessRequired = ['window', 'inputs_digest', 'computed_at'];
 
 /** Runtime readouts and the platform summary (the owner adds `GET /v1/runtime/status`). */
 export const runtimeRoutes: RouteDefinition[] = [
-  defineRoute<unknown, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'runtime.affect',
     method: 'GET',
     path: '/v1/runtime/affect',
@@ -87,7 +87,7 @@ export const runtimeRoutes: RouteDefinition[] = [
     handler: notImplemented('The runtime affect witness'),
   }),
 
-  defineRoute<unknown, RuntimeSessionQuery, NoParams>({
+  defineRoute({
     operationId: 'runtime.continuity',
     method: 'GET',
     path: '/v1/runtime/continuity',
@@ -141,7 +141,7 @@ export const runtimeRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await getContinuity(deps, req.query) }),
   }),
 
-  defineRoute<unknown, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'runtime.development',
     method: 'GET',
     path: '/v1/runtime/development',
@@ -170,7 +170,7 @@ export const runtimeRoutes: RouteDefinition[] = [
     handler: notImplemented('The runtime development witness'),
   }),
 
-  defineRoute<unknown, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'runtime.integratedSelfWorld',
     method: 'GET',
     path: '/v1/runtime/integrated-self-world',
@@ -216,7 +216,7 @@ export const runtimeRoutes: RouteDefinition[] = [
     handler: notImplemented('The integrated self-world witness'),
   }),
 
-  defineRoute<unknown, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'runtime.selfReport',
     method: 'GET',
     path: '/v1/runtime/self-report',
@@ -251,7 +251,7 @@ export const runtimeRoutes: RouteDefinition[] = [
     handler: notImplemented('The runtime self report'),
   }),
 
-  defineRoute<unknown, RuntimeSessionQuery, NoParams>({
+  defineRoute({
     operationId: 'runtime.summary',
     method: 'GET',
     path: '/v1/runtime/summary',
@@ -280,7 +280,7 @@ export const runtimeRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await getRuntimeSummary(deps, req.query) }),
   }),
 
-  defineRoute<unknown, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'platform.summary',
     method: 'GET',
     path: '/v1/platform/summary',

@@ -64,7 +64,7 @@ const sessionView = view(
 
 /** Communicative sessions: create, inspect, step. */
 export const sessionsRoutes: RouteDefinition[] = [
-  defineRoute<SessionCreateRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'sessions.create',
     method: 'POST',
     path: '/v1/sessions',
@@ -95,7 +95,7 @@ export const sessionsRoutes: RouteDefinition[] = [
     }),
   }),
 
-  defineRoute<unknown, NoQuery, SessionParams>({
+  defineRoute({
     operationId: 'sessions.get',
     method: 'GET',
     path: '/v1/sessions/{session_id}',
@@ -108,7 +108,7 @@ export const sessionsRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await getSession(deps, req.params.session_id) }),
   }),
 
-  defineRoute<SessionStepRequest, NoQuery, SessionParams>({
+  defineRoute({
     operationId: 'sessions.step',
     method: 'POST',
     path: '/v1/sessions/{session_id}/step',

@@ -50,7 +50,7 @@ const contextView = (payload: Record<string, JsonSchema>, required: string[]): J
  * from the records that carry its `context_id`. An id no record names is 404.
  */
 export const sharedContextsRoutes: RouteDefinition[] = [
-  defineRoute<unknown, NoQuery, ContextParams>({
+  defineRoute({
     operationId: 'sharedContexts.get',
     method: 'GET',
     path: '/v1/shared-contexts/{context_id}',
@@ -85,7 +85,7 @@ export const sharedContextsRoutes: RouteDefinition[] = [
     handler: notImplemented('Shared-context inspection'),
   }),
 
-  defineRoute<unknown, NoQuery, ContextParams>({
+  defineRoute({
     operationId: 'sharedContexts.aboutness',
     method: 'GET',
     path: '/v1/shared-contexts/{context_id}/aboutness',
@@ -121,7 +121,7 @@ export const sharedContextsRoutes: RouteDefinition[] = [
     handler: notImplemented('The shared aboutness witness'),
   }),
 
-  defineRoute<unknown, NoQuery, ContextParams>({
+  defineRoute({
     operationId: 'sharedContexts.commitments',
     method: 'GET',
     path: '/v1/shared-contexts/{context_id}/commitments',
@@ -160,7 +160,7 @@ export const sharedContextsRoutes: RouteDefinition[] = [
     handler: notImplemented('The shared commitments witness'),
   }),
 
-  defineRoute<unknown, NoQuery, ContextParams>({
+  defineRoute({
     operationId: 'sharedContexts.disagreement',
     method: 'GET',
     path: '/v1/shared-contexts/{context_id}/disagreement',
@@ -199,7 +199,7 @@ export const sharedContextsRoutes: RouteDefinition[] = [
     handler: notImplemented('The shared disagreement witness'),
   }),
 
-  defineRoute<unknown, NoQuery, ContextParams>({
+  defineRoute({
     operationId: 'sharedContexts.evidence',
     method: 'GET',
     path: '/v1/shared-contexts/{context_id}/evidence',
@@ -240,7 +240,7 @@ export const sharedContextsRoutes: RouteDefinition[] = [
     handler: notImplemented('The shared evidence witness'),
   }),
 
-  defineRoute<unknown, NoQuery, ContextParams>({
+  defineRoute({
     operationId: 'sharedContexts.externalReconciliation',
     method: 'GET',
     path: '/v1/shared-contexts/{context_id}/external-reconciliation',
@@ -269,7 +269,7 @@ export const sharedContextsRoutes: RouteDefinition[] = [
     handler: notImplemented('Shared-context external reconciliation'),
   }),
 
-  defineRoute<unknown, NoQuery, ContextParams>({
+  defineRoute({
     operationId: 'sharedContexts.workflowSummary',
     method: 'GET',
     path: '/v1/shared-contexts/{context_id}/workflow-summary',

@@ -334,7 +334,7 @@ const specBody = { name: 'SubstrateSpecRequest', schema: substrateSpecSchema };
 
 /** Substrates: validate, compile, deploy, observe, assay, recognize, render, registries. */
 export const substratesRoutes: RouteDefinition[] = [
-  defineRoute<SubstrateSpecRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'substrates.validate',
     method: 'POST',
     path: '/v1/substrates/validate',
@@ -374,7 +374,7 @@ export const substratesRoutes: RouteDefinition[] = [
     handler: async (req) => ({ payload: validateSpec(req.body) }),
   }),
 
-  defineRoute<SubstrateSpecRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'substrates.compile',
     method: 'POST',
     path: '/v1/substrates/compile',
@@ -402,7 +402,7 @@ export const substratesRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await compileSpec(deps, req.body) }),
   }),
 
-  defineRoute<SubstrateDeployRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'substrates.deploy',
     method: 'POST',
     path: '/v1/substrates/deploy',
@@ -440,7 +440,7 @@ export const substratesRoutes: RouteDefinition[] = [
     },
   }),
 
-  defineRoute<SubstrateObserveRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'substrates.observe',
     method: 'POST',
     path: '/v1/substrates/observe',
@@ -504,7 +504,7 @@ export const substratesRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await observe(deps, req.body) }),
   }),
 
-  defineRoute<SubstrateAssayRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'substrates.assay',
     method: 'POST',
     path: '/v1/substrates/assay',
@@ -558,7 +558,7 @@ export const substratesRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await assay(deps, req.body) }),
   }),
 
-  defineRoute<SubstrateRecognizeRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'substrates.recognize',
     method: 'POST',
     path: '/v1/substrates/recognize',
@@ -617,7 +617,7 @@ export const substratesRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await recognizeMotifs(deps, req.body) }),
   }),
 
-  defineRoute<SubstrateRenderRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'substrates.render',
     method: 'POST',
     path: '/v1/substrates/render',
@@ -664,7 +664,7 @@ export const substratesRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await renderDeployment(deps, req.body) }),
   }),
 
-  defineRoute<unknown, DeploymentListQuery, NoParams>({
+  defineRoute({
     operationId: 'substrates.deployments.list',
     method: 'GET',
     path: '/v1/substrates/deployments',
@@ -708,7 +708,7 @@ export const substratesRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await getArtifact(deps, req.params.artifact_id) }),
   }),
 
-  defineRoute<unknown, PagedQuery, NoParams>({
+  defineRoute({
     operationId: 'substrates.scaffolds.list',
     method: 'GET',
     path: '/v1/substrates/scaffolds',
@@ -734,7 +734,7 @@ export const substratesRoutes: RouteDefinition[] = [
     handler: async (req) => ({ payload: scaffoldRegistry.get(req.params.scaffold_id) }),
   }),
 
-  defineRoute<unknown, PagedQuery, NoParams>({
+  defineRoute({
     operationId: 'substrates.envelopes.list',
     method: 'GET',
     path: '/v1/substrates/envelopes',
@@ -760,7 +760,7 @@ export const substratesRoutes: RouteDefinition[] = [
     handler: async (req) => ({ payload: envelopeRegistry.get(req.params.envelope_id) }),
   }),
 
-  defineRoute<unknown, PagedQuery, NoParams>({
+  defineRoute({
     operationId: 'substrates.recognizers.list',
     method: 'GET',
     path: '/v1/substrates/recognizers',
@@ -793,7 +793,7 @@ export const substratesRoutes: RouteDefinition[] = [
     }),
   }),
 
-  defineRoute<unknown, PagedQuery, NoParams>({
+  defineRoute({
     operationId: 'substrates.certificationPacks.list',
     method: 'GET',
     path: '/v1/substrates/certification-packs',

@@ -125,7 +125,7 @@ const taskView = view(
 
 /** World model: objects, relationships, history, reconciled external state and tasks. */
 export const worldsRoutes: RouteDefinition[] = [
-  defineRoute<unknown, ExternalStateQuery, NoParams>({
+  defineRoute({
     operationId: 'worlds.externalState',
     method: 'GET',
     path: '/v1/worlds/external-state',
@@ -146,7 +146,7 @@ export const worldsRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await externalStates(deps, req.query) }),
   }),
 
-  defineRoute<unknown, WorldHistoryQuery, NoParams>({
+  defineRoute({
     operationId: 'worlds.history',
     method: 'GET',
     path: '/v1/worlds/history',
@@ -171,7 +171,7 @@ export const worldsRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await listHistory(deps, req.query) }),
   }),
 
-  defineRoute<unknown, WorldKindQuery, NoParams>({
+  defineRoute({
     operationId: 'worlds.objects.list',
     method: 'GET',
     path: '/v1/worlds/objects',
@@ -184,7 +184,7 @@ export const worldsRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await listObjects(deps, req.query) }),
   }),
 
-  defineRoute<unknown, NoQuery, ObjectParams>({
+  defineRoute({
     operationId: 'worlds.objects.get',
     method: 'GET',
     path: '/v1/worlds/objects/{object_id}',
@@ -198,7 +198,7 @@ export const worldsRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await getObject(deps, req.params.object_id) }),
   }),
 
-  defineRoute<unknown, RelationshipQuery, ObjectParams>({
+  defineRoute({
     operationId: 'worlds.objects.relationships',
     method: 'GET',
     path: '/v1/worlds/objects/{object_id}/relationships',
@@ -226,7 +226,7 @@ export const worldsRoutes: RouteDefinition[] = [
     }),
   }),
 
-  defineRoute<unknown, WorldKindQuery, NoParams>({
+  defineRoute({
     operationId: 'worlds.state',
     method: 'GET',
     path: '/v1/worlds/state',
@@ -262,7 +262,7 @@ export const worldsRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await worldState(deps, req.query) }),
   }),
 
-  defineRoute<CreateWorldTaskRequest, NoQuery, NoParams>({
+  defineRoute({
     operationId: 'worlds.tasks.create',
     method: 'POST',
     path: '/v1/worlds/tasks',
@@ -294,7 +294,7 @@ export const worldsRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ status: 201, payload: await createTask(deps, req.body) }),
   }),
 
-  defineRoute<UpdateWorldTaskRequest, NoQuery, TaskParams>({
+  defineRoute({
     operationId: 'worlds.tasks.update',
     method: 'PATCH',
     path: '/v1/worlds/tasks/{task_id}',

@@ -6,7 +6,13 @@ import {
 import type { AppDeps } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
 import { FAMILIES, entitlementRank } from '../../auth/families';
-import { ApiError, notFound, type ErrorCode } from '../../api/errors';
+import {
+  AppError,
+  InvalidState,
+  Unavailable,
+  notFound,
+  type AppErrorKind,
+} from '../../lib/errors';
 import type {
   ActionHistoryQuery,
   ExternalActionDecisionRequest,
@@ -170,7 +176,7 @@ async function settledAfterExecute(handle: WorkflowHandle): Promise<ActionState>
   }
 }
 
-const FAILURE_CODES: Record<string, ErrorCode> = {
+const FAILURE_KINDS: Record<string, AppErrorKind> = {
   [ACTION_ERRORS.invalidState]: 'invalid_state',
   [ACTION_ERRORS.forbidden]: 'forbidden',
   [ACTION_ERRORS.conflict]: 'conflict',
@@ -182,13 +188,14 @@ async function decisionError(
   actionId: string,
   decision: Decision,
   error: unknown,
-): Promise<ApiError> {
+): Promise<Error> {
   if (error instanceof WorkflowUpdateFailedError) {
     const cause = error.cause as
       { type?: string; message?: string; details?: unknown[] } | undefined;
-    const code = (cause?.type && FAILURE_CODES[cause.type]) || 'internal';
+    const kind = cause?.type ? FAILURE_KINDS[cause.type] : undefined;
     const status = (cause?.details?.[0] as string | undefined) ?? undefined;
-    return new ApiError(code, cause?.message ?? 'decision refused', {
+    if (!kind) return new Error(cause?.message ?? 'decision refused');
+    return new AppError(kind, cause?.message ?? 'decision refused', {
       extra: status ? { status } : {},
     });
   }
@@ -197,21 +204,19 @@ async function decisionError(
     record &&
     ['dry_run_failed', 'rejected', 'expired', 'executed', 'failed'].includes(record.status)
   ) {
-    return new ApiError('invalid_state', `cannot ${decision} an action that is ${record.status}`, {
+    return new InvalidState(`cannot ${decision} an action that is ${record.status}`, {
       extra: { status: record.status },
     });
   }
   deps.logger.error({ err: error, action_id: actionId }, 'action decision failed');
-  return new ApiError('unavailable', 'the workflow service did not take the decision; retry');
+  return new Unavailable('the workflow service did not take the decision; retry');
 }
 
 async function temporalClient(deps: AppDeps) {
   try {
     return await deps.temporal.getClient();
   } catch (error) {
-    throw new ApiError(
-      'unavailable',
-      `Temporal is unreachable: ${error instanceof Error ? error.message : String(error)}`,
+    throw new Unavailable(`Temporal is unreachable: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
 }

@@ -1,5 +1,5 @@
 import type { ExternalActionRequest } from '../../api/routes/external-actions.routes';
-import { validationError, type ValidationIssue } from '../../api/errors';
+import { Invalid, type ValidationIssue } from '../../lib/errors';
 import type { ActionContract } from '../../workflows/shared';
 
 const DEFAULT_EXPIRES_IN_SECONDS = 86_400;
@@ -52,7 +52,7 @@ export function toContract(body: ExternalActionRequest): ActionContract {
       break;
     }
   }
-  if (issues.length > 0) throw validationError(issues);
+  if (issues.length > 0) throw new Invalid(issues);
   return {
     action_kind: body.action_kind,
     target: body.target,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import type { AppDeps } from '../../app/deps';
-import { ApiError, notFound, validationError, type ValidationIssue } from '../../api/errors';
+import { NotFound, Unavailable, Invalid, notFound, type ValidationIssue } from '../../lib/errors';
 import {
   externalEventSchema,
   type EventHistoryQuery,
@@ -104,7 +104,7 @@ async function outputOf(deps: AppDeps, record: ExternalEventRecord): Promise<Sto
  */
 export async function ingestEvent(deps: AppDeps, body: ExternalEventRequest) {
   const issues = semanticIssues(body, ['body']);
-  if (issues.length > 0) throw validationError(issues);
+  if (issues.length > 0) throw new Invalid(issues);
   const record = toRecord(body, isoNow());
   const repo = deps.repos.externalEvents;
   if (await repo.claim(record)) {
@@ -112,7 +112,7 @@ export async function ingestEvent(deps: AppDeps, body: ExternalEventRequest) {
     return { created: true, payload: ingestView(record, output, false) };
   }
   const first = await repo.findByKey(record._id);
-  if (!first) throw new ApiError('unavailable', 'the event was claimed but cannot be read; retry');
+  if (!first) throw new Unavailable('the event was claimed but cannot be read; retry');
   return { created: false, payload: ingestView(first, await outputOf(deps, first), true) };
 }
 
@@ -221,7 +221,7 @@ export async function ingestBatch(deps: AppDeps, body: ExternalEventBatchRequest
   taken.forEach(({ key }, position) => {
     const record = firsts[position];
     if (!record)
-      throw new ApiError('unavailable', 'an event was claimed but cannot be read; retry');
+      throw new Unavailable('an event was claimed but cannot be read; retry');
     stored.set(key, { record, created: false });
   });
 
@@ -281,9 +281,7 @@ export async function getReconciliation(deps: AppDeps, eventId: string) {
     : await deps.repos.externalEvents.findByEventId(eventId);
   if (output && event) return reconciliationView(output, event);
   if (event) {
-    throw new ApiError(
-      'not_found',
-      `the reconciliation of ${eventId} is not recorded: its ingest did not finish; send the event again to complete it`,
+    throw new NotFound(`the reconciliation of ${eventId} is not recorded: its ingest did not finish; send the event again to complete it`,
     );
   }
   throw notFound(`external event ${eventId}`);

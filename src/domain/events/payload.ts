@@ -1,4 +1,4 @@
-import type { ValidationIssue } from '../../api/errors';
+import { type ValidationIssue } from '../../lib/errors';
 
 /** Largest payload, as serialized JSON (DESIGN.md section 5). */
 export const MAX_PAYLOAD_BYTES = 64 * 1024;

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import stringify from 'safe-stable-stringify';
-import { ApiError } from '../../api/errors';
+import { Unavailable } from '../../lib/errors';
 import type { AppDeps } from '../../app/deps';
 import { newId } from '../../lib/ids';
 import { isoNow } from '../../lib/time';
@@ -231,9 +231,7 @@ export function createReconciler(deps: Pick<AppDeps, 'repos' | 'logger'>) {
           await pause(round);
         }
         if (!outcome?.done) {
-          throw new ApiError(
-            'unavailable',
-            `external state of ${objectId} is changing too fast to reconcile; retry`,
+          throw new Unavailable(`external state of ${objectId} is changing too fast to reconcile; retry`,
           );
         }
         const { results } = outcome;

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../app/deps';
 import { layerName } from '../../auth/families';
-import { ApiError } from '../../api/errors';
+import { Conflict } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { isDuplicateKey } from '../../store/mongo';
 import { SANDBOX_ORGANIZATION } from '../../store/organizations.repo';
@@ -14,30 +14,14 @@ export interface SandboxAccessRequest {
 
 /**
  * Grants a sandbox key at once: a `member` principal in the sandbox organization and a
- * sandbox, layer-0 key. One grant per e-mail (case-insensitive), and a bounded number of
- * grants per client address per hour, so keys cannot be minted in bulk.
+ * sandbox, layer-0 key. One grant per e-mail (case-insensitive); the api bounds the grants
+ * per client address per hour.
  */
 export async function requestSandboxAccess(
   deps: AppDeps,
   input: SandboxAccessRequest,
-  clientIp: string,
   requestId: string,
 ) {
-  const decision = await deps.limiter.check(`access-request:${clientIp}`, [
-    { name: 'hour', limit: deps.config.accessRequestLimitPerHour, code: 'rate_limited' },
-  ]);
-  if (!decision.allowed) {
-    deps.metrics.limiterRejections.inc({ code: 'rate_limited' });
-    throw new ApiError(
-      'rate_limited',
-      'too many access requests from this address; try again later',
-      {
-        headers: { ...decision.headers, 'Retry-After': String(decision.retryAfterSeconds) },
-        extra: { retry_after_seconds: decision.retryAfterSeconds },
-      },
-    );
-  }
-
   const now = new Date().toISOString();
   const organization = await deps.repos.organizations.ensure(SANDBOX_ORGANIZATION, now);
   const principal = {
@@ -56,7 +40,7 @@ export async function requestSandboxAccess(
     await deps.repos.principals.insert(principal);
   } catch (error) {
     if (isDuplicateKey(error)) {
-      throw new ApiError('conflict', 'an access grant already exists for this e-mail address');
+      throw new Conflict('an access grant already exists for this e-mail address');
     }
     throw error;
   }

@@ -2,7 +2,7 @@ import type { AppDeps } from '../../app/deps';
 import { hashApiKey, mintApiKey } from '../../auth/api-key';
 import type { AuthContext } from '../../auth/auth-context';
 import { parseAccessLayer, type Entitlement } from '../../auth/families';
-import { ApiError, notFound, validationError } from '../../api/errors';
+import { AppError, Conflict, InvalidState, Invalid, notFound } from '../../lib/errors';
 import type { ApiKeyRecord, KeyFilter, KeyStatus, RotationUpdate } from '../../store/api-keys.repo';
 import { decodeCursor, encodeCursor } from '../../store/paging';
 import { audit } from './audit';
@@ -35,12 +35,12 @@ export async function createKey(
 ) {
   const accessLayer = parseAccessLayer(body.access_layer);
   if (accessLayer === undefined) {
-    throw validationError([
+    throw new Invalid([
       { loc: ['body', 'access_layer'], msg: 'Input should be 0..3 or a layer name', type: 'enum' },
     ]);
   }
   if (body.expires_at && Date.parse(body.expires_at) <= Date.now()) {
-    throw validationError([
+    throw new Invalid([
       {
         loc: ['body', 'expires_at'],
         msg: 'Input should be in the future',
@@ -51,7 +51,7 @@ export async function createKey(
   const principal = await deps.repos.principals.findById(body.principal_id);
   if (!principal) throw notFound(`principal ${body.principal_id}`);
   if (principal.status !== 'active') {
-    throw new ApiError('invalid_state', `principal ${principal._id} is ${principal.status}`);
+    throw new InvalidState(`principal ${principal._id} is ${principal.status}`);
   }
   const issued = await issueKey(deps, {
     principal,
@@ -111,7 +111,7 @@ export function setKeyStatus(
     find: (id) => deps.repos.apiKeys.findById(id),
     check: async (key) => {
       if (key.status === 'revoked') {
-        throw new ApiError('invalid_state', `key ${key._id} is revoked; revocation is final`);
+        throw new InvalidState(`key ${key._id} is revoked; revocation is final`);
       }
       await refuseLockout(deps, auth, { holder: 'key', id: key._id, status: body.status });
     },
@@ -126,8 +126,8 @@ export function setKeyStatus(
   });
 }
 
-const rotationConflict = (keyId: string): ApiError =>
-  new ApiError('conflict', `another rotation of key ${keyId} won the race; read the key and retry`);
+const rotationConflict = (keyId: string): AppError =>
+  new Conflict(`another rotation of key ${keyId} won the race; read the key and retry`);
 
 /**
  * Claims the next rotation number of a key by a unique insert (FerretDB's conditional
@@ -158,15 +158,11 @@ export async function rotateKey(
   const key = await deps.repos.apiKeys.findById(body.key_id);
   if (!key) throw notFound(`key ${body.key_id}`);
   if (key.status === 'revoked') {
-    throw new ApiError(
-      'invalid_state',
-      `key ${key._id} is revoked; a revoked key cannot be rotated`,
+    throw new InvalidState(`key ${key._id} is revoked; a revoked key cannot be rotated`,
     );
   }
   if (key.bootstrap) {
-    throw new ApiError(
-      'invalid_state',
-      `key ${key._id} is the bootstrap operator key: it is ADMIN_API_KEY, so change the configuration to rotate it`,
+    throw new InvalidState(`key ${key._id} is the bootstrap operator key: it is ADMIN_API_KEY, so change the configuration to rotate it`,
     );
   }
   const rotation = await claimNextRotation(deps, key);

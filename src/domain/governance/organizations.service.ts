@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
-import { ApiError } from '../../api/errors';
+import { Conflict } from '../../lib/errors';
 import { isDuplicateKey } from '../../store/mongo';
 import type { TenantStatus } from '../../store/organizations.repo';
 import { decodeIdCursor, idPage } from '../../store/paging';
@@ -20,7 +20,7 @@ export async function createOrganization(
     organization = await deps.repos.organizations.insert(body.name, new Date().toISOString());
   } catch (error) {
     if (isDuplicateKey(error)) {
-      throw new ApiError('conflict', `an organization named "${body.name}" already exists`);
+      throw new Conflict(`an organization named "${body.name}" already exists`);
     }
     throw error;
   }

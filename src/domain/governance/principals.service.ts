@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../app/deps';
 import type { AuthContext, PrincipalRole } from '../../auth/auth-context';
-import { ApiError, notFound } from '../../api/errors';
+import { Conflict, InvalidState, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { isDuplicateKey } from '../../store/mongo';
 import {
@@ -37,9 +37,7 @@ export async function createPrincipal(
       );
   if (!organization) throw notFound(`organization ${body.organization_id}`);
   if (organization.status !== 'active') {
-    throw new ApiError(
-      'invalid_state',
-      `organization ${organization._id} is ${organization.status}`,
+    throw new InvalidState(`organization ${organization._id} is ${organization.status}`,
     );
   }
   const principal: Principal = {
@@ -57,7 +55,7 @@ export async function createPrincipal(
     await deps.repos.principals.insert(principal);
   } catch (error) {
     if (isDuplicateKey(error))
-      throw new ApiError('conflict', 'a principal with this e-mail address already exists');
+      throw new Conflict('a principal with this e-mail address already exists');
     throw error;
   }
   const view = principalView(principal);

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
-import { ApiError, notFound } from '../../api/errors';
+import { Conflict, InvalidState, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { isDuplicateKey } from '../../store/mongo';
 import type { TenantStatus } from '../../store/organizations.repo';
@@ -24,9 +24,7 @@ export async function createProject(
   const organization = await deps.repos.organizations.findById(body.organization_id);
   if (!organization) throw notFound(`organization ${body.organization_id}`);
   if (organization.status !== 'active') {
-    throw new ApiError(
-      'invalid_state',
-      `organization ${organization._id} is ${organization.status}`,
+    throw new InvalidState(`organization ${organization._id} is ${organization.status}`,
     );
   }
   const now = new Date().toISOString();
@@ -43,9 +41,7 @@ export async function createProject(
     await deps.repos.projects.insert(project);
   } catch (error) {
     if (isDuplicateKey(error)) {
-      throw new ApiError(
-        'conflict',
-        `organization ${organization._id} already has a project named "${body.name}"`,
+      throw new Conflict(`organization ${organization._id} already has a project named "${body.name}"`,
       );
     }
     throw error;

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
 import type { KeyLimits } from '../../auth/limits';
-import { notFound } from '../../api/errors';
+import { notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { ApiKeyRecord } from '../../store/api-keys.repo';
 import type { TenantStatus } from '../../store/organizations.repo';

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
 import { bootstrapKeyId } from '../../auth/authenticator';
-import { ApiError, notFound } from '../../api/errors';
+import { InvalidState, notFound } from '../../lib/errors';
 import { audit } from './audit';
 
 /** A record whose status the control plane changes. */
@@ -82,18 +82,14 @@ export async function refuseLockout(
         : auth.organizationId;
   const what = target.holder === 'key' ? 'the key' : `the ${target.holder} of the key`;
   if (target.id === own) {
-    throw new ApiError(
-      'invalid_state',
-      `refusing to make ${target.holder} ${target.id} ${target.status}: it is ${what} making this request, which would lock this operator out; use another operator's key`,
+    throw new InvalidState(`refusing to make ${target.holder} ${target.id} ${target.status}: it is ${what} making this request, which would lock this operator out; use another operator's key`,
     );
   }
   if (target.holder === 'key' || !deps.config.adminApiKey) return;
   const bootstrap = await deps.repos.apiKeys.findById(bootstrapKeyId(deps.config.adminApiKey));
   const held = target.holder === 'principal' ? bootstrap?.principal_id : bootstrap?.organization_id;
   if (held === target.id) {
-    throw new ApiError(
-      'invalid_state',
-      `refusing to make ${target.holder} ${target.id} ${target.status}: it holds the bootstrap operator key (ADMIN_API_KEY), the break-glass path; suspend or revoke that key instead, or retire ADMIN_API_KEY`,
+    throw new InvalidState(`refusing to make ${target.holder} ${target.id} ${target.status}: it holds the bootstrap operator key (ADMIN_API_KEY), the break-glass path; suspend or revoke that key instead, or retire ADMIN_API_KEY`,
     );
   }
 }

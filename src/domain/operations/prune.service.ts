@@ -1,4 +1,4 @@
-import { ApiError } from '../../api/errors';
+import { invalidAt } from '../../lib/errors';
 import type { AppDeps } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
 import { audit } from '../governance/audit';
@@ -32,15 +32,7 @@ export async function pruneLedgers(
   const nowMs = Date.now();
   const cutoff = normalizeInstant(body.older_than);
   if (Date.parse(cutoff) > nowMs) {
-    throw new ApiError('validation_error', 'older_than is in the future', {
-      detail: [
-        {
-          loc: ['body', 'older_than'],
-          msg: 'older_than must not be in the future',
-          type: 'value_error',
-        },
-      ],
-    });
+    throw invalidAt(['body', 'older_than'], 'older_than must not be in the future');
   }
   const floor = new Date(nowMs - deps.config.auditRetentionDays * DAY_MS).toISOString();
   const auditCutoff = cutoff < floor ? cutoff : floor;

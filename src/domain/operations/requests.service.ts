@@ -1,4 +1,4 @@
-import { ApiError } from '../../api/errors';
+import { decodeCursor, encodeCursor } from '../../lib/cursor';
 import type { AppDeps } from '../../app/deps';
 import type {
   LedgerPosition,
@@ -9,32 +9,21 @@ import { normalizeRange } from './periods';
 
 export type RequestListQuery = RequestLedgerFilter & { limit?: number; cursor?: string };
 
-/** Opaque cursor: base64url of `[at, bucket id or null, index in the bucket]`. */
+/** Opaque cursor: `[at, bucket id or null, index in the bucket]`. */
 export const encodeLedgerCursor = (position: LedgerPosition): string =>
-  Buffer.from(JSON.stringify([position.at, position.bucket, position.index]), 'utf8').toString(
-    'base64url',
-  );
+  encodeCursor([position.at, position.bucket, position.index]);
 
-export function decodeLedgerCursor(cursor: string): LedgerPosition {
-  try {
-    const parts = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(parts) && parts.length === 3) {
-      const [at, bucket, index] = parts as unknown[];
-      if (
-        typeof at === 'string' &&
-        (bucket === null || typeof bucket === 'string') &&
-        Number.isInteger(index)
-      ) {
-        return { at, bucket, index: index as number };
-      }
-    }
-  } catch {
-    // answered below
-  }
-  throw new ApiError('validation_error', 'cursor is not valid', {
-    detail: [{ loc: ['query', 'cursor'], msg: 'Invalid cursor', type: 'value_error' }],
+export const decodeLedgerCursor = (cursor: string): LedgerPosition =>
+  decodeCursor(cursor, (parts) => {
+    const [at, bucket, index] = parts;
+    return parts.length === 3 &&
+      typeof at === 'string' &&
+      (bucket === null || typeof bucket === 'string') &&
+      typeof index === 'number' &&
+      Number.isInteger(index)
+      ? { at, bucket, index }
+      : undefined;
   });
-}
 
 const rowView = (row: RequestLedgerRow) => ({
   request_id: row.request_id,

@@ -1,5 +1,5 @@
 import type { Filter } from 'mongodb';
-import { notFound } from '../../api/errors';
+import { notFound } from '../../lib/errors';
 import type { AppDeps } from '../../app/deps';
 import { CLASS_LIMITS } from '../../auth/limits';
 import { msUntilUtcMidnight, utcDay } from '../../lib/time';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import type { AppDeps } from '../../app/deps';
-import { ApiError } from '../../api/errors';
+import { Unavailable } from '../../lib/errors';
 import type { RuntimeSessionQuery } from '../../api/routes/runtime.routes';
 import { isoNow } from '../../lib/time';
 import type { LineageLink } from '../../store/sessions.repo';
@@ -17,7 +17,7 @@ export const LINEAGE_WINDOW = 20;
 /** The runtime's identity record, or 503 before it exists. */
 export async function runtimeRecord(deps: Deps) {
   const runtime = await deps.repos.runtime.get();
-  if (!runtime) throw new ApiError('unavailable', 'runtime record not initialised yet');
+  if (!runtime) throw new Unavailable('runtime record not initialised yet');
   return runtime;
 }
 

@@ -1,11 +1,11 @@
 import type { AppDeps } from '../../app/deps';
-import { ApiError } from '../../api/errors';
+import { Unavailable } from '../../lib/errors';
 import { API_VERSION } from '../../api/openapi';
 
 /** The runtime's status from its durable record plus this process's uptime. */
 export async function getRuntimeStatus(deps: Pick<AppDeps, 'repos' | 'startedAt'>) {
   const runtime = await deps.repos.runtime.get();
-  if (!runtime) throw new ApiError('unavailable', 'runtime record not initialised yet');
+  if (!runtime) throw new Unavailable('runtime record not initialised yet');
   return {
     state: 'active',
     runtime_id: runtime.runtime_id,

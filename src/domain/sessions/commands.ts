@@ -1,4 +1,4 @@
-import { validationError } from '../../api/errors';
+import { Invalid } from '../../lib/errors';
 import type { JsonSchema } from '../../api/route';
 import type { SessionCommand } from '../../api/routes/sessions.routes';
 import { createValidatorFactory, type InputValidator } from '../../api/validation';
@@ -94,7 +94,7 @@ export function createArgsParser(): <C extends SessionCommand>(
     const value = structuredClone(args ?? {});
     const { issues } = validators[command](value);
     if (issues.length > 0) {
-      throw validationError(
+      throw new Invalid(
         issues.map((issue) => ({ ...issue, loc: [...ARGS_LOC, ...issue.loc.slice(1)] })),
       );
     }

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../app/deps';
-import { ApiError } from '../../api/errors';
+import { Conflict } from '../../lib/errors';
 import type { LineageLink, SessionContinuityMode } from '../../store/sessions.repo';
 import { lineageLinkDigest, sessionIdentityDigest } from './identity';
 
@@ -39,8 +39,8 @@ export async function appendLineage(
       if (await deps.repos.sessions.appendLink(full)) return full;
       head = await deps.repos.sessions.lineageHead();
     }
-    throw new ApiError('conflict', 'too many sessions created at once; retry', {
-      headers: { 'Retry-After': '1' },
+    throw new Conflict('too many sessions created at once; retry', {
+      retryAfterSeconds: 1,
     });
   });
 }

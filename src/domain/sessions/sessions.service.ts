@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
-import { ApiError, notFound } from '../../api/errors';
+import { Conflict, InvalidState, Unavailable, notFound } from '../../lib/errors';
 import type {
   SessionCommand,
   SessionCreateRequest,
@@ -29,7 +29,7 @@ const parseArgs = createArgsParser();
 /** Creates a session (every call a new one) and links it into the runtime's lineage. */
 export async function createSession(deps: Deps, auth: AuthContext, body: SessionCreateRequest) {
   const runtime = await deps.repos.runtime.get();
-  if (!runtime) throw new ApiError('unavailable', 'runtime record not initialised yet');
+  if (!runtime) throw new Unavailable('runtime record not initialised yet');
   const sessionId = newId('ses');
   const createdAt = isoNow();
   const mode = body.continuity_mode ?? 'preserve';
@@ -131,15 +131,15 @@ export async function stepSession(
       if (await deps.repos.sessionSteps.insert(record)) return stepView(session, record);
       base = await deps.repos.sessionSteps.newestAfter(sessionId, step);
     }
-    throw new ApiError('conflict', 'too many concurrent steps on this session; retry', {
-      headers: { 'Retry-After': '1' },
+    throw new Conflict('too many concurrent steps on this session; retry', {
+      retryAfterSeconds: 1,
     });
   });
 }
 
 function assertActive(sessionId: string, newest: SessionStepRecord | null): void {
   if (newest?.state.closed) {
-    throw new ApiError('invalid_state', `session ${sessionId} is closed`, {
+    throw new InvalidState(`session ${sessionId} is closed`, {
       extra: { state: 'closed' },
     });
   }

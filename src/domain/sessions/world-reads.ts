@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../app/deps';
-import { notFound, validationError } from '../../api/errors';
+import { Invalid, notFound } from '../../lib/errors';
 import type { WorldObject } from '../../store/world-objects.repo';
 
 type WorldDeps = Pick<AppDeps, 'repos'>;
@@ -87,7 +87,7 @@ export async function checkRefs(deps: WorldDeps, refs: string[]): Promise<void> 
   const found = await Promise.all(refs.map((id) => deps.repos.worldObjects.findById(id)));
   const missing = refs.flatMap((id, index) => (found[index] ? [] : [{ id, index }]));
   if (missing.length === 0) return;
-  throw validationError(
+  throw new Invalid(
     missing.map(({ id, index }) => ({
       loc: ['body', 'input_packet', 'args', 'refs', index],
       msg: `Unknown world object ${id}`,

@@ -1,4 +1,4 @@
-import { validationError } from '../../api/errors';
+import { Invalid } from '../../lib/errors';
 import type { SubstrateSpecRequest } from '../../api/routes/substrates.routes';
 import type { Repos } from '../../store';
 import type { NormalizedSpec } from '../../store/substrate-deployments.repo';
@@ -11,7 +11,7 @@ type CompileDeps = { repos: Pick<Repos, 'artifacts'> };
 
 /** 422 naming every violation, each at its place in the body (`loc` starts at `base`). */
 export function specViolations(violations: Violation[], base: string[]) {
-  return validationError(
+  return new Invalid(
     violations.map((v) => ({
       loc: ['body', ...base, ...v.path.split('.')],
       msg: v.message,

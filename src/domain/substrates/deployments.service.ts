@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../app/deps';
-import { ApiError, notFound, validationError } from '../../api/errors';
+import { Unavailable, Invalid, notFound } from '../../lib/errors';
 import type {
   DeploymentListQuery,
   SubstrateDeployRequest,
@@ -47,7 +47,7 @@ async function specToDeploy(deps: DeployDeps, body: SubstrateDeployRequest) {
   const artifact = await deps.repos.artifacts.findById(body.artifact_id!);
   if (!artifact) throw notFound(`artifact ${body.artifact_id}`);
   if (artifact.kind !== 'manifest') {
-    throw validationError([
+    throw new Invalid([
       {
         loc: ['body', 'artifact_id'],
         msg: `artifact ${artifact._id} is a ${artifact.kind}, not a compiled manifest`,
@@ -145,7 +145,7 @@ async function start(deps: DeployDeps, record: DeploymentRecord): Promise<void> 
       stage: 'failed',
       error: 'the deployment workflow could not be started',
     });
-    throw new ApiError('unavailable', 'the workflow service is unavailable; retry', {
+    throw new Unavailable('the workflow service is unavailable; retry', {
       extra: { cause: error instanceof Error ? error.message : String(error) },
     });
   }

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../app/deps';
-import { ApiError, validationError } from '../../api/errors';
+import { InvalidState, Invalid } from '../../lib/errors';
 import type {
   CellWindow,
   SubstrateAssayRequest,
@@ -34,7 +34,7 @@ function windowOf(state: Substrate, requested: CellWindow | undefined): Box {
   if (requested) {
     const outside = requested.x >= state.width || requested.y >= state.height;
     if (outside) {
-      throw validationError([
+      throw new Invalid([
         {
           loc: ['body', 'window'],
           msg: `the window starts outside the ${state.width} x ${state.height} substrate`,
@@ -78,7 +78,7 @@ export async function recognizeMotifs(deps: InspectDeps, body: SubstrateRecogniz
   const deployment = await getDeployment(deps, body.deployment_id);
   const rule = String(deployment.spec.params.rule);
   if (deployment.spec.scaffold !== 'life-lattice' || rule !== pack.rule) {
-    throw validationError([
+    throw new Invalid([
       {
         loc: ['body', 'recognizer_id'],
         msg: `recognizer pack ${pack.recognizer_id} finds motifs of ${pack.rule}; deployment ${deployment._id} runs ${deployment.spec.scaffold} ${rule}`,
@@ -173,7 +173,7 @@ export async function assay(deps: InspectDeps, body: SubstrateAssayRequest) {
   certificationPackRegistry.get(body.pack_id);
   const deployment = await getDeployment(deps, body.deployment_id);
   if (deployment.progress.tick === 0 && deployment.stage !== 'ready') {
-    throw new ApiError('invalid_state', `deployment ${deployment._id} has computed no tick yet`, {
+    throw new InvalidState(`deployment ${deployment._id} has computed no tick yet`, {
       extra: { state: deployment.stage },
     });
   }

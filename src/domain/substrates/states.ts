@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { ApiError } from '../../api/errors';
+import { Conflict } from '../../lib/errors';
 import type { DeploymentRecord, NormalizedSpec } from '../../store/substrate-deployments.repo';
 import type { SubstrateSnapshotsRepo } from '../../store/substrate-snapshots.repo';
 import { createSubstrate, restoreSubstrate, type Substrate } from './engine';
@@ -45,7 +45,7 @@ export function createSubstrateStates(snapshots: SubstrateSnapshotsRepo, maxCach
     if (cached) return cached.clone();
     const state = await storedStateAt(snapshots, deployment._id, spec, at);
     if (!state) {
-      throw new ApiError('internal', `snapshot of tick ${at} of ${deployment._id} is missing`);
+      throw new Error(`snapshot of tick ${at} of ${deployment._id} is missing`);
     }
     cache.set(`${deployment._id}:${at}`, state.clone());
     return state;
@@ -55,9 +55,7 @@ export function createSubstrateStates(snapshots: SubstrateSnapshotsRepo, maxCach
     /** The state at `tick`; 409 when that tick is not computed yet. */
     async at(deployment: DeploymentRecord, tick: number): Promise<Substrate> {
       if (tick > deployment.progress.tick) {
-        throw new ApiError(
-          'conflict',
-          `tick ${tick} of ${deployment._id} is not computed yet (newest: ${deployment.progress.tick})`,
+        throw new Conflict(`tick ${tick} of ${deployment._id} is not computed yet (newest: ${deployment.progress.tick})`,
           { extra: { computed_tick: deployment.progress.tick } },
         );
       }

@@ -1,4 +1,4 @@
-import { ApiError, notFound, validationError } from '../../api/errors';
+import { Conflict, InvalidState, Invalid, notFound } from '../../lib/errors';
 import type {
   CreateWorldTaskRequest,
   UpdateWorldTaskRequest,
@@ -27,7 +27,7 @@ export async function createTask(deps: TaskDeps, body: CreateWorldTaskRequest) {
   const refs = body.object_refs ?? [];
   const missing = await repos.worldObjects.missingIds(refs);
   if (missing.length > 0) {
-    throw validationError(
+    throw new Invalid(
       missing.map((id) => ({
         loc: ['body', 'object_refs', refs.indexOf(id)],
         msg: `Unknown world object ${id}`,
@@ -66,9 +66,7 @@ export async function updateTask(deps: TaskDeps, taskId: string, body: UpdateWor
     const current = await currentTask(repos, taskId);
     if (!current) throw notFound(`task ${taskId}`);
     if (body.expected_version !== undefined && body.expected_version !== current.version) {
-      throw new ApiError(
-        'conflict',
-        `task ${taskId} is at version ${current.version}, not ${body.expected_version}`,
+      throw new Conflict(`task ${taskId} is at version ${current.version}, not ${body.expected_version}`,
         { extra: { current_version: current.version } },
       );
     }
@@ -80,7 +78,7 @@ export async function updateTask(deps: TaskDeps, taskId: string, body: UpdateWor
       return { ...taskView(next), previous_state: current.state };
     }
     if (attempt >= MAX_ATTEMPTS && body.expected_version === undefined) {
-      throw new ApiError('conflict', `task ${taskId} is changing concurrently; retry`);
+      throw new Conflict(`task ${taskId} is changing concurrently; retry`);
     }
     // Lost the claim: the next round reads the winner's version (and answers 409 `conflict`
     // when the caller pinned `expected_version`).
@@ -90,7 +88,7 @@ export async function updateTask(deps: TaskDeps, taskId: string, body: UpdateWor
 /** The task after the update, or null when nothing would change; throws `invalid_state`. */
 function nextTask(current: WorldTask, body: UpdateWorldTaskRequest, now: string): WorldTask | null {
   if (isFinalState(current.state)) {
-    throw new ApiError('invalid_state', `task is ${current.state}, a final state`, {
+    throw new InvalidState(`task is ${current.state}, a final state`, {
       extra: { state: current.state, allowed: [] },
     });
   }
@@ -98,7 +96,7 @@ function nextTask(current: WorldTask, body: UpdateWorldTaskRequest, now: string)
   if (body.state === current.state) {
     if (!retitled) return null;
   } else if (!canTransition(current.state, body.state)) {
-    throw new ApiError('invalid_state', `a task cannot go from ${current.state} to ${body.state}`, {
+    throw new InvalidState(`a task cannot go from ${current.state} to ${body.state}`, {
       extra: { state: current.state, allowed: TASK_TRANSITIONS[current.state] },
     });
   }

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../app/deps';
-import { notFound } from '../../api/errors';
+import { notFound } from '../../lib/errors';
 import type {
   RelationshipQuery,
   WorldHistoryQuery,

@@ -1,4 +1,5 @@
-import { ApiError } from '../../../api/errors';
+import { decodeCursor, encodeCursor } from '../../../lib/cursor';
+import { NotFound } from '../../../lib/errors';
 import { MOTIFS, STANDARD_RECOGNIZER_PACKS, type RecognizerPack } from '../recognition';
 import { CERTIFICATION_PACKS } from './certification-packs';
 import { ENVELOPES } from './envelopes';
@@ -24,30 +25,20 @@ function registry<T>(what: string, entries: readonly T[], idOf: (entry: T) => st
       const entry = sorted.find((e) => idOf(e) === id);
       if (!entry) {
         const known = sorted.map(idOf).join(', ');
-        throw new ApiError('not_found', `${what} ${id} not found; known: ${known}`);
+        throw new NotFound(`${what} ${id} not found; known: ${known}`);
       }
       return entry;
     },
   };
 }
 
-/** Registry cursors: base64url of `["registry", last id]`. */
-const encodeRegistryCursor = (lastId: string): string =>
-  Buffer.from(JSON.stringify(['registry', lastId]), 'utf8').toString('base64url');
+/** Registry cursors: `["registry", last id]`. */
+const encodeRegistryCursor = (lastId: string): string => encodeCursor(['registry', lastId]);
 
-function decodeRegistryCursor(cursor: string): string {
-  try {
-    const parts = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(parts) && parts[0] === 'registry' && typeof parts[1] === 'string') {
-      return parts[1];
-    }
-  } catch {
-    // not JSON: answered below
-  }
-  throw new ApiError('validation_error', 'cursor is not valid', {
-    detail: [{ loc: ['query', 'cursor'], msg: 'Invalid cursor', type: 'value_error' }],
-  });
-}
+const decodeRegistryCursor = (cursor: string): string =>
+  decodeCursor(cursor, ([kind, id]) =>
+    kind === 'registry' && typeof id === 'string' ? id : undefined,
+  );
 
 export const scaffoldRegistry = registry('scaffold', SCAFFOLDS, (s) => s.scaffold_id);
 export const envelopeRegistry = registry('envelope', ENVELOPES, (e) => e.envelope_id);

@@ -1,0 +1,55 @@
+// Layer rules (DESIGN.md section 11, docs/architecture.md): dependencies point one way,
+// api → domain → store → lib; workflows import only types and workflows/shared; no cycles.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      comment: 'Import cycles hide a missing layer; break them by moving the shared part down.',
+      from: { path: '^src' },
+      to: { circular: true },
+    },
+    {
+      name: 'below-api-never-imports-api',
+      severity: 'error',
+      comment:
+        'Only the api knows HTTP: domain, store, auth, workflows and activities never import it.',
+      from: {
+        path: '^src/(domain|store|auth|workflows|activities|lib|observability|temporal|worker)',
+      },
+      to: { path: '^src/api' },
+    },
+    {
+      name: 'store-below-domain',
+      severity: 'error',
+      comment: 'Repositories serve the domain; they never call back up into it.',
+      from: { path: '^src/store' },
+      to: { path: '^src/(domain|auth|workflows|activities|observability|temporal|app)' },
+    },
+    {
+      name: 'lib-is-the-floor',
+      severity: 'error',
+      comment: 'src/lib is shared by every layer and depends on none of them.',
+      from: { path: '^src/lib' },
+      to: { path: '^src/(?!lib)' },
+    },
+    {
+      name: 'workflows-import-types-only',
+      severity: 'error',
+      comment:
+        'Workflow code runs in the deterministic sandbox: activities, store and domain services are imported as types only.',
+      from: { path: '^src/workflows' },
+      to: {
+        path: '^src/(activities|store|app|observability|temporal|worker|auth)',
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    exclude: { path: '^(dist|node_modules)' },
+  },
+};

@@ -1,0 +1,120 @@
+/**
+ * Errors every layer below the api throws: they say what went wrong in domain words and
+ * carry no HTTP status or header. The api's error middleware is the one place that maps
+ * them to a status, headers and the documented error body (src/api/errors.ts).
+ */
+
+/** One entry of a FastAPI-compatible validation issue list (`detail` of a 422). */
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+  ctx?: Record<string, unknown>;
+}
+
+/** What kind of failure this is; the api maps each kind to one status. */
+export type AppErrorKind =
+  | 'not_found'
+  | 'conflict'
+  | 'invalid_state'
+  | 'forbidden'
+  | 'unauthorized'
+  | 'validation_error'
+  | 'unavailable'
+  | 'not_implemented';
+
+export interface AppErrorOptions {
+  /** A longer explanation (string), or the issue list of an `Invalid`. */
+  detail?: string | ValidationIssue[];
+  /** Machine-readable fields the caller can act on (merged into the error body). */
+  extra?: Record<string, unknown>;
+  /** When trying again may succeed, and how soon. */
+  retryAfterSeconds?: number;
+}
+
+/** A failure the caller can understand and act on. */
+export class AppError extends Error {
+  constructor(
+    readonly kind: AppErrorKind,
+    message: string,
+    readonly options: AppErrorOptions = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** The thing named does not exist (or the caller may not know that it does). */
+export class NotFound extends AppError {
+  constructor(message: string, options?: AppErrorOptions) {
+    super('not_found', message, options);
+  }
+}
+
+/** `what not found`, the common case. */
+export const notFound = (what: string): NotFound => new NotFound(`${what} not found`);
+
+/** The request contradicts what is stored (duplicate, stale version, claim held). */
+export class Conflict extends AppError {
+  constructor(message: string, options?: AppErrorOptions) {
+    super('conflict', message, options);
+  }
+}
+
+/** The resource is not in a state that allows this transition. */
+export class InvalidState extends AppError {
+  constructor(message: string, options?: AppErrorOptions) {
+    super('invalid_state', message, options);
+  }
+}
+
+/** The caller is known but may not do this. */
+export class Forbidden extends AppError {
+  constructor(message: string, options?: AppErrorOptions) {
+    super('forbidden', message, options);
+  }
+}
+
+/** The caller could not be identified. */
+export class Unauthorized extends AppError {
+  constructor(message: string, options?: AppErrorOptions) {
+    super('unauthorized', message, options);
+  }
+}
+
+/** A backend this needs is not answering; trying again later may succeed. */
+export class Unavailable extends AppError {
+  constructor(message: string, options?: AppErrorOptions) {
+    super('unavailable', message, options);
+  }
+}
+
+/** A capability that is planned but not built. */
+export class NotImplemented extends AppError {
+  constructor(message: string, options?: AppErrorOptions) {
+    super('not_implemented', message, options);
+  }
+}
+
+/** The input breaks a rule; each issue names where and why. */
+export class Invalid extends AppError {
+  constructor(
+    readonly issues: ValidationIssue[],
+    options: Omit<AppErrorOptions, 'detail'> = {},
+  ) {
+    const first = issues[0];
+    const where = first ? `${first.loc.join('.')}: ${first.msg}` : 'invalid request';
+    super('validation_error', `request validation failed (${where})`, {
+      ...options,
+      detail: issues,
+    });
+  }
+}
+
+/** One issue at `loc`, the common case of `Invalid`. */
+export const invalidAt = (
+  loc: (string | number)[],
+  msg: string,
+  type = 'value_error',
+  ctx?: Record<string, unknown>,
+): Invalid => new Invalid([ctx ? { loc, msg, type, ctx } : { loc, msg, type }]);

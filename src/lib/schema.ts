@@ -1,0 +1,233 @@
+/**
+ * Schema builders shared by every domain (TypeBox): each one emits the same JSON Schema the
+ * api validates with ajv and publishes in the OpenAPI document, and carries the static type
+ * that `Static<typeof schema>` derives, so a request type is never written twice. Every
+ * builder takes the field's `description` (it flows into the OpenAPI document) and bounds.
+ */
+import {
+  Type,
+  type Static,
+  type TArray,
+  type TBoolean,
+  type TInteger,
+  type TNumber,
+  type TObject,
+  type TOptional,
+  type TProperties,
+  type TSchema,
+  type TString,
+  type TUnsafe,
+} from '@sinclair/typebox';
+
+export type { Static, TObject, TSchema } from '@sinclair/typebox';
+
+/** Properties of `P`, those not named in `R` optional. */
+export type WithOptional<P extends TProperties, R extends string> = {
+  [K in keyof P]: K extends R ? P[K] : TOptional<P[K]>;
+};
+
+function optionalize<P extends TProperties, R extends string>(
+  properties: P,
+  required: readonly R[],
+): WithOptional<P, R> {
+  const out: TProperties = {};
+  for (const [name, schema] of Object.entries(properties)) {
+    out[name] = (required as readonly string[]).includes(name) ? schema : Type.Optional(schema);
+  }
+  return out as WithOptional<P, R>;
+}
+
+const withDescription = (description?: string) => (description ? { description } : {});
+
+/** A bounded string. */
+export const text = (description: string, maxLength = 256, minLength = 1): TString =>
+  Type.String({ minLength, maxLength, description });
+
+/** A string matching `pattern`. */
+export const patterned = (description: string, pattern: string, maxLength = 256): TString =>
+  Type.String({ pattern, maxLength, description });
+
+/** A bounded integer, with an optional default. */
+export const integer = (
+  description: string,
+  minimum: number,
+  maximum: number,
+  defaultValue?: number,
+): TInteger =>
+  Type.Integer({
+    minimum,
+    maximum,
+    ...(defaultValue === undefined ? {} : { default: defaultValue }),
+    description,
+  });
+
+/** A bounded number, with an optional default. */
+export const decimal = (
+  description: string,
+  minimum: number,
+  maximum: number,
+  defaultValue?: number,
+): TNumber =>
+  Type.Number({
+    minimum,
+    maximum,
+    ...(defaultValue === undefined ? {} : { default: defaultValue }),
+    description,
+  });
+
+/** A non-negative integer (counts and versions in views). */
+export const count = (description: string): TInteger => Type.Integer({ minimum: 0, description });
+
+/** A boolean, with an optional default. */
+export const flag = (description: string, defaultValue?: boolean): TBoolean =>
+  Type.Boolean({ ...(defaultValue === undefined ? {} : { default: defaultValue }), description });
+
+/** An ISO 8601 UTC timestamp (`2025-01-31T12:00:00Z`). */
+export const dateTime = (description: string): TString =>
+  Type.String({ format: 'date-time', maxLength: 64, description });
+
+/**
+ * One of a fixed list of strings, with an optional default. Kept as a JSON Schema `enum`
+ * (not a union of literals) so a miss reads "Input should be 'a', 'b' or 'c'".
+ */
+export const choice = <const V extends readonly string[]>(
+  values: V,
+  description: string,
+  defaultValue?: V[number],
+): TUnsafe<V[number]> =>
+  Type.Unsafe<V[number]>({
+    type: 'string',
+    enum: [...values],
+    ...(defaultValue === undefined ? {} : { default: defaultValue }),
+    description,
+  });
+
+/** A bounded array. */
+export const arrayOf = <T extends TSchema>(
+  items: T,
+  description: string,
+  bounds: { minItems?: number; maxItems: number; uniqueItems?: boolean },
+): TArray<T> =>
+  Type.Array(items, {
+    ...(bounds.minItems === undefined ? {} : { minItems: bounds.minItems }),
+    maxItems: bounds.maxItems,
+    ...(bounds.uniqueItems ? { uniqueItems: true } : {}),
+    description,
+  });
+
+/** A free-form JSON object (payloads, arguments, attributes): its keys are not fixed. */
+export const freeObject = (
+  description: string,
+  maxProperties?: number,
+): TUnsafe<Record<string, unknown>> =>
+  Type.Unsafe<Record<string, unknown>>({
+    type: 'object',
+    ...(maxProperties === undefined ? {} : { maxProperties }),
+    description,
+  });
+
+/** Any JSON value. */
+export const anyValue = (description: string): TUnsafe<unknown> =>
+  Type.Unsafe<unknown>({ description });
+
+/** A server-issued id with its type prefix, e.g. `ses_01J...`. */
+export const prefixedId = (prefix: string, description: string): TString =>
+  Type.String({ pattern: `^${prefix}_[0-9A-Za-z]{10,40}$`, description });
+
+/** A prefixed id given as a body field or query filter (same pattern as the path form). */
+export const idRef = prefixedId;
+
+/** Pattern of a client-chosen shared-context id. */
+export const CONTEXT_ID_PATTERN = '^[A-Za-z0-9_.:-]{1,128}$';
+
+/** A client-chosen shared-context id. */
+export const contextRef = (description = 'Client-chosen shared-context id.'): TString =>
+  Type.String({ pattern: CONTEXT_ID_PATTERN, description });
+
+/** A path-safe registry handle (scaffold, envelope, recognizer, pack ids). */
+export const handleId = (description: string): TString =>
+  Type.String({ pattern: '^[A-Za-z0-9_.-]{1,128}$', description });
+
+/** A view (response object): open, since views may grow fields; properties documented. */
+export const view = <P extends TProperties, const R extends readonly (keyof P & string)[] = []>(
+  properties: P,
+  required: R = [] as unknown as R,
+  description?: string,
+): TObject<WithOptional<P, R[number]>> =>
+  Type.Object(optionalize<P, R[number]>(properties, required), withDescription(description));
+
+/** An input object: closed, so unknown fields are 422. */
+export const closedObject = <
+  P extends TProperties,
+  const R extends readonly (keyof P & string)[] = [],
+>(
+  properties: P,
+  required: R = [] as unknown as R,
+  description?: string,
+): TObject<WithOptional<P, R[number]>> =>
+  Type.Object(optionalize<P, R[number]>(properties, required), {
+    additionalProperties: false,
+    ...withDescription(description),
+  });
+
+/** A view with more fields (a detail view over a list item). */
+export const extendView = <
+  B extends TProperties,
+  P extends TProperties,
+  const R extends readonly (keyof P & string)[] = [],
+>(
+  base: TObject<B>,
+  properties: P,
+  required: R = [] as unknown as R,
+): TObject<B & WithOptional<P, R[number]>> => {
+  const { properties: baseProperties, type: _type, ...options } = base;
+  return Type.Object(
+    { ...baseProperties, ...optionalize(properties, required) },
+    options,
+  ) as unknown as TObject<B & WithOptional<P, R[number]>>;
+};
+
+/** A field that may be null (kept as `type: [t, "null"]` where the schema has one type). */
+export const nullable = <T extends TSchema>(schema: T): TUnsafe<Static<T> | null> => {
+  const type = (schema as { type?: unknown }).type;
+  if (typeof type === 'string')
+    return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'] });
+  return Type.Unsafe<Static<T> | null>({
+    anyOf: [schema, { type: 'null' }],
+    ...withDescription((schema as { description?: string }).description),
+  });
+};
+
+/** `limit` of every list: 1..500, default 50. */
+export const limitParam = integer('Page size (1..500).', 1, 500, 50);
+
+/** Opaque paging cursor from a previous page's `next_cursor`. */
+export const cursorParam = Type.String({
+  minLength: 1,
+  maxLength: 512,
+  pattern: '^[A-Za-z0-9_-]+$',
+  description: 'Opaque cursor from the previous page (`next_cursor`).',
+});
+
+/** Query of a paged list: `limit`, `cursor` and optional filters. */
+export const pagedQuery = <F extends TProperties = Record<never, never>>(
+  filters: F = {} as F,
+): TObject<WithOptional<{ limit: typeof limitParam; cursor: typeof cursorParam } & F, never>> =>
+  Type.Object(optionalize({ limit: limitParam, cursor: cursorParam, ...filters }, [])) as TObject<
+    WithOptional<{ limit: typeof limitParam; cursor: typeof cursorParam } & F, never>
+  >;
+
+/** A query of optional filters (no paging). */
+export const filterQuery = <F extends TProperties>(filters: F): TObject<WithOptional<F, never>> =>
+  Type.Object(optionalize(filters, []));
+
+/** Path parameters, every one required. */
+export const pathParams = <P extends TProperties>(params: P): TObject<P> => Type.Object(params);
+
+/** A schema written as plain JSON Schema, typed as `T`. */
+export const jsonSchema = <T = unknown>(schema: Record<string, unknown>): TUnsafe<T> =>
+  Type.Unsafe<T>(schema);
+
+/** Filters shared by time-ranged lists. */
+export const sinceParam = dateTime('Only rows at or after this instant (ISO 8601 UTC).');
+export const untilParam = dateTime('Only rows before this instant (ISO 8601 UTC).');
