@@ -22,6 +22,39 @@ export default tseslint.config(
     },
   },
   {
+    // A dynamic import hides a dependency (and an import cycle) from the layer check.
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ImportExpression',
+          message: 'No dynamic import in src: import statically (fix the layering instead).',
+        },
+      ],
+    },
+  },
+  {
+    // Plain Node scripts: not part of the TypeScript project.
+    files: ['**/*.js', '**/*.cjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      parserOptions: { projectService: false, program: null },
+      sourceType: 'commonjs',
+      globals: {
+        require: 'readonly',
+        module: 'writable',
+        __dirname: 'readonly',
+        process: 'readonly',
+        console: 'readonly',
+      },
+    },
+    rules: {
+      ...tseslint.configs.disableTypeChecked.rules,
+      '@typescript-eslint/no-require-imports': 'off',
+    },
+  },
+  {
     // Jest's asymmetric matchers (expect.any, expect.stringMatching) are typed `any`.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-unsafe-assignment': 'off' },

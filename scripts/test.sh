@@ -9,6 +9,7 @@ log "== typecheck"
 npx tsc -p tsconfig.json --noEmit
 log "== lint"
 npx eslint .
+npx depcruise src --config .dependency-cruiser.cjs --output-type err
 npx prettier --check . --log-level warn
 log "== tests"
 results="$GR_REPO_ROOT/.data/jest-results.json"
