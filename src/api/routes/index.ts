@@ -13,7 +13,7 @@ import { runtimeStatusRoutes } from './runtime-status.routes';
 import { runtimeRoutes } from './runtime.routes';
 import { sessionsRoutes } from './sessions.routes';
 import { sharedContextsRoutes } from './shared-contexts.routes';
-import { substratesRoutes } from './substrates.routes';
+import { substratesRoutes } from './substrates';
 import { worldsRoutes } from './worlds.routes';
 
 /** The whole /v1 API, one table per area; the system routes are added by the app. */

@@ -1,5 +1,5 @@
 import { Invalid } from '../../lib/errors';
-import type { SubstrateSpecRequest } from '../../api/routes/substrates.routes';
+import type { SubstrateSpecRequest } from './schemas';
 import type { Repos } from '../../store';
 import type { NormalizedSpec } from '../../store/substrate-deployments.repo';
 import { sha256Hex } from '../../store/artifacts.repo';

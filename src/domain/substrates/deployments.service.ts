@@ -3,7 +3,7 @@ import { Unavailable, Invalid, notFound } from '../../lib/errors';
 import type {
   DeploymentListQuery,
   SubstrateDeployRequest,
-} from '../../api/routes/substrates.routes';
+} from './schemas';
 import type { AuthContext } from '../../auth/auth-context';
 import { newId } from '../../lib/ids';
 import { decodeIdCursor, idPage } from '../../store/paging';

@@ -6,7 +6,7 @@ import type {
   SubstrateObserveRequest,
   SubstrateRecognizeRequest,
   SubstrateRenderRequest,
-} from '../../api/routes/substrates.routes';
+} from './schemas';
 import type { Repos } from '../../store';
 import { sha256Hex } from '../../store/artifacts.repo';
 import type { DeploymentRecord } from '../../store/substrate-deployments.repo';

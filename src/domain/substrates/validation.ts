@@ -1,4 +1,4 @@
-import type { SubstrateSpecRequest } from '../../api/routes/substrates.routes';
+import type { SubstrateSpecRequest } from './schemas';
 import type { NormalizedSpec } from '../../store/substrate-deployments.repo';
 import { parseLifeRule, parsePattern, canonicalRule } from './engine';
 import { envelopeRegistry, scaffoldRegistry } from './registry/registry';

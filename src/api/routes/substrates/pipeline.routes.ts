@@ -1,0 +1,122 @@
+import { getArtifact } from '../../../domain/substrates/artifacts.service';
+import { compileSpec } from '../../../domain/substrates/compile.service';
+import {
+  deploy,
+  deploymentView as viewOfDeployment,
+  getDeployment,
+  listDeployments,
+} from '../../../domain/substrates/deployments.service';
+import {
+  deploymentListQuery,
+  substrateDeployBody,
+  substrateSpecSchema,
+} from '../../../domain/substrates/schemas';
+import { validateSpec } from '../../../domain/substrates/validation';
+import {
+  artifactView,
+  compiledManifestView,
+  deploymentView,
+  specVerdictView,
+} from '../../../domain/substrates/view-schemas';
+import { pathParams, prefixedId } from '../../../lib/schema';
+import { defineRoute, type RouteDefinition } from '../../route';
+import { envelope, page } from '../common';
+
+const TAGS = ['substrates'];
+const specBody = { name: 'SubstrateSpecRequest', schema: substrateSpecSchema };
+
+/** Substrates from spec to deployment: validate, compile, deploy, deployments, artifacts. */
+export const substratePipelineRoutes: RouteDefinition[] = [
+  defineRoute({
+    operationId: 'substrates.validate',
+    method: 'POST',
+    path: '/v1/substrates/validate',
+    family: 'substrate_seeding',
+    summary: 'validate seeded environment spec',
+    description:
+      'Checks a spec against its scaffold and envelope and names every violation. An invalid spec is a normal answer (`valid: false`), not an error.',
+    tags: TAGS,
+    request: { body: specBody },
+    responses: { 200: { description: 'The verdict.', schema: envelope(specVerdictView) } },
+    handler: async (req) => ({ payload: validateSpec(req.body) }),
+  }),
+
+  defineRoute({
+    operationId: 'substrates.compile',
+    method: 'POST',
+    path: '/v1/substrates/compile',
+    family: 'substrate_build',
+    summary: 'compile spec',
+    description:
+      'Validates and compiles a spec into a canonical manifest whose sha256 is its identity: the same spec gives the same artifact, byte for byte. An invalid spec is 422 naming the violations.',
+    tags: TAGS,
+    request: { body: specBody },
+    responses: {
+      200: { description: 'The manifest artifact.', schema: envelope(compiledManifestView) },
+    },
+    handler: async (req, deps) => ({ payload: await compileSpec(deps, req.body) }),
+  }),
+
+  defineRoute({
+    operationId: 'substrates.deploy',
+    method: 'POST',
+    path: '/v1/substrates/deploy',
+    family: 'substrate_build',
+    summary: 'deploy or bind environment',
+    description:
+      'Starts a deployment workflow (validate, compile, deploy, observe, assay) from a spec or a compiled manifest and returns the deployment at once; follow `stage` and `progress`. `mode: bind` reuses a live deployment of the same manifest when there is one.',
+    tags: TAGS,
+    request: { body: { name: 'SubstrateDeployRequest', schema: substrateDeployBody } },
+    responses: {
+      201: { description: 'The deployment, started.', schema: envelope(deploymentView) },
+      200: { description: '`bind`: the existing deployment.', schema: envelope(deploymentView) },
+    },
+    idempotent: true,
+    handler: async (req, deps) => {
+      const { created, deployment } = await deploy(deps, req.auth, req.body);
+      return { status: created ? 201 : 200, payload: deployment };
+    },
+  }),
+
+  defineRoute({
+    operationId: 'substrates.deployments.list',
+    method: 'GET',
+    path: '/v1/substrates/deployments',
+    family: 'substrate_build',
+    summary: 'list deployment records',
+    description: 'Lists deployments, newest first, optionally in one stage.',
+    tags: TAGS,
+    request: { query: deploymentListQuery },
+    responses: { 200: { description: 'A page of deployments.', schema: page(deploymentView) } },
+    handler: async (req, deps) => ({ payload: await listDeployments(deps, req.query) }),
+  }),
+
+  defineRoute({
+    operationId: 'substrates.deployments.get',
+    method: 'GET',
+    path: '/v1/substrates/deployments/{deployment_id}',
+    family: 'substrate_build',
+    summary: 'inspect deployment record',
+    description: 'Returns one deployment: spec, manifest, stage and progress.',
+    tags: TAGS,
+    request: { params: pathParams({ deployment_id: prefixedId('dep', 'Deployment id.') }) },
+    responses: { 200: { description: 'The deployment.', schema: envelope(deploymentView) } },
+    handler: async (req, deps) => ({
+      payload: viewOfDeployment(await getDeployment(deps, req.params.deployment_id)),
+    }),
+  }),
+
+  defineRoute({
+    operationId: 'substrates.artifacts.get',
+    method: 'GET',
+    path: '/v1/substrates/artifacts/{artifact_id}',
+    family: 'substrate_build',
+    summary: 'inspect build or deployment artifact',
+    description:
+      'Returns the metadata of one artifact (kind, path, content type, size, sha256); the content is at `GET /v1/artifacts/{path}`.',
+    tags: TAGS,
+    request: { params: pathParams({ artifact_id: prefixedId('art', 'Artifact id.') }) },
+    responses: { 200: { description: 'The artifact.', schema: envelope(artifactView) } },
+    handler: async (req, deps) => ({ payload: await getArtifact(deps, req.params.artifact_id) }),
+  }),
+];
