@@ -3,7 +3,7 @@ import { accessRoutes } from './access.routes';
 import { adminControlPlaneRoutes } from './admin-control-plane.routes';
 import { adminOpsRoutes } from './admin-ops.routes';
 import { continuousOpsRoutes } from './continuous-ops.routes';
-import { externalActionsRoutes } from './external-actions.routes';
+import { externalActionsRoutes } from './external-actions';
 import { externalEventsRoutes } from './external-events.routes';
 import { intentionalityRoutes } from './intentionality.routes';
 import { membraneRoutes } from './membrane.routes';

@@ -17,7 +17,7 @@ import type {
   ActionHistoryQuery,
   ExternalActionDecisionRequest,
   ExternalActionRequest,
-} from '../../api/routes/external-actions.routes';
+} from './schemas';
 import { newId } from '../../lib/ids';
 import type { ActionRecord } from '../../store/external-actions.repo';
 import { decodeCursor } from '../../store/paging';

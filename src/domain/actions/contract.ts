@@ -1,4 +1,4 @@
-import type { ExternalActionRequest } from '../../api/routes/external-actions.routes';
+import type { ExternalActionRequest } from './schemas';
 import { Invalid, type ValidationIssue } from '../../lib/errors';
 import type { ActionContract } from '../../workflows/shared';
 

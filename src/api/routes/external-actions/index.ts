@@ -1,0 +1,147 @@
+import {
+  actionHistory,
+  decideAction,
+  dryRunAction,
+  getAction,
+  proposeAction,
+} from '../../../domain/actions/actions.service';
+import {
+  actionHistoryQuery,
+  actionRequestSchema,
+  decisionBodySchema,
+} from '../../../domain/actions/schemas';
+import { actionView, dryRunView, ledgerEntryView } from '../../../domain/actions/view-schemas';
+import { pathParams, prefixedId } from '../../../lib/schema';
+import { defineRoute, type RouteDefinition } from '../../route';
+import { envelope, page } from '../common';
+
+const TAGS = ['external-actions'];
+
+const actionParams = pathParams({ action_id: prefixedId('act', 'Action id.') });
+const decisionBody = {
+  name: 'ExternalActionDecisionRequest',
+  required: false,
+  schema: decisionBodySchema,
+};
+
+/** Approval-gated outbound actions: propose, dry-run, approve, reject, execute, ledger. */
+export const externalActionsRoutes: RouteDefinition[] = [
+  defineRoute({
+    operationId: 'actions.dryRun',
+    method: 'POST',
+    path: '/v1/external-actions/dry-run',
+    family: 'external_action_proposal',
+    summary: 'dry-run a bounded action contract',
+    description:
+      'Evaluates a contract without creating anything and returns the plan: the diff against the current object or the request that would be sent, the bounds in force and the policy verdict.',
+    tags: TAGS,
+    request: { body: { name: 'ExternalActionRequest', schema: actionRequestSchema } },
+    responses: {
+      200: {
+        description: 'The contract with defaults filled in, and its plan.',
+        schema: envelope(dryRunView),
+      },
+    },
+    handler: async (req, deps) => ({ payload: await dryRunAction(deps, req.body) }),
+  }),
+
+  defineRoute({
+    operationId: 'actions.history',
+    method: 'GET',
+    path: '/v1/external-actions/history',
+    family: 'external_action_proposal',
+    summary: 'ledger history',
+    description:
+      'The ledger of outbound actions: one entry per transition (proposed, awaiting_approval, approval_recorded, approved, executing, executed, ...), newest first, optionally by the status reached, kind or shared context. Each entry carries the digest of the previous entry of its action (`prev_digest`) and its own (`digest`), so tampering is detectable.',
+    tags: TAGS,
+    request: { query: actionHistoryQuery },
+    responses: { 200: { description: 'A page of ledger entries.', schema: page(ledgerEntryView) } },
+    handler: async (req, deps) => ({ payload: await actionHistory(deps, req.query) }),
+  }),
+
+  defineRoute({
+    operationId: 'actions.propose',
+    method: 'POST',
+    path: '/v1/external-actions/propose',
+    family: 'external_action_proposal',
+    summary: 'propose a bounded action contract',
+    description:
+      'Records a contract, starts its workflow and dry-runs it: the action ends `awaiting_approval` with its plan, or `dry_run_failed`. The calling principal is the proposer and cannot approve it.',
+    tags: TAGS,
+    request: { body: { name: 'ExternalActionRequest', schema: actionRequestSchema } },
+    responses: { 201: { description: 'The proposed action.', schema: envelope(actionView) } },
+    idempotent: true,
+    handler: async (req, deps) => ({
+      status: 201,
+      payload: await proposeAction(deps, req.auth, req.body),
+    }),
+  }),
+
+  defineRoute({
+    operationId: 'actions.get',
+    method: 'GET',
+    path: '/v1/external-actions/{action_id}',
+    family: 'external_action_proposal',
+    summary: 'inspect action',
+    description:
+      'Returns one action with its plan, decisions, execution, a timestamp per state reached and `allowed` (what the calling key may do next).',
+    tags: TAGS,
+    request: { params: actionParams },
+    responses: { 200: { description: 'The action.', schema: envelope(actionView) } },
+    handler: async (req, deps) => ({
+      payload: await getAction(deps, req.auth, req.params.action_id),
+    }),
+  }),
+
+  defineRoute({
+    operationId: 'actions.approve',
+    method: 'POST',
+    path: '/v1/external-actions/{action_id}/approve',
+    family: 'external_action_execution',
+    summary: 'approve',
+    description:
+      'Approves an action awaiting approval; with enough approvals from distinct principals it becomes `approved`. The proposer approving is 403; the wrong state or a stale `plan_digest` is 409.',
+    tags: TAGS,
+    request: { params: actionParams, body: decisionBody },
+    responses: {
+      200: { description: 'The action after the approval.', schema: envelope(actionView) },
+    },
+    handler: async (req, deps) => ({
+      payload: await decideAction(deps, req.auth, req.params.action_id, 'approve', req.body),
+    }),
+  }),
+
+  defineRoute({
+    operationId: 'actions.execute',
+    method: 'POST',
+    path: '/v1/external-actions/{action_id}/execute',
+    family: 'external_action_execution',
+    summary: 'execute',
+    description:
+      'Executes an approved action, at most once whatever the concurrency. Execution re-plans first and fails with reason `plan_drift` if the world changed since approval; the wrong state is 409.',
+    tags: TAGS,
+    request: { params: actionParams, body: decisionBody },
+    responses: {
+      200: { description: 'The action, executing or executed.', schema: envelope(actionView) },
+    },
+    handler: async (req, deps) => ({
+      payload: await decideAction(deps, req.auth, req.params.action_id, 'execute', req.body),
+    }),
+  }),
+
+  defineRoute({
+    operationId: 'actions.reject',
+    method: 'POST',
+    path: '/v1/external-actions/{action_id}/reject',
+    family: 'external_action_execution',
+    summary: 'reject',
+    description:
+      'Rejects an action awaiting approval; the wrong state is 409 with the current status.',
+    tags: TAGS,
+    request: { params: actionParams, body: decisionBody },
+    responses: { 200: { description: 'The rejected action.', schema: envelope(actionView) } },
+    handler: async (req, deps) => ({
+      payload: await decideAction(deps, req.auth, req.params.action_id, 'reject', req.body),
+    }),
+  }),
+];

@@ -1,0 +1,116 @@
+/**
+ * The vocabulary of outbound actions and the schemas of their inputs (DESIGN.md section 5);
+ * request types are derived from the schemas, never written twice.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import {
+  arrayOf,
+  choice,
+  closedObject,
+  contextRef,
+  freeObject,
+  idRef,
+  integer,
+  pagedQuery,
+  patterned,
+  text,
+} from '../../lib/schema';
+
+/** Kinds of outbound action (DESIGN.md section 5). */
+export const ACTION_KINDS = ['world.update_object', 'webhook.post', 'notify'] as const;
+export type ActionKind = (typeof ACTION_KINDS)[number];
+
+/** Statuses of an outbound action (DESIGN.md section 5). */
+export const ACTION_STATUSES = [
+  'proposed',
+  'awaiting_approval',
+  'dry_run_failed',
+  'approved',
+  'rejected',
+  'expired',
+  'executing',
+  'executed',
+  'failed',
+] as const;
+export type ActionStatus = (typeof ACTION_STATUSES)[number];
+
+/** Bounds of an action: defaults 86,400 s to expiry and one approval. */
+export const ACTION_BOUNDS = {
+  expiresInSeconds: { min: 60, max: 604_800, default: 86_400 },
+  requiredApprovals: { min: 1, max: 5, default: 1 },
+} as const;
+
+/** A plan digest: sha256 hex, optionally prefixed `sha256:`. */
+export const planDigest = (description: string) =>
+  patterned(description, '^(sha256:)?[0-9a-f]{64}$', 71);
+
+/** Body of `POST /v1/external-actions/propose` and `/dry-run`. */
+export const actionRequestSchema = closedObject(
+  {
+    action_kind: choice(
+      ACTION_KINDS,
+      '`world.update_object` patches attributes of a world object within `bounds.allowed_fields`; `webhook.post` POSTs a signed JSON body to an allow-listed URL; `notify` puts a message in the outbox.',
+    ),
+    target: closedObject(
+      {
+        world_object_ref: idRef('obj', 'World object to update (`world.update_object`).'),
+        url: Type.String({
+          format: 'uri',
+          pattern: '^https?://',
+          maxLength: 2048,
+          description: 'URL to POST to (`webhook.post`); must be on the allow-list.',
+        }),
+      },
+      [],
+      'What the action acts on.',
+    ),
+    parameters: freeObject(
+      'Kind-specific parameters: the attribute patch, the webhook JSON body, or the message.',
+    ),
+    bounds: closedObject(
+      {
+        allowed_fields: arrayOf(
+          text('Attribute name.', 128),
+          'Attributes `world.update_object` may touch; others make the dry run fail.',
+          { maxItems: 100, uniqueItems: true },
+        ),
+        expires_in_seconds: integer(
+          'Seconds the action may wait for approval before it expires.',
+          ACTION_BOUNDS.expiresInSeconds.min,
+          ACTION_BOUNDS.expiresInSeconds.max,
+          ACTION_BOUNDS.expiresInSeconds.default,
+        ),
+        required_approvals: integer(
+          'Approvals needed, from distinct principals other than the proposer.',
+          ACTION_BOUNDS.requiredApprovals.min,
+          ACTION_BOUNDS.requiredApprovals.max,
+          ACTION_BOUNDS.requiredApprovals.default,
+        ),
+      },
+      [],
+      'Bounds of the contract.',
+    ),
+    shared_context_id: contextRef('Shared context the action belongs to.'),
+    reason: text('Why the action is proposed (kept in the ledger).', 1024),
+  },
+  ['action_kind', 'target', 'parameters', 'bounds'],
+);
+
+export type ExternalActionRequest = Static<typeof actionRequestSchema>;
+
+/** Body of `approve`, `reject` and `execute`; the decider is the calling key's principal. */
+export const decisionBodySchema = closedObject({
+  reason: text('Why (kept in the ledger).', 1024),
+  plan_digest: planDigest(
+    'Digest of the dry-run plan the decision is based on; 409 when the plan is no longer current.',
+  ),
+});
+export type ExternalActionDecisionRequest = Static<typeof decisionBodySchema>;
+
+/** Query of `GET /v1/external-actions/history`. */
+export const actionHistoryQuery = pagedQuery({
+  status: choice(ACTION_STATUSES, 'Only actions in this status.'),
+  action_kind: choice(ACTION_KINDS, 'Only actions of this kind.'),
+  shared_context_id: contextRef('Only actions in this shared context.'),
+});
+export type ActionHistoryQuery = Static<typeof actionHistoryQuery>;
