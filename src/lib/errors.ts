@@ -44,57 +44,31 @@ export class AppError extends Error {
   }
 }
 
+/** A class of `AppError` of one kind, so each kind reads as a name: `new NotFound(...)`. */
+const kindOf = (kind: AppErrorKind) =>
+  class extends AppError {
+    constructor(message: string, options?: AppErrorOptions) {
+      super(kind, message, options);
+    }
+  };
+
 /** The thing named does not exist (or the caller may not know that it does). */
-export class NotFound extends AppError {
-  constructor(message: string, options?: AppErrorOptions) {
-    super('not_found', message, options);
-  }
-}
+export class NotFound extends kindOf('not_found') {}
+/** The request contradicts what is stored (duplicate, stale version, claim held). */
+export class Conflict extends kindOf('conflict') {}
+/** The resource is not in a state that allows this transition. */
+export class InvalidState extends kindOf('invalid_state') {}
+/** The caller is known but may not do this. */
+export class Forbidden extends kindOf('forbidden') {}
+/** The caller could not be identified. */
+export class Unauthorized extends kindOf('unauthorized') {}
+/** A backend this needs is not answering; trying again later may succeed. */
+export class Unavailable extends kindOf('unavailable') {}
+/** A capability that is planned but not built. */
+export class NotImplemented extends kindOf('not_implemented') {}
 
 /** `what not found`, the common case. */
 export const notFound = (what: string): NotFound => new NotFound(`${what} not found`);
-
-/** The request contradicts what is stored (duplicate, stale version, claim held). */
-export class Conflict extends AppError {
-  constructor(message: string, options?: AppErrorOptions) {
-    super('conflict', message, options);
-  }
-}
-
-/** The resource is not in a state that allows this transition. */
-export class InvalidState extends AppError {
-  constructor(message: string, options?: AppErrorOptions) {
-    super('invalid_state', message, options);
-  }
-}
-
-/** The caller is known but may not do this. */
-export class Forbidden extends AppError {
-  constructor(message: string, options?: AppErrorOptions) {
-    super('forbidden', message, options);
-  }
-}
-
-/** The caller could not be identified. */
-export class Unauthorized extends AppError {
-  constructor(message: string, options?: AppErrorOptions) {
-    super('unauthorized', message, options);
-  }
-}
-
-/** A backend this needs is not answering; trying again later may succeed. */
-export class Unavailable extends AppError {
-  constructor(message: string, options?: AppErrorOptions) {
-    super('unavailable', message, options);
-  }
-}
-
-/** A capability that is planned but not built. */
-export class NotImplemented extends AppError {
-  constructor(message: string, options?: AppErrorOptions) {
-    super('not_implemented', message, options);
-  }
-}
 
 /** The input breaks a rule; each issue names where and why. */
 export class Invalid extends AppError {

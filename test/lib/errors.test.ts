@@ -1,0 +1,55 @@
+import {
+  AppError,
+  Conflict,
+  Invalid,
+  NotFound,
+  Unavailable,
+  invalidAt,
+  notFound,
+} from '../../src/lib/errors';
+import { ApiError, toApiError } from '../../src/api/errors';
+
+describe('domain errors', () => {
+  it('carry a kind and a name, never a status', () => {
+    const error = new Conflict('taken');
+    expect(error).toBeInstanceOf(AppError);
+    expect(error.kind).toBe('conflict');
+    expect(error.name).toBe('Conflict');
+    expect(error).not.toHaveProperty('status');
+    expect(notFound('task tsk_1')).toMatchObject({
+      kind: 'not_found',
+      message: 'task tsk_1 not found',
+    });
+  });
+
+  it('Invalid names the first issue and keeps the list', () => {
+    const error = invalidAt(['body', 'title'], 'Field required', 'missing');
+    expect(error).toBeInstanceOf(Invalid);
+    expect(error.message).toBe('request validation failed (body.title: Field required)');
+    expect(error.issues).toEqual([
+      { loc: ['body', 'title'], msg: 'Field required', type: 'missing' },
+    ]);
+  });
+});
+
+describe('the api mapping', () => {
+  it('maps each kind to its status and headers', () => {
+    expect(toApiError(new NotFound('x')).status).toBe(404);
+    expect(toApiError(new Conflict('x')).status).toBe(409);
+    const unavailable = toApiError(new Unavailable('down', { retryAfterSeconds: 1.2 }));
+    expect(unavailable.status).toBe(503);
+    expect(unavailable.options.headers).toEqual({ 'Retry-After': '2' });
+    const invalid = toApiError(invalidAt(['query', 'cursor'], 'Invalid cursor'));
+    expect(invalid.status).toBe(422);
+    expect(invalid.options.detail).toEqual([
+      { loc: ['query', 'cursor'], msg: 'Invalid cursor', type: 'value_error' },
+    ]);
+  });
+
+  it('answers internal, with no message of its own, for anything else', () => {
+    const mapped = toApiError(new Error('secret detail'));
+    expect(mapped).toBeInstanceOf(ApiError);
+    expect(mapped.code).toBe('internal');
+    expect(mapped.message).toBe('internal server error');
+  });
+});
