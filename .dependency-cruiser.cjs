@@ -23,9 +23,20 @@ module.exports = {
     {
       name: 'store-below-domain',
       severity: 'error',
-      comment: 'Repositories serve the domain; they never call back up into it.',
+      comment:
+        'Repositories serve the domain and never call back up into it; they may name the domain vocabulary (schemas.ts), which sits below them.',
       from: { path: '^src/store' },
-      to: { path: '^src/(domain|auth|workflows|activities|observability|temporal|app)' },
+      to: {
+        path: '^src/(domain|auth|workflows|activities|observability|temporal|app)',
+        pathNot: '^src/domain/[^/]+/schemas[.]ts$',
+      },
+    },
+    {
+      name: 'schemas-are-leaves',
+      severity: 'error',
+      comment: 'A domain vocabulary (schemas.ts) imports only lib and other vocabularies, so anything may name it.',
+      from: { path: '^src/domain/[^/]+/schemas[.]ts$' },
+      to: { path: '^src/', pathNot: '^src/(lib/|domain/[^/]+/schemas[.]ts$)' },
     },
     {
       name: 'lib-is-the-floor',

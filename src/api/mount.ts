@@ -10,7 +10,7 @@ import { authenticate, guardFamily, limitAccessRequests, rateLimit } from './mid
 import { idempotency } from './middleware/idempotency';
 import { createResponseChecker, type ResponseChecker } from './response-check';
 import type { RouteDefinition, RouteRequest } from './route';
-import { createValidatorFactory, type InputValidator } from './validation';
+import { createValidatorFactory, type InputValidator } from '../lib/validation';
 
 /** `/v1/sessions/{session_id}` → `/v1/sessions/:session_id` */
 export const toRouterPath = (path: string): string => path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');

@@ -187,11 +187,19 @@ export const extendView = <
   ) as unknown as TObject<B & WithOptional<P, R[number]>>;
 };
 
-/** A field that may be null (kept as `type: [t, "null"]` where the schema has one type). */
+/**
+ * A field that may be null: kept as `type: [t, "null"]` where the schema has one type (and
+ * `null` joins an `enum`, which would otherwise still refuse it).
+ */
 export const nullable = <T extends TSchema>(schema: T): TUnsafe<Static<T> | null> => {
-  const type = (schema as { type?: unknown }).type;
-  if (typeof type === 'string')
-    return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'] });
+  const { type, enum: values } = schema as { type?: unknown; enum?: unknown[] };
+  if (typeof type === 'string') {
+    return Type.Unsafe<Static<T> | null>({
+      ...schema,
+      type: [type, 'null'],
+      ...(Array.isArray(values) ? { enum: [...values, null] } : {}),
+    });
+  }
   return Type.Unsafe<Static<T> | null>({
     anyOf: [schema, { type: 'null' }],
     ...withDescription((schema as { description?: string }).description),

@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import type { TaskState } from '../api/routes/worlds.routes';
+import type { TaskState } from '../domain/world/schemas';
 import { isDuplicateKey } from './mongo';
 import type { WorldHistoryEvent } from './world-history.repo';
 

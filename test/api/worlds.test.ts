@@ -1,6 +1,6 @@
 import { demoWorld, seedDemoWorld } from '../../src/domain/world/demo-world';
 import { TASK_TRANSITIONS } from '../../src/domain/world/task-states';
-import type { TaskState } from '../../src/api/routes/worlds.routes';
+import type { TaskState } from '../../src/domain/world/schemas';
 import { newId } from '../../src/lib/ids';
 import { createRepos, ensureIndexes } from '../../src/store';
 import { connectMongo } from '../../src/store/mongo';
@@ -230,7 +230,7 @@ describe('GET /v1/worlds/objects and /objects/{id}', () => {
     expect(res.status).toBe(422);
   });
 
-  it('returns one object, 404 for an unknown id, 422 for a malformed one', async () => {
+  it('returns one object, 404 for an unknown id and for a malformed one', async () => {
     const one = await get<ObjectView>(`/v1/worlds/objects/${PAYMENTS_API}`);
     expect(one.status).toBe(200);
     expect(one.body.payload).toMatchObject({
@@ -244,8 +244,9 @@ describe('GET /v1/worlds/objects and /objects/{id}', () => {
     const unknown = await get<unknown>(`/v1/worlds/objects/${newId('obj')}`);
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('not_found');
+    // A path id the server never issued is unknown (issue 10, risk 9): 404, not 422.
     expect((await get<unknown>('/v1/worlds/objects/tsk_01JABCDEFGHJKMNPQRSTVWXYZ0')).status).toBe(
-      422,
+      404,
     );
   });
 });
@@ -564,11 +565,11 @@ describe('PATCH /v1/worlds/tasks/{id}: the state machine', () => {
     expect((await head()).history_head).toBe(before);
   });
 
-  it('answers 404 for an unknown task and 422 for malformed input', async () => {
+  it('answers 404 for an unknown or malformed task id and 422 for malformed input', async () => {
     const unknown = await patchTask(newId('tsk'), { state: 'done' });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('not_found');
-    expect((await patchTask('obj_01JABCDEFGHJKMNPQRSTVWXYZ0', { state: 'done' })).status).toBe(422);
+    expect((await patchTask('obj_01JABCDEFGHJKMNPQRSTVWXYZ0', { state: 'done' })).status).toBe(404);
     const task = await taskIn('open');
     const missing = await patchTask(task.task_id, { expected_version: 1 });
     expect(missing.status).toBe(422);

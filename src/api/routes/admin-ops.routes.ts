@@ -418,7 +418,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({ payload: await listUsage(deps, req.query) }),
   }),
 
-  defineRoute<unknown, KeyUsageQuery, { key_id: string }>({
+  defineRoute({
     operationId: 'admin.usage.get',
     method: 'GET',
     path: '/v1/admin/usage/{key_id}',

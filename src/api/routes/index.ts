@@ -4,7 +4,7 @@ import { adminControlPlaneRoutes } from './admin-control-plane.routes';
 import { adminOpsRoutes } from './admin-ops.routes';
 import { continuousOpsRoutes } from './continuous-ops.routes';
 import { externalActionsRoutes } from './external-actions';
-import { externalEventsRoutes } from './external-events.routes';
+import { externalEventsRoutes } from './external-events';
 import { intentionalityRoutes } from './intentionality.routes';
 import { membraneRoutes } from './membrane.routes';
 import { repairRoutes } from './repair.routes';
@@ -14,7 +14,7 @@ import { runtimeRoutes } from './runtime.routes';
 import { sessionsRoutes } from './sessions.routes';
 import { sharedContextsRoutes } from './shared-contexts.routes';
 import { substratesRoutes } from './substrates';
-import { worldsRoutes } from './worlds.routes';
+import { worldsRoutes } from './worlds';
 
 /** The whole /v1 API, one table per area; the system routes are added by the app. */
 export const apiRoutes: RouteDefinition[] = [

@@ -7,9 +7,9 @@ import {
   type EventHistoryQuery,
   type ExternalEventBatchRequest,
   type ExternalEventRequest,
-} from '../../api/routes/external-events.routes';
-import type { ExternalStateQuery } from '../../api/routes/worlds.routes';
-import { createValidatorFactory, type InputValidator } from '../../api/validation';
+} from './schemas';
+import type { ExternalStateQuery } from '../world/schemas';
+import { createValidatorFactory, type InputValidator } from '../../lib/validation';
 import { newId } from '../../lib/ids';
 import { isoNow } from '../../lib/time';
 import type { ExternalEventRecord, StoredReconciliation } from '../../store/external-events.repo';
@@ -126,10 +126,8 @@ const ingestView = (
   reconciliation: reconciliationView(output, record),
 });
 
-let itemValidator: InputValidator | undefined;
-/** Compiled on first use (the schema lives in the route table, which imports this module). */
-const validateItem = (value: unknown) =>
-  (itemValidator ??= createValidatorFactory()(externalEventSchema, 'body'))(value);
+/** Checks one batch item on its own, as the ingest route checks its body (a pure function). */
+const validateItem: InputValidator = createValidatorFactory()(externalEventSchema, 'body');
 
 type BatchItemResult =
   | {

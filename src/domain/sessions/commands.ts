@@ -1,7 +1,7 @@
 import { Invalid } from '../../lib/errors';
 import type { JsonSchema } from '../../api/route';
 import type { SessionCommand } from '../../api/routes/sessions.routes';
-import { createValidatorFactory, type InputValidator } from '../../api/validation';
+import { createValidatorFactory, type InputValidator } from '../../lib/validation';
 
 /** Longest note text, in characters. */
 export const NOTE_MAX_CHARS = 2000;

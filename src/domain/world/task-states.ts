@@ -1,4 +1,4 @@
-import type { TaskState } from '../../api/routes/worlds.routes';
+import type { TaskState } from './schemas';
 
 /** The task state machine (DESIGN.md section 5): where each state may go next. */
 export const TASK_TRANSITIONS: Readonly<Record<TaskState, readonly TaskState[]>> = {

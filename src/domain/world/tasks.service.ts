@@ -2,7 +2,7 @@ import { Conflict, InvalidState, Invalid, notFound } from '../../lib/errors';
 import type {
   CreateWorldTaskRequest,
   UpdateWorldTaskRequest,
-} from '../../api/routes/worlds.routes';
+} from './schemas';
 import { newId } from '../../lib/ids';
 import { isoNow } from '../../lib/time';
 import type { Repos } from '../../store';

@@ -4,7 +4,7 @@ import type {
   RelationshipQuery,
   WorldHistoryQuery,
   WorldKindQuery,
-} from '../../api/routes/worlds.routes';
+} from './schemas';
 import { decodeCursor } from '../../store/paging';
 import { decodeIdCursor, idPage } from '../../store/paging';
 import { historyEventView, objectView, relationshipView } from './views';

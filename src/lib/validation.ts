@@ -1,7 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { ValidationIssue } from './errors';
-import type { JsonSchema } from './route';
+import type { TSchema } from '@sinclair/typebox';
 
 export type InputSource = 'body' | 'query' | 'path' | 'header';
 
@@ -17,7 +17,7 @@ export function createValidatorFactory() {
   const coercing = addFormats(
     new Ajv({ allErrors: true, useDefaults: true, coerceTypes: true, strict: false }),
   );
-  return (schema: JsonSchema, source: InputSource): InputValidator => {
+  return (schema: TSchema, source: InputSource): InputValidator => {
     const validate = (source === 'body' ? strict : coercing).compile(schema);
     return (value) => {
       if (validate(value)) return { value, issues: [] };

@@ -1,0 +1,124 @@
+import {
+  eventHistory,
+  getEvent,
+  getReconciliation,
+  ingestBatch,
+  ingestEvent,
+} from '../../../domain/events/events.service';
+import {
+  batchResultView,
+  eventHistoryQuery,
+  eventView,
+  externalEventBatchBody,
+  externalEventSchema,
+  ingestResultView,
+  reconciliationView,
+} from '../../../domain/events/schemas';
+import { pathParams, prefixedId } from '../../../lib/schema';
+import { defineRoute, type RouteDefinition } from '../../route';
+import { envelope, page } from '../common';
+
+const TAGS = ['external-events'];
+
+const eventParams = pathParams({ event_id: prefixedId('evt', 'Ingested event id.') });
+
+/** Inbound-only, connector-neutral event ingress and reconciliation inspection. */
+export const externalEventsRoutes: RouteDefinition[] = [
+  defineRoute({
+    operationId: 'events.history',
+    method: 'GET',
+    path: '/v1/external-events/history',
+    family: 'external_event_ingress',
+    summary: 'ingress history',
+    description:
+      'Lists ingested events, newest first, optionally from one source family or about one world object.',
+    tags: TAGS,
+    request: { query: eventHistoryQuery },
+    responses: { 200: { description: 'A page of ingress records.', schema: page(eventView) } },
+    handler: async (req, deps) => ({ payload: await eventHistory(deps, req.query) }),
+  }),
+
+  defineRoute({
+    operationId: 'events.ingest',
+    method: 'POST',
+    path: '/v1/external-events/ingest',
+    family: 'external_event_ingress',
+    summary: 'ingest one event',
+    description:
+      'Ingests one event and reconciles it against its world object (newer `occurred_at` wins per field). A repeat of `(source_family, source_event_id)` returns the first record with `duplicate: true` (200) and never makes a second.',
+    tags: TAGS,
+    request: { body: { name: 'ExternalEventRequest', schema: externalEventSchema } },
+    responses: {
+      201: {
+        description: 'The new event and its reconciliation.',
+        schema: envelope(ingestResultView),
+      },
+      200: {
+        description: 'A duplicate: the first record, with `duplicate: true`.',
+        schema: envelope(ingestResultView),
+      },
+    },
+    idempotent: true,
+    handler: async (req, deps) => {
+      const { created, payload } = await ingestEvent(deps, req.body);
+      return { status: created ? 201 : 200, payload };
+    },
+  }),
+
+  defineRoute({
+    operationId: 'events.ingestBatch',
+    method: 'POST',
+    path: '/v1/external-events/ingest-batch',
+    family: 'external_event_ingress',
+    summary: 'ingest a batch of events',
+    description:
+      'Ingests 1..500 events in order, each on its own: the answer has one result per item (created, duplicate or rejected with its validation issues), and one bad item does not sink the others.',
+    tags: TAGS,
+    request: {
+      body: {
+        name: 'ExternalEventBatchRequest',
+        schema: externalEventBatchBody,
+      },
+    },
+    responses: {
+      200: {
+        description: 'One result per item, in order.',
+        schema: envelope(batchResultView),
+      },
+    },
+    idempotent: true,
+    handler: async (req, deps) => ({ payload: await ingestBatch(deps, req.body) }),
+  }),
+
+  defineRoute({
+    operationId: 'events.reconciliation',
+    method: 'GET',
+    path: '/v1/external-events/reconciliation/{event_id}',
+    family: 'external_reconciliation',
+    summary: 'reconciliation output',
+    description:
+      'Returns what reconciliation did with one event (`applied`, `stale`, `unmatched` or `conflict`), which fields it merged, and the resulting generation of the object.',
+    tags: TAGS,
+    request: { params: eventParams },
+    responses: {
+      200: { description: 'The reconciliation output.', schema: envelope(reconciliationView) },
+    },
+    handler: async (req, deps) => ({
+      payload: await getReconciliation(deps, req.params.event_id),
+    }),
+  }),
+
+  defineRoute({
+    operationId: 'events.get',
+    method: 'GET',
+    path: '/v1/external-events/{event_id}',
+    family: 'external_event_ingress',
+    summary: 'event envelope',
+    description:
+      'Returns one ingested event: its source identity, payload and reconciliation outcome.',
+    tags: TAGS,
+    request: { params: eventParams },
+    responses: { 200: { description: 'The event envelope.', schema: envelope(eventView) } },
+    handler: async (req, deps) => ({ payload: await getEvent(deps, req.params.event_id) }),
+  }),
+];

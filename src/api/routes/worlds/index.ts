@@ -1,0 +1,161 @@
+import { externalStates } from '../../../domain/events/events.service';
+import { externalStateView } from '../../../domain/events/schemas';
+import {
+  createWorldTaskBody,
+  externalStateQuery,
+  historyEventView,
+  relationshipQuery,
+  relationshipView,
+  taskView,
+  updatedTaskView,
+  updateWorldTaskBody,
+  worldHistoryQuery,
+  worldKindQuery,
+  worldObjectView,
+  worldStateView,
+} from '../../../domain/world/schemas';
+import { createTask, updateTask } from '../../../domain/world/tasks.service';
+import {
+  getObject,
+  listHistory,
+  listObjects,
+  listRelationships,
+  worldState,
+} from '../../../domain/world/world.service';
+import { pathParams, prefixedId } from '../../../lib/schema';
+import { defineRoute, type RouteDefinition } from '../../route';
+import { envelope, page } from '../common';
+
+const TAGS = ['worlds'];
+
+const objectParams = pathParams({ object_id: prefixedId('obj', 'World object id.') });
+
+/** World model: objects, relationships, history, reconciled external state and tasks. */
+export const worldsRoutes: RouteDefinition[] = [
+  defineRoute({
+    operationId: 'worlds.externalState',
+    method: 'GET',
+    path: '/v1/worlds/external-state',
+    family: 'external_reconciliation',
+    summary: 'reconciled external state by world object',
+    description:
+      'Lists the reconciled external state of world objects: merged fields, `generation` / `observed_generation` and Kubernetes-style conditions, one item per object that any event reached.',
+    tags: TAGS,
+    request: { query: externalStateQuery },
+    responses: {
+      200: { description: 'A page of external states.', schema: page(externalStateView) },
+    },
+    handler: async (req, deps) => ({ payload: await externalStates(deps, req.query) }),
+  }),
+
+  defineRoute({
+    operationId: 'worlds.history',
+    method: 'GET',
+    path: '/v1/worlds/history',
+    family: 'worlds_basic',
+    summary: 'world history summary',
+    description:
+      'Lists the append-only world history, newest first: every object, relationship and task change and every applied external event.',
+    tags: TAGS,
+    request: { query: worldHistoryQuery },
+    responses: {
+      200: { description: 'A page of history events.', schema: page(historyEventView) },
+    },
+    handler: async (req, deps) => ({ payload: await listHistory(deps, req.query) }),
+  }),
+
+  defineRoute({
+    operationId: 'worlds.objects.list',
+    method: 'GET',
+    path: '/v1/worlds/objects',
+    family: 'worlds_basic',
+    summary: 'list world objects',
+    description: 'Lists world objects in id order, optionally of one kind.',
+    tags: TAGS,
+    request: { query: worldKindQuery },
+    responses: { 200: { description: 'A page of world objects.', schema: page(worldObjectView) } },
+    handler: async (req, deps) => ({ payload: await listObjects(deps, req.query) }),
+  }),
+
+  defineRoute({
+    operationId: 'worlds.objects.get',
+    method: 'GET',
+    path: '/v1/worlds/objects/{object_id}',
+    family: 'worlds_basic',
+    summary: 'inspect world object',
+    description:
+      'Returns one world object with its attributes, reconciled external state and version.',
+    tags: TAGS,
+    request: { params: objectParams },
+    responses: { 200: { description: 'The world object.', schema: envelope(worldObjectView) } },
+    handler: async (req, deps) => ({ payload: await getObject(deps, req.params.object_id) }),
+  }),
+
+  defineRoute({
+    operationId: 'worlds.objects.relationships',
+    method: 'GET',
+    path: '/v1/worlds/objects/{object_id}/relationships',
+    family: 'worlds_basic',
+    summary: 'object relationships',
+    description:
+      'Lists the relationships of one world object, outgoing, incoming or both (default), optionally of one kind. 404 when the object does not exist.',
+    tags: TAGS,
+    request: { params: objectParams, query: relationshipQuery },
+    responses: {
+      200: { description: 'A page of relationships.', schema: page(relationshipView) },
+    },
+    handler: async (req, deps) => ({
+      payload: await listRelationships(deps, req.params.object_id, req.query),
+    }),
+  }),
+
+  defineRoute({
+    operationId: 'worlds.state',
+    method: 'GET',
+    path: '/v1/worlds/state',
+    family: 'worlds_basic',
+    summary: 'observe world state',
+    description:
+      'Returns the world state: its objects (paged with `limit` / `cursor`, optionally of one kind) and `history_head`, the newest history event id.',
+    tags: TAGS,
+    request: { query: worldKindQuery },
+    responses: { 200: { description: 'The world state.', schema: envelope(worldStateView) } },
+    handler: async (req, deps) => ({ payload: await worldState(deps, req.query) }),
+  }),
+
+  defineRoute({
+    operationId: 'worlds.tasks.create',
+    method: 'POST',
+    path: '/v1/worlds/tasks',
+    family: 'worlds_mutation',
+    summary: 'create world task',
+    description:
+      'Creates a task about world objects, in state `open` unless another initial state is given, and records it in the world history. Unknown `object_refs` are 422.',
+    tags: TAGS,
+    request: { body: { name: 'CreateWorldTaskRequest', schema: createWorldTaskBody } },
+    responses: { 201: { description: 'The new task.', schema: envelope(taskView) } },
+    idempotent: true,
+    handler: async (req, deps) => ({ status: 201, payload: await createTask(deps, req.body) }),
+  }),
+
+  defineRoute({
+    operationId: 'worlds.tasks.update',
+    method: 'PATCH',
+    path: '/v1/worlds/tasks/{task_id}',
+    family: 'worlds_mutation',
+    summary: 'update world task state',
+    description:
+      'Moves a task to a new state (and optionally retitles it). An illegal transition is 409 `invalid_state`; an `expected_version` that is not the current one is 409 `conflict`.',
+    tags: TAGS,
+    request: {
+      params: pathParams({ task_id: prefixedId('tsk', 'Task id.') }),
+      body: { name: 'UpdateWorldTaskRequest', schema: updateWorldTaskBody },
+    },
+    responses: {
+      200: { description: 'The updated task.', schema: envelope(updatedTaskView) },
+    },
+    handler: async (req, deps) => ({
+      payload: await updateTask(deps, req.params.task_id, req.body),
+    }),
+  }),
+];
