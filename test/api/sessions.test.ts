@@ -149,12 +149,12 @@ describe('GET /v1/sessions/{session_id}', () => {
     expect(res.body.payload.last_step_at).toEqual(expect.any(String));
   });
 
-  it('answers 404 for an unknown session and 422 for a malformed id', async () => {
+  it('answers 404 for an unknown session and for a malformed id (never issued)', async () => {
     const unknown = await get(newId('ses'));
     expect(unknown.status).toBe(404);
     expect(unknown.body.error?.code).toBe('not_found');
     const malformed = await get('not-a-session');
-    expect(malformed.status).toBe(422);
+    expect(malformed.status).toBe(404);
   });
 });
 

@@ -11,7 +11,7 @@ import { repairRoutes } from './repair.routes';
 import { researchRoutes } from './research.routes';
 import { runtimeStatusRoutes } from './runtime-status.routes';
 import { runtimeRoutes } from './runtime.routes';
-import { sessionsRoutes } from './sessions.routes';
+import { sessionsRoutes } from './sessions';
 import { sharedContextsRoutes } from './shared-contexts.routes';
 import { substratesRoutes } from './substrates';
 import { worldsRoutes } from './worlds';

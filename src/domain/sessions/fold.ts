@@ -1,4 +1,4 @@
-import type { SessionCommand } from '../../api/routes/sessions.routes';
+import type { SessionCommand } from './schemas';
 import type { SessionFold } from '../../store/session-steps.repo';
 import { memoryDigestAfter, memoryGenesis } from './identity';
 

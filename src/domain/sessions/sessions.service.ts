@@ -5,7 +5,7 @@ import type {
   SessionCommand,
   SessionCreateRequest,
   SessionStepRequest,
-} from '../../api/routes/sessions.routes';
+} from './schemas';
 import { newId } from '../../lib/ids';
 import { isoNow } from '../../lib/time';
 import type { SessionFold, SessionStepRecord } from '../../store/session-steps.repo';

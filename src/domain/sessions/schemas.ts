@@ -1,0 +1,150 @@
+/**
+ * Sessions: the vocabulary, the schemas of create and step bodies and of each command's
+ * arguments, and the views (DESIGN.md section 5). Types are derived from the schemas.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import {
+  choice,
+  closedObject,
+  contextRef,
+  count,
+  dateTime,
+  flag,
+  freeObject,
+  integer,
+  nullable,
+  prefixedId,
+  text,
+  view,
+} from '../../lib/schema';
+
+/** Continuity modes of a session (DESIGN.md section 5). */
+export const CONTINUITY_MODES = ['preserve', 'fresh'] as const;
+export type ContinuityMode = (typeof CONTINUITY_MODES)[number];
+
+/** Commands a step can run (`input_packet.command`); docs/sessions.md describes each. */
+export const SESSION_COMMANDS = [
+  'list_objects',
+  'inspect_object',
+  'observe_world',
+  'note',
+  'recall',
+  'summarize',
+  'close',
+] as const;
+export type SessionCommand = (typeof SESSION_COMMANDS)[number];
+
+/** Body of `POST /v1/sessions`: every field optional, the object itself required. */
+export const sessionCreateBody = closedObject({
+  continuity_mode: choice(
+    CONTINUITY_MODES,
+    '`preserve` keeps identity and memory across steps; `fresh` starts every step anew.',
+    'preserve',
+  ),
+  shared_context_id: contextRef('Shared context this session works in (optional).'),
+});
+export type SessionCreateRequest = Static<typeof sessionCreateBody>;
+
+/** Body of `POST /v1/sessions/{session_id}/step`. */
+export const sessionStepBody = closedObject(
+  {
+    input_packet: closedObject(
+      {
+        command: choice(
+          SESSION_COMMANDS,
+          'Command to run: `list_objects {kind?, limit?}`, `inspect_object {object_id}`, `observe_world {}`, `note {text, refs?}`, `recall {}`, `summarize {}` or `close {}`. Any other is 422 naming these.',
+        ),
+        args: freeObject('Command arguments, e.g. `{"kind": "service"}`.', 64),
+      },
+      ['command'],
+      'The command of this step and its arguments.',
+    ),
+  },
+  ['input_packet'],
+);
+export type SessionStepRequest = Static<typeof sessionStepBody>;
+
+/** Longest note text, in characters. */
+export const NOTE_MAX_CHARS = 2000;
+/** Most object references one note may carry. */
+export const NOTE_MAX_REFS = 16;
+
+const objectId = (description: string) => prefixedId('obj', description);
+const none = closedObject({});
+
+/** Schema of `input_packet.args` per command (unknown fields are 422, as everywhere). */
+export const COMMAND_ARGS_SCHEMAS = {
+  list_objects: closedObject({
+    kind: text('Only objects of this kind.', 64),
+    limit: integer('Most objects to list (1..500).', 1, 500, 50),
+  }),
+  inspect_object: closedObject({ object_id: objectId('World object to inspect.') }, ['object_id']),
+  observe_world: none,
+  note: closedObject(
+    {
+      text: text('The note.', NOTE_MAX_CHARS),
+      refs: Type.Array(objectId('A world object the note is about.'), {
+        maxItems: NOTE_MAX_REFS,
+        uniqueItems: true,
+        default: [],
+        description: 'World objects the note is about; each must exist.',
+      }),
+    },
+    ['text'],
+  ),
+  recall: none,
+  summarize: none,
+  close: none,
+} satisfies Record<SessionCommand, unknown>;
+
+/** Arguments of each command once validated (defaults filled in). */
+export type CommandArgs = {
+  [C in SessionCommand]: Static<(typeof COMMAND_ARGS_SCHEMAS)[C]>;
+} & {
+  list_objects: { limit: number };
+  note: { refs: string[] };
+};
+
+/** A session. */
+export const sessionView = view(
+  {
+    session_id: prefixedId('ses', 'Session id.'),
+    created_at: dateTime('When the session was created.'),
+    continuity_mode: choice(CONTINUITY_MODES, 'How the session carries memory across steps.'),
+    state: choice(['active', 'closed'], 'Session state.'),
+    step_count: count('Steps taken so far.'),
+    shared_context_id: contextRef('Shared context the session belongs to, when named.'),
+    last_step_at: nullable(dateTime('When the newest step was taken; null before the first.')),
+  },
+  ['session_id', 'created_at', 'continuity_mode', 'state', 'step_count'],
+  'A communicative session.',
+);
+
+/** The result of one step. */
+export const stepResultView = view(
+  {
+    session_id: prefixedId('ses', 'Session id.'),
+    step: count('Number of this step (1 for the first).'),
+    command: text('Command that ran.', 64),
+    output: freeObject('Command output.'),
+    state: choice(['active', 'closed'], 'Session state after this step.'),
+    at: dateTime('When the step was taken.'),
+    continuity: view(
+      {
+        identity_stable: flag('True when identity carried over (`preserve` mode).'),
+        identity_digest: text(
+          'Identity the step ran under: the session identity in `preserve` mode (the same every step), a new digest each step in `fresh` mode.',
+          128,
+        ),
+        steps: count('Steps taken so far, this one included.'),
+        continuity_mode: choice(CONTINUITY_MODES, 'Continuity mode of the session.'),
+        memory_digest: nullable(
+          text('Hash chain over the notes carried (`preserve`); null in `fresh`.', 128),
+        ),
+      },
+      ['identity_stable'],
+      'Continuity of the session after this step.',
+    ),
+  },
+  ['session_id', 'step', 'command', 'output', 'continuity'],
+);
