@@ -4,7 +4,8 @@ import type { RouteDefinition } from './route';
 /** A JSON Schema as the OpenAPI document carries it. */
 type JsonSchema = Record<string, unknown>;
 
-export const API_VERSION = '1.1.0';
+export { API_VERSION } from '../lib/version';
+import { API_VERSION } from '../lib/version';
 
 const errorObject: JsonSchema = {
   type: 'object',

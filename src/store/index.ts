@@ -21,6 +21,7 @@ import { createServiceEventsRepo } from './service-events.repo';
 import { createUsageRollupsRepo } from './usage-rollups.repo';
 import { createQuotaPoliciesRepo } from './quota-policies.repo';
 import { createRateCountersRepo } from './rate-counters.repo';
+import { createRecordCountsRepo } from './record-counts.repo';
 import { createRequestLedgerRepo } from './request-ledger.repo';
 import { createRuntimeRepo } from './runtime.repo';
 import { createSessionStepsRepo } from './session-steps.repo';
@@ -57,6 +58,7 @@ export function createRepos(db: Db) {
     artifacts: createArtifactsRepo(db),
     substrateDeployments: createSubstrateDeploymentsRepo(db),
     substrateSnapshots: createSubstrateSnapshotsRepo(db),
+    recordCounts: createRecordCountsRepo(db),
   };
 }
 

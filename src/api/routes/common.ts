@@ -17,18 +17,22 @@ export {
  * Handler for a route whose capability is not built yet: 501 after auth and validation.
  * `issue` names the issue that owns it; without one the capability is planned (roadmap).
  */
-export function notImplemented(capability: string, issue?: number): RouteDefinition['handler'] {
+export function notImplemented(capability: string, issue?: number): PlannedHandler {
   const handler = plannedHandler(capability, issue);
   plannedHandlers.add(handler);
   return handler;
 }
 
-const plannedHandlers = new WeakSet<RouteDefinition['handler']>();
+/** A handler that reads nothing of the request: it only answers 501. */
+type PlannedHandler = () => Promise<RouteResult>;
+
+const plannedHandlers = new WeakSet<PlannedHandler>();
 
 /** Whether a route only answers 501 (its capability is planned, not built). */
-export const isPlanned = (route: RouteDefinition): boolean => plannedHandlers.has(route.handler);
+export const isPlanned = (route: RouteDefinition): boolean =>
+  plannedHandlers.has(route.handler as PlannedHandler);
 
-function plannedHandler(capability: string, issue?: number): RouteDefinition['handler'] {
+function plannedHandler(capability: string, issue?: number): PlannedHandler {
   const message =
     issue === undefined
       ? `${capability} is not implemented yet (planned; see docs/roadmap.md)`

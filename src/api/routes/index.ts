@@ -2,17 +2,12 @@ import type { RouteDefinition } from '../route';
 import { accessRoutes } from './access.routes';
 import { adminControlPlaneRoutes } from './admin-control-plane.routes';
 import { adminOpsRoutes } from './admin-ops.routes';
-import { continuousOpsRoutes } from './continuous-ops.routes';
+import { artifactRoutes } from './artifacts';
 import { externalActionsRoutes } from './external-actions';
 import { externalEventsRoutes } from './external-events';
-import { intentionalityRoutes } from './intentionality.routes';
-import { membraneRoutes } from './membrane.routes';
-import { repairRoutes } from './repair.routes';
-import { researchRoutes } from './research.routes';
-import { runtimeStatusRoutes } from './runtime-status.routes';
-import { runtimeRoutes } from './runtime.routes';
+import { plannedApiRoutes } from './planned';
+import { platformRoutes, runtimeRoutes } from './runtime';
 import { sessionsRoutes } from './sessions';
-import { sharedContextsRoutes } from './shared-contexts.routes';
 import { substratesRoutes } from './substrates';
 import { worldsRoutes } from './worlds';
 
@@ -20,18 +15,14 @@ import { worldsRoutes } from './worlds';
 export const apiRoutes: RouteDefinition[] = [
   ...accessRoutes,
   ...sessionsRoutes,
-  ...runtimeStatusRoutes,
   ...runtimeRoutes,
-  ...intentionalityRoutes,
+  ...platformRoutes(() => apiRoutes),
   ...worldsRoutes,
-  ...sharedContextsRoutes,
-  ...repairRoutes,
   ...externalEventsRoutes,
   ...externalActionsRoutes,
   ...substratesRoutes,
-  ...researchRoutes,
-  ...membraneRoutes,
-  ...continuousOpsRoutes,
+  ...artifactRoutes,
   ...adminControlPlaneRoutes,
   ...adminOpsRoutes,
+  ...plannedApiRoutes,
 ];

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { API_VERSION } from '../../api/openapi';
+import { API_VERSION } from '../../lib/version';
 import type { AppDeps } from '../../app/deps';
 import type { ServiceProbeInput, ServiceProbeResult } from '../../workflows/shared';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import type { AppDeps } from '../../app/deps';
 import { Unavailable } from '../../lib/errors';
-import type { RuntimeSessionQuery } from '../../api/routes/runtime.routes';
+import type { RuntimeSessionQuery } from './schemas';
 import { isoNow } from '../../lib/time';
 import type { LineageLink } from '../../store/sessions.repo';
 import { freshStepDigest } from '../sessions/identity';

@@ -1,6 +1,5 @@
 import type { AppDeps } from '../../app/deps';
-import { API_VERSION } from '../../api/openapi';
-import type { RouteDefinition } from '../../api/route';
+import { API_VERSION } from '../../lib/version';
 import { FAMILIES, layerName, type FamilyName } from '../../auth/families';
 import { isoNow } from '../../lib/time';
 
@@ -29,8 +28,8 @@ export const COUNTED_COLLECTIONS = {
  * none yet) and headline record counts. Sessions are counted from the lineage head.
  */
 export async function getPlatformSummary(
-  deps: Pick<AppDeps, 'repos' | 'db'>,
-  routes: readonly RouteDefinition[],
+  deps: Pick<AppDeps, 'repos'>,
+  routes: readonly { family: string }[],
 ) {
   const perFamily = new Map<string, number>();
   for (const route of routes) perFamily.set(route.family, (perFamily.get(route.family) ?? 0) + 1);
@@ -49,11 +48,7 @@ export async function getPlatformSummary(
     });
   const [head, counted] = await Promise.all([
     deps.repos.sessions.lineageHead(),
-    Promise.all(
-      Object.values(COUNTED_COLLECTIONS).map((name) =>
-        deps.db.collection(name).estimatedDocumentCount(),
-      ),
-    ),
+    deps.repos.recordCounts.estimate(Object.values(COUNTED_COLLECTIONS)),
   ]);
   const counts: Record<string, number> = { sessions: head?.sessions ?? 0 };
   Object.keys(COUNTED_COLLECTIONS).forEach((kind, index) => (counts[kind] = counted[index]));

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../app/deps';
 import { Unavailable } from '../../lib/errors';
-import { API_VERSION } from '../../api/openapi';
+import { API_VERSION } from '../../lib/version';
 
 /** The runtime's status from its durable record plus this process's uptime. */
 export async function getRuntimeStatus(deps: Pick<AppDeps, 'repos' | 'startedAt'>) {

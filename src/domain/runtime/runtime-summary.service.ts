@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../app/deps';
-import type { RuntimeSessionQuery } from '../../api/routes/runtime.routes';
+import type { RuntimeSessionQuery } from './schemas';
 import { describeCommands } from '../sessions/fold';
 import { loadSession } from '../sessions/sessions.service';
 import { runtimeRecord } from './continuity.service';

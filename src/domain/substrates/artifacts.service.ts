@@ -53,11 +53,8 @@ export async function getArtifactByPath(deps: ArtifactDeps, path: string) {
   };
 }
 
-/** `GET /v1/artifacts/{path}/raw`: the bytes with their content type, `ETag` their sha256. */
+/** `GET /v1/artifacts/{path}/raw`: the bytes, their content type and their sha256. */
 export async function rawArtifact(deps: ArtifactDeps, path: string) {
   const { artifact, content } = await byPath(deps, path);
-  return {
-    raw: { body: content, contentType: artifact.content_type },
-    headers: { etag: `"${artifact.sha256}"` },
-  };
+  return { bytes: content, contentType: artifact.content_type, sha256: artifact.sha256 };
 }

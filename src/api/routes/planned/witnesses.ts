@@ -1,0 +1,147 @@
+import {
+  anyValue,
+  choice,
+  closedObject,
+  contextRef,
+  filterQuery,
+  freeObject,
+  integer,
+  pagedQuery,
+  patterned,
+  prefixedId,
+} from '../../../lib/schema';
+import type { PlannedRow } from './table';
+import { plannedRoutes } from './table';
+
+const contextParams = { context_id: contextRef('Shared context id.') };
+const sessionFocus = filterQuery({
+  session_id: prefixedId('ses', 'Focus the readout on this session (optional).'),
+  window_seconds: integer('Time window of the readout, in seconds.', 60, 2_592_000, 3600),
+});
+
+const runtimeWitness = (operation: string, path: string, summary: string): PlannedRow => ({
+  operationId: `runtime.${operation}`,
+  method: 'GET',
+  path: `/v1/runtime/${path}`,
+  family: 'runtime_witness',
+  summary,
+  capability: `The runtime ${path} witness`,
+  query: sessionFocus,
+});
+
+const contextWitness = (
+  operation: string,
+  path: string,
+  family: PlannedRow['family'],
+  summary: string,
+): PlannedRow => ({
+  operationId: `sharedContexts.${operation}`,
+  method: 'GET',
+  path: `/v1/shared-contexts/{context_id}${path}`,
+  family,
+  summary,
+  capability: 'Shared contexts and their witnesses',
+  params: contextParams,
+});
+
+/** Formats a membrane renderer answers in (DESIGN.md section 8). */
+const MEMBRANE_FORMATS = ['json', 'markdown', 'html', 'svg'] as const;
+
+const renderer = (kind: string, family: PlannedRow['family'], summary: string): PlannedRow => ({
+  operationId: `membrane.render.${kind}`,
+  method: 'POST',
+  path: `/v1/membrane/render/${kind}`,
+  family,
+  summary,
+  capability: `The ${kind} membrane renderer`,
+  body: {
+    name: 'MembraneRenderRequest',
+    schema: closedObject(
+      {
+        format: choice(MEMBRANE_FORMATS, 'Output format (`svg` for world and runtime only).'),
+        subject: freeObject('What to compute and render (e.g. `{"context_id": "..."}`).', 16),
+        payload: anyValue('A payload to render as given, instead of a subject.'),
+      },
+      ['format'],
+    ),
+  },
+});
+
+/** Witnesses, shared contexts, intentionality and the membrane (DESIGN.md section 8): issue #13. */
+export const witnessRoutes = plannedRoutes(13, 'witnesses', [
+  runtimeWitness('affect', 'affect', 'affective witness readout'),
+  runtimeWitness('development', 'development', 'developmental witness readout'),
+  runtimeWitness('selfReport', 'self-report', 'structured self report'),
+  runtimeWitness('integratedSelfWorld', 'integrated-self-world', 'integrated self-world witness'),
+  contextWitness('get', '', 'shared_contexts', 'inspect shared context'),
+  contextWitness('aboutness', '/aboutness', 'shared_contexts_witness', 'shared aboutness witness'),
+  contextWitness(
+    'commitments',
+    '/commitments',
+    'shared_contexts_witness',
+    'shared commitments witness',
+  ),
+  contextWitness(
+    'disagreement',
+    '/disagreement',
+    'shared_contexts_witness',
+    'shared disagreement witness',
+  ),
+  contextWitness('evidence', '/evidence', 'shared_contexts_witness', 'shared evidence witness'),
+  contextWitness(
+    'externalReconciliation',
+    '/external-reconciliation',
+    'external_reconciliation',
+    'shared-context external reconciliations',
+  ),
+  contextWitness(
+    'workflowSummary',
+    '/workflow-summary',
+    'shared_contexts',
+    'shared workflow summary',
+  ),
+  {
+    operationId: 'intentionality.aboutness',
+    method: 'GET',
+    path: '/v1/aboutness',
+    family: 'intentionality',
+    summary: 'aboutness for a handle',
+    capability: 'Aboutness inspection',
+    query: filterQuery({
+      handle: patterned(
+        'Any record id (`ses_`, `act_`, `tsk_`, `evt_`, `dep_`, `obj_`) or `ctx:<context_id>`.',
+        '^([a-z]{3}_[0-9A-Za-z]{10,40}|ctx:[A-Za-z0-9_.:-]{1,128})$',
+        140,
+      ),
+    }),
+  },
+  {
+    operationId: 'intentionality.threads.list',
+    method: 'GET',
+    path: '/v1/intentionality/threads',
+    family: 'intentionality',
+    summary: 'list threads',
+    capability: 'Intentionality threads',
+    query: pagedQuery({
+      object_id: prefixedId('obj', 'Only the thread about this world object.'),
+      shared_context_id: contextRef('Only threads touching this shared context.'),
+    }),
+  },
+  {
+    operationId: 'intentionality.threads.get',
+    method: 'GET',
+    path: '/v1/intentionality/threads/{thread_id}',
+    family: 'intentionality',
+    summary: 'inspect thread',
+    capability: 'Intentionality threads',
+    params: { thread_id: prefixedId('thr', 'Thread id.') },
+    query: pagedQuery(),
+  },
+  renderer('aboutness', 'membrane_witness', 'aboutness witness payload'),
+  renderer('assay', 'membrane_basic', 'assay payload'),
+  renderer('commitment', 'membrane_witness', 'commitment witness payload'),
+  renderer('evidence', 'membrane_witness', 'evidence witness payload'),
+  renderer('repair', 'membrane_witness', 'repair witness payload'),
+  renderer('runtime', 'membrane_basic', 'runtime state'),
+  renderer('world', 'membrane_world_render', 'world state'),
+]);
