@@ -12,7 +12,9 @@ import type { RouteDefinition } from './route';
 
 /** Every route the service answers, in registration order. */
 export function allRoutes(openApi: () => Record<string, unknown>): RouteDefinition[] {
-  return [...systemRoutes(openApi), ...apiRoutes];
+  const routes: RouteDefinition[] = [];
+  routes.push(...systemRoutes(openApi), ...apiRoutes(() => routes));
+  return routes;
 }
 
 /** Builds the Koa app over its dependencies; listening is the caller's business. */

@@ -35,8 +35,7 @@ export interface AuthenticatorOptions {
 
 export type Authenticator = ReturnType<typeof createAuthenticator>;
 
-const unauthorized = (message: string): AppError =>
-  new Unauthorized(message);
+const unauthorized = (message: string): AppError => new Unauthorized(message);
 
 /** Key id of the bootstrap operator key seeded from ADMIN_API_KEY. */
 export function bootstrapKeyId(adminApiKey: string): string {

@@ -221,9 +221,7 @@ export const cursorParam = Type.String({
 export const pagedQuery = <F extends TProperties = Record<never, never>>(
   filters: F = {} as F,
 ): TObject<WithOptional<{ limit: typeof limitParam; cursor: typeof cursorParam } & F, never>> =>
-  Type.Object(optionalize({ limit: limitParam, cursor: cursorParam, ...filters }, [])) as TObject<
-    WithOptional<{ limit: typeof limitParam; cursor: typeof cursorParam } & F, never>
-  >;
+  Type.Object(optionalize({ limit: limitParam, cursor: cursorParam, ...filters }, []));
 
 /** A query of optional filters (no paging). */
 export const filterQuery = <F extends TProperties>(filters: F): TObject<WithOptional<F, never>> =>

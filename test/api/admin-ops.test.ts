@@ -146,13 +146,19 @@ describe('admin ops: access and validation', () => {
     '/v1/admin/usage?granularity=week',
     '/v1/admin/usage?organization_id=nope',
     '/v1/admin/usage?limit=501',
-    '/v1/admin/usage/NOT-A-KEY',
     '/v1/admin/usage/0123456789ab?until=tomorrow',
   ])('GET %s is 422', async (path) => {
     const res = await get<ErrorBody>(path);
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('validation_error');
     expect(Array.isArray(res.body.detail)).toBe(true);
+  });
+
+  // Issue 10, risk 9: a key id the server never issued names no key: 404, not 422.
+  it('GET /v1/admin/usage/NOT-A-KEY is 404', async () => {
+    const res = await get<ErrorBody>('/v1/admin/usage/NOT-A-KEY');
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('not_found');
   });
 });
 

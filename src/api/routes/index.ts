@@ -1,7 +1,6 @@
 import type { RouteDefinition } from '../route';
-import { accessRoutes } from './access.routes';
-import { adminControlPlaneRoutes } from './admin-control-plane.routes';
-import { adminOpsRoutes } from './admin-ops.routes';
+import { accessRoutes } from './access';
+import { adminRoutes } from './admin';
 import { artifactRoutes } from './artifacts';
 import { externalActionsRoutes } from './external-actions';
 import { externalEventsRoutes } from './external-events';
@@ -11,18 +10,20 @@ import { sessionsRoutes } from './sessions';
 import { substratesRoutes } from './substrates';
 import { worldsRoutes } from './worlds';
 
-/** The whole /v1 API, one table per area; the system routes are added by the app. */
-export const apiRoutes: RouteDefinition[] = [
+/**
+ * The whole /v1 API, one table per area; the system routes are added by the app. The
+ * platform and access-layer summaries count routes, so they are handed the full table.
+ */
+export const apiRoutes = (catalog: () => readonly RouteDefinition[]): RouteDefinition[] => [
   ...accessRoutes,
   ...sessionsRoutes,
   ...runtimeRoutes,
-  ...platformRoutes(() => apiRoutes),
+  ...platformRoutes(() => catalog().filter((route) => route.path.startsWith('/v1/'))),
   ...worldsRoutes,
   ...externalEventsRoutes,
   ...externalActionsRoutes,
   ...substratesRoutes,
   ...artifactRoutes,
-  ...adminControlPlaneRoutes,
-  ...adminOpsRoutes,
+  ...adminRoutes(catalog),
   ...plannedApiRoutes,
 ];

@@ -1,3 +1,5 @@
+import { Type } from '@sinclair/typebox';
+import { arrayOf, choice, count, freeObject, pathParams, text, view } from '../../lib/schema';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pingMongo } from '../../store/mongo';
@@ -37,7 +39,23 @@ const DOCS_INIT = `window.ui = SwaggerUIBundle({
   layout: 'StandaloneLayout',
 });`;
 
-const objectBody = { type: 'object' };
+const objectBody = Type.Object({});
+const healthView = view(
+  {
+    status: choice(['ok'], 'The process is up.'),
+    version: text('API version.', 32),
+    uptime_seconds: count('Seconds since the process started.'),
+  },
+  ['status', 'version', 'uptime_seconds'],
+);
+const readinessView = view(
+  {
+    status: choice(['ready', 'degraded', 'not_ready'], 'Readiness verdict.'),
+    failing: arrayOf(text('A failing dependency.', 32), 'Failing dependencies.', { maxItems: 8 }),
+    checks: freeObject('One check per dependency: `ok`, and `error` when failing.'),
+  },
+  ['status', 'failing', 'checks'],
+);
 
 // The package's entry point loads the whole Swagger UI bundle; only its files are needed.
 const SWAGGER_DIR = dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -78,7 +96,7 @@ export function systemRoutes(openApiDocument: () => Record<string, unknown>): Ro
       summary: 'liveness check',
       description: 'The process is up and serving HTTP; checks no dependency.',
       tags: ['system'],
-      responses: { 200: { description: 'Alive.', schema: objectBody } },
+      responses: { 200: { description: 'Alive.', schema: healthView } },
       handler: async (_req, deps) => ({
         bare: {
           status: 'ok',
@@ -97,8 +115,8 @@ export function systemRoutes(openApiDocument: () => Record<string, unknown>): Ro
         'Ready when MongoDB answers, Temporal answers and a worker polls the task queue; 503 names the failing dependency.',
       tags: ['system'],
       responses: {
-        200: { description: 'Ready.', schema: objectBody },
-        503: { description: 'Not ready; `failing` names the dependencies.', schema: objectBody },
+        200: { description: 'Ready.', schema: readinessView },
+        503: { description: 'Not ready; `failing` names the dependencies.', schema: readinessView },
       },
       handler: async (_req, deps) => {
         const [mongoError, temporal] = await Promise.all([
@@ -155,17 +173,13 @@ export function systemRoutes(openApiDocument: () => Record<string, unknown>): Ro
       summary: 'interactive reference asset',
       hidden: true,
       request: {
-        params: {
-          type: 'object',
-          properties: {
-            asset: { type: 'string', enum: [...Object.keys(SWAGGER_ASSETS), 'init.js'] },
-          },
-          required: ['asset'],
-        },
+        params: pathParams({
+          asset: choice([...Object.keys(SWAGGER_ASSETS), 'init.js'], 'Asset file name.'),
+        }),
       },
       responses: { 200: { description: 'Static asset.' } },
       handler: async (req) => {
-        const { asset } = req.params as { asset: string };
+        const { asset } = req.params;
         if (asset === 'init.js') {
           return { raw: { body: DOCS_INIT, contentType: 'application/javascript; charset=utf-8' } };
         }

@@ -6,13 +6,7 @@ import {
 import type { AppDeps } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
 import { FAMILIES, entitlementRank } from '../../auth/families';
-import {
-  AppError,
-  InvalidState,
-  Unavailable,
-  notFound,
-  type AppErrorKind,
-} from '../../lib/errors';
+import { AppError, InvalidState, Unavailable, notFound, type AppErrorKind } from '../../lib/errors';
 import type {
   ActionHistoryQuery,
   ExternalActionDecisionRequest,
@@ -216,7 +210,8 @@ async function temporalClient(deps: AppDeps) {
   try {
     return await deps.temporal.getClient();
   } catch (error) {
-    throw new Unavailable(`Temporal is unreachable: ${error instanceof Error ? error.message : String(error)}`,
+    throw new Unavailable(
+      `Temporal is unreachable: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
 }

@@ -218,8 +218,7 @@ export async function ingestBatch(deps: AppDeps, body: ExternalEventBatchRequest
   const firsts = await Promise.all(taken.map(({ key }) => repo.findByKey(key)));
   taken.forEach(({ key }, position) => {
     const record = firsts[position];
-    if (!record)
-      throw new Unavailable('an event was claimed but cannot be read; retry');
+    if (!record) throw new Unavailable('an event was claimed but cannot be read; retry');
     stored.set(key, { record, created: false });
   });
 
@@ -279,7 +278,8 @@ export async function getReconciliation(deps: AppDeps, eventId: string) {
     : await deps.repos.externalEvents.findByEventId(eventId);
   if (output && event) return reconciliationView(output, event);
   if (event) {
-    throw new NotFound(`the reconciliation of ${eventId} is not recorded: its ingest did not finish; send the event again to complete it`,
+    throw new NotFound(
+      `the reconciliation of ${eventId} is not recorded: its ingest did not finish; send the event again to complete it`,
     );
   }
   throw notFound(`external event ${eventId}`);

@@ -231,7 +231,8 @@ export function createReconciler(deps: Pick<AppDeps, 'repos' | 'logger'>) {
           await pause(round);
         }
         if (!outcome?.done) {
-          throw new Unavailable(`external state of ${objectId} is changing too fast to reconcile; retry`,
+          throw new Unavailable(
+            `external state of ${objectId} is changing too fast to reconcile; retry`,
           );
         }
         const { results } = outcome;

@@ -5,12 +5,7 @@ import { newId } from '../../lib/ids';
 import { isDuplicateKey } from '../../store/mongo';
 import { SANDBOX_ORGANIZATION } from '../../store/organizations.repo';
 import { classLimitsView, issueKey } from './keys.service';
-
-export interface SandboxAccessRequest {
-  name: string;
-  email: string;
-  intended_use: string;
-}
+import type { SandboxAccessRequest } from './schemas';
 
 /**
  * Grants a sandbox key at once: a `member` principal in the sandbox organization and a

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../app/deps';
 import { hashApiKey, mintApiKey } from '../../auth/api-key';
 import type { AuthContext } from '../../auth/auth-context';
-import { parseAccessLayer, type Entitlement } from '../../auth/families';
+import { parseAccessLayer } from '../../auth/families';
 import { AppError, Conflict, InvalidState, Invalid, notFound } from '../../lib/errors';
 import type { ApiKeyRecord, KeyFilter, KeyStatus, RotationUpdate } from '../../store/api-keys.repo';
 import { decodeCursor, encodeCursor } from '../../store/paging';
@@ -9,6 +9,7 @@ import { audit } from './audit';
 import { classLimitsView, issueKey } from './keys.service';
 import { changeStatus, refuseLockout } from './status-change';
 import { keyView } from './views';
+import type { CreateKeyBody } from './schemas';
 
 /** Default rotation grace: the previous secret works for 24 h more. */
 export const DEFAULT_ROTATION_GRACE_SECONDS = 86_400;
@@ -17,14 +18,6 @@ export const DEFAULT_ROTATION_GRACE_SECONDS = 86_400;
  * api instance died between the claim and the write); the next rotation skips its number.
  */
 export const STALE_ROTATION_CLAIM_MS = 60_000;
-
-export interface CreateKeyBody {
-  principal_id: string;
-  entitlement: Entitlement;
-  access_layer: number | string;
-  label?: string;
-  expires_at?: string;
-}
 
 /** Mints a key for an existing, active principal; the secret is in this answer only. */
 export async function createKey(
@@ -158,11 +151,11 @@ export async function rotateKey(
   const key = await deps.repos.apiKeys.findById(body.key_id);
   if (!key) throw notFound(`key ${body.key_id}`);
   if (key.status === 'revoked') {
-    throw new InvalidState(`key ${key._id} is revoked; a revoked key cannot be rotated`,
-    );
+    throw new InvalidState(`key ${key._id} is revoked; a revoked key cannot be rotated`);
   }
   if (key.bootstrap) {
-    throw new InvalidState(`key ${key._id} is the bootstrap operator key: it is ADMIN_API_KEY, so change the configuration to rotate it`,
+    throw new InvalidState(
+      `key ${key._id} is the bootstrap operator key: it is ADMIN_API_KEY, so change the configuration to rotate it`,
     );
   }
   const rotation = await claimNextRotation(deps, key);

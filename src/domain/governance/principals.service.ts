@@ -13,13 +13,7 @@ import type { Principal } from '../../store/principals.repo';
 import { audit } from './audit';
 import { changeStatus, refuseLockout } from './status-change';
 import { principalView } from './views';
-
-export interface CreatePrincipalBody {
-  name: string;
-  email: string;
-  organization_id?: string;
-  role: PrincipalRole;
-}
+import type { CreatePrincipalBody } from './schemas';
 
 /** Creates a principal; without an organization, members join `sandbox`, operators `operators`. */
 export async function createPrincipal(
@@ -37,8 +31,7 @@ export async function createPrincipal(
       );
   if (!organization) throw notFound(`organization ${body.organization_id}`);
   if (organization.status !== 'active') {
-    throw new InvalidState(`organization ${organization._id} is ${organization.status}`,
-    );
+    throw new InvalidState(`organization ${organization._id} is ${organization.status}`);
   }
   const principal: Principal = {
     _id: newId('prn'),

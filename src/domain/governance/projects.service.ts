@@ -24,8 +24,7 @@ export async function createProject(
   const organization = await deps.repos.organizations.findById(body.organization_id);
   if (!organization) throw notFound(`organization ${body.organization_id}`);
   if (organization.status !== 'active') {
-    throw new InvalidState(`organization ${organization._id} is ${organization.status}`,
-    );
+    throw new InvalidState(`organization ${organization._id} is ${organization.status}`);
   }
   const now = new Date().toISOString();
   const project: Project = {
@@ -41,7 +40,8 @@ export async function createProject(
     await deps.repos.projects.insert(project);
   } catch (error) {
     if (isDuplicateKey(error)) {
-      throw new Conflict(`organization ${organization._id} already has a project named "${body.name}"`,
+      throw new Conflict(
+        `organization ${organization._id} already has a project named "${body.name}"`,
       );
     }
     throw error;

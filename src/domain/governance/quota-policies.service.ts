@@ -9,13 +9,7 @@ import { decodeIdCursor, idPage } from '../../store/paging';
 import type { PolicyFilter, QuotaPoliciesRepo, QuotaPolicy } from '../../store/quota-policies.repo';
 import { audit } from './audit';
 import { changeStatus } from './status-change';
-
-export interface CreatePolicyBody {
-  name: string;
-  scope: QuotaPolicy['scope'];
-  requests_per_minute: number;
-  daily_quota: number;
-}
+import type { CreatePolicyBody } from './schemas';
 
 /** Specificity of a policy's scope: a key beats an organization beats a class. */
 const specificity = (policy: QuotaPolicy): number =>

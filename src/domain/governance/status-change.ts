@@ -82,14 +82,16 @@ export async function refuseLockout(
         : auth.organizationId;
   const what = target.holder === 'key' ? 'the key' : `the ${target.holder} of the key`;
   if (target.id === own) {
-    throw new InvalidState(`refusing to make ${target.holder} ${target.id} ${target.status}: it is ${what} making this request, which would lock this operator out; use another operator's key`,
+    throw new InvalidState(
+      `refusing to make ${target.holder} ${target.id} ${target.status}: it is ${what} making this request, which would lock this operator out; use another operator's key`,
     );
   }
   if (target.holder === 'key' || !deps.config.adminApiKey) return;
   const bootstrap = await deps.repos.apiKeys.findById(bootstrapKeyId(deps.config.adminApiKey));
   const held = target.holder === 'principal' ? bootstrap?.principal_id : bootstrap?.organization_id;
   if (held === target.id) {
-    throw new InvalidState(`refusing to make ${target.holder} ${target.id} ${target.status}: it holds the bootstrap operator key (ADMIN_API_KEY), the break-glass path; suspend or revoke that key instead, or retire ADMIN_API_KEY`,
+    throw new InvalidState(
+      `refusing to make ${target.holder} ${target.id} ${target.status}: it holds the bootstrap operator key (ADMIN_API_KEY), the break-glass path; suspend or revoke that key instead, or retire ADMIN_API_KEY`,
     );
   }
 }

@@ -1,11 +1,7 @@
 import type { AppDeps } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
 import { Conflict, InvalidState, Unavailable, notFound } from '../../lib/errors';
-import type {
-  SessionCommand,
-  SessionCreateRequest,
-  SessionStepRequest,
-} from './schemas';
+import type { SessionCommand, SessionCreateRequest, SessionStepRequest } from './schemas';
 import { newId } from '../../lib/ids';
 import { isoNow } from '../../lib/time';
 import type { SessionFold, SessionStepRecord } from '../../store/session-steps.repo';

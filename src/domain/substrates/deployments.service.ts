@@ -1,9 +1,6 @@
 import type { AppDeps } from '../../app/deps';
 import { Unavailable, Invalid, notFound } from '../../lib/errors';
-import type {
-  DeploymentListQuery,
-  SubstrateDeployRequest,
-} from './schemas';
+import type { DeploymentListQuery, SubstrateDeployRequest } from './schemas';
 import type { AuthContext } from '../../auth/auth-context';
 import { newId } from '../../lib/ids';
 import { decodeIdCursor, idPage } from '../../store/paging';

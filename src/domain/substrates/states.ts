@@ -55,7 +55,8 @@ export function createSubstrateStates(snapshots: SubstrateSnapshotsRepo, maxCach
     /** The state at `tick`; 409 when that tick is not computed yet. */
     async at(deployment: DeploymentRecord, tick: number): Promise<Substrate> {
       if (tick > deployment.progress.tick) {
-        throw new Conflict(`tick ${tick} of ${deployment._id} is not computed yet (newest: ${deployment.progress.tick})`,
+        throw new Conflict(
+          `tick ${tick} of ${deployment._id} is not computed yet (newest: ${deployment.progress.tick})`,
           { extra: { computed_tick: deployment.progress.tick } },
         );
       }

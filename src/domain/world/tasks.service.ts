@@ -1,8 +1,5 @@
 import { Conflict, InvalidState, Invalid, notFound } from '../../lib/errors';
-import type {
-  CreateWorldTaskRequest,
-  UpdateWorldTaskRequest,
-} from './schemas';
+import type { CreateWorldTaskRequest, UpdateWorldTaskRequest } from './schemas';
 import { newId } from '../../lib/ids';
 import { isoNow } from '../../lib/time';
 import type { Repos } from '../../store';
@@ -66,7 +63,8 @@ export async function updateTask(deps: TaskDeps, taskId: string, body: UpdateWor
     const current = await currentTask(repos, taskId);
     if (!current) throw notFound(`task ${taskId}`);
     if (body.expected_version !== undefined && body.expected_version !== current.version) {
-      throw new Conflict(`task ${taskId} is at version ${current.version}, not ${body.expected_version}`,
+      throw new Conflict(
+        `task ${taskId} is at version ${current.version}, not ${body.expected_version}`,
         { extra: { current_version: current.version } },
       );
     }

@@ -1,10 +1,6 @@
 import type { AppDeps } from '../../app/deps';
 import { notFound } from '../../lib/errors';
-import type {
-  RelationshipQuery,
-  WorldHistoryQuery,
-  WorldKindQuery,
-} from './schemas';
+import type { RelationshipQuery, WorldHistoryQuery, WorldKindQuery } from './schemas';
 import { decodeCursor } from '../../store/paging';
 import { decodeIdCursor, idPage } from '../../store/paging';
 import { historyEventView, objectView, relationshipView } from './views';

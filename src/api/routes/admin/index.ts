@@ -1,0 +1,11 @@
+import type { RouteDefinition } from '../../route';
+import { tenantResourceRoutes } from './control-plane.routes';
+import { adminOpsRoutes } from './ops.routes';
+import { summaryRoutes } from './summaries.routes';
+
+/** The permanently private control plane and ops readouts (operator keys only). */
+export const adminRoutes = (routes: () => readonly RouteDefinition[]): RouteDefinition[] => [
+  ...summaryRoutes(routes),
+  ...tenantResourceRoutes,
+  ...adminOpsRoutes,
+];

@@ -1,0 +1,52 @@
+import {
+  accessLayerSummary,
+  entitlementSummary,
+} from '../../../domain/governance/summaries.service';
+import {
+  accessLayerSummaryView,
+  entitlementSummaryView,
+} from '../../../domain/governance/view-schemas';
+import { defineRoute, type RouteDefinition } from '../../route';
+import { envelope } from '../common';
+
+/**
+ * The access-layer and entitlement summaries. The access-layer summary counts the routes of
+ * every family, so it is handed the whole route table (which includes it), read per request.
+ */
+export const summaryRoutes = (routes: () => readonly RouteDefinition[]): RouteDefinition[] => [
+  defineRoute({
+    operationId: 'admin.accessLayers',
+    method: 'GET',
+    path: '/v1/admin/access-layers',
+    family: 'admin_control_plane',
+    summary: 'access-layer governance summary',
+    description:
+      'Returns the access layers with the route families each opens (planned families included), and how many active keys hold each layer.',
+    tags: ['admin'],
+    responses: {
+      200: {
+        description: 'The access-layer summary.',
+        schema: envelope(accessLayerSummaryView),
+      },
+    },
+    handler: async (_req, deps) => ({ payload: await accessLayerSummary(deps, routes()) }),
+  }),
+
+  defineRoute({
+    operationId: 'admin.entitlements',
+    method: 'GET',
+    path: '/v1/admin/entitlements',
+    family: 'admin_control_plane',
+    summary: 'entitlement classes and usage posture',
+    description:
+      'Returns each entitlement class with its default limits, the active class-scoped quota policies that override them and how many keys hold it, by status.',
+    tags: ['admin'],
+    responses: {
+      200: {
+        description: 'The entitlement classes.',
+        schema: envelope(entitlementSummaryView),
+      },
+    },
+    handler: async (_req, deps) => ({ payload: await entitlementSummary(deps) }),
+  }),
+];

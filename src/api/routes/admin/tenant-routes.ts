@@ -1,0 +1,112 @@
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import type { AppDeps } from '../../../app/deps';
+import type { AuthContext } from '../../../auth/auth-context';
+import { statusChangeView } from '../../../domain/governance/view-schemas';
+import { defineRoute, type RouteDefinition } from '../../route';
+import { envelope, page } from '../common';
+
+const TAGS = ['admin'];
+
+/** A control-plane mutation: who asks, under which request id, with what body. */
+type Mutation<B extends TSchema> = (
+  deps: AppDeps,
+  auth: AuthContext,
+  requestId: string,
+  body: Static<B>,
+) => Promise<unknown>;
+
+interface Described {
+  summary: string;
+  description: string;
+}
+
+/** The list, create and status routes of one tenant resource (keys, principals, ...). */
+export interface TenantResource<Q extends TObject, C extends TSchema, S extends TSchema> {
+  /** Path segment and operationId stem: `organizations` → `/v1/admin/organizations`. */
+  resource: string;
+  /** How one record reads in descriptions: `organization`. */
+  singular: string;
+  view: TSchema;
+  list: Described & { query: Q; run: (deps: AppDeps, query: Static<Q>) => Promise<unknown> };
+  create: Described & {
+    bodyName: string;
+    body: C;
+    run: Mutation<C>;
+    /** What the create answers, when more than the view (a key's secret). */
+    view?: TSchema;
+  };
+  setStatus: Described & { bodyName: string; body: S; run: Mutation<S> };
+}
+
+// The factory is generic over the schemas, so it hands them to `defineRoute` as plain
+// schemas (inferring through a generic `Static<>` is too deep for the compiler) and casts the
+// validated input back to the static type its caller declared: validation ran on the same
+// schema first.
+
+/**
+ * `GET /v1/admin/<resource>` (paged newest first, filtered), `POST .../create` (201,
+ * idempotent, audited) and `POST .../status` (the record and its previous status), all
+ * operator-only: the shape every tenant resource shares.
+ */
+export function tenantRoutes<Q extends TObject, C extends TSchema, S extends TSchema>(
+  spec: TenantResource<Q, C, S>,
+): RouteDefinition[] {
+  const base = `/v1/admin/${spec.resource}`;
+  const operation = `admin.${spec.resource}`;
+  return [
+    defineRoute({
+      operationId: `${operation}.list`,
+      method: 'GET',
+      path: base,
+      family: 'admin_control_plane',
+      summary: spec.list.summary,
+      description: spec.list.description,
+      tags: TAGS,
+      request: { query: spec.list.query },
+      responses: { 200: { description: `A page of ${spec.resource}.`, schema: page(spec.view) } },
+      handler: async (req, deps) => ({
+        payload: await spec.list.run(deps, req.query as Static<Q>),
+      }),
+    }),
+    defineRoute({
+      operationId: `${operation}.create`,
+      method: 'POST',
+      path: `${base}/create`,
+      family: 'admin_control_plane',
+      summary: spec.create.summary,
+      description: spec.create.description,
+      tags: TAGS,
+      request: { body: { name: spec.create.bodyName, schema: spec.create.body } },
+      responses: {
+        201: {
+          description: `The new ${spec.singular}.`,
+          schema: envelope(spec.create.view ?? spec.view),
+        },
+      },
+      idempotent: true,
+      handler: async (req, deps) => ({
+        status: 201,
+        payload: await spec.create.run(deps, req.auth, req.requestId, req.body as Static<C>),
+      }),
+    }),
+    defineRoute({
+      operationId: `${operation}.setStatus`,
+      method: 'POST',
+      path: `${base}/status`,
+      family: 'admin_control_plane',
+      summary: spec.setStatus.summary,
+      description: spec.setStatus.description,
+      tags: TAGS,
+      request: { body: { name: spec.setStatus.bodyName, schema: spec.setStatus.body } },
+      responses: {
+        200: {
+          description: `The ${spec.singular} after the change.`,
+          schema: envelope(statusChangeView(spec.view)),
+        },
+      },
+      handler: async (req, deps) => ({
+        payload: await spec.setStatus.run(deps, req.auth, req.requestId, req.body as Static<S>),
+      }),
+    }),
+  ];
+}

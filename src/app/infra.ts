@@ -1,0 +1,40 @@
+import type { Db, MongoClient } from 'mongodb';
+import type { Logger } from 'pino';
+import type { Authenticator } from '../auth/authenticator';
+import type { RateLimiter } from '../auth/rate-limiter';
+import type { Config } from '../config';
+import type { Metrics } from '../observability/metrics';
+import type { RequestLedgerWriter } from '../observability/request-ledger-writer';
+import type { ServiceEventRecorder } from '../observability/service-events';
+import type { ServiceMonitor } from '../observability/service-monitor';
+import type { Repos } from '../store';
+import type { TemporalGateway } from '../temporal/gateway';
+import type { WorldReadCache } from '../domain/world/world-read-cache';
+import type { SubstrateStates } from '../domain/substrates/states';
+
+/** The infrastructure every service is built over (no services yet). */
+export interface AppInfra {
+  config: Config;
+  logger: Logger;
+  mongo: MongoClient;
+  db: Db;
+  repos: Repos;
+  authenticator: Authenticator;
+  limiter: RateLimiter;
+  ledger: RequestLedgerWriter;
+  metrics: Metrics;
+  temporal: TemporalGateway;
+  /** Writes this process's service events (start/stop, backend transitions). */
+  serviceEvents: ServiceEventRecorder;
+  /** Probes the backends periodically and records their transitions. */
+  monitor: ServiceMonitor;
+  /** Whole-world reads, cached until the world revision moves. */
+  worldReads: WorldReadCache;
+  /** Deployment states at any computed tick, recent ones cached. */
+  substrateStates: SubstrateStates;
+  /** This api process, as named in rate-limit shards and service events. */
+  instanceId: string;
+  startedAt: Date;
+  /** Routes whose 2xx body was checked against its schema (`VALIDATE_RESPONSES`, tests). */
+  checkedResponses: Set<string>;
+}

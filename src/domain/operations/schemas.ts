@@ -1,0 +1,76 @@
+/**
+ * Operations readouts: the schemas of their queries and of the prune body (DESIGN.md
+ * section 3). Request types are derived from the schemas.
+ */
+import type { Static } from '@sinclair/typebox';
+import { keyId, organizationId, principalId } from '../governance/schemas';
+import {
+  choice,
+  closedObject,
+  dateTime,
+  filterQuery,
+  flag,
+  integer,
+  pagedQuery,
+  patterned,
+  sinceParam,
+  text,
+  untilParam,
+} from '../../lib/schema';
+
+/** Rollup periods of usage readouts. */
+export const granularity = choice(['hour', 'day'], 'Rollup period.', 'day');
+
+/** Query of `admin.audit.list`. */
+export const auditQuery = pagedQuery({
+  key_id: keyId('Only changes made with this key.'),
+  principal_id: principalId('Only changes made by this principal.'),
+  action: patterned('Only this action, e.g. `keys.create`.', '^[a-z][A-Za-z0-9_.]{0,63}$', 64),
+  target_id: patterned('Only changes to this record.', '^[A-Za-z0-9_.:-]{1,128}$', 128),
+  since: sinceParam,
+  until: untilParam,
+});
+export type AuditQuery = Static<typeof auditQuery>;
+
+/** Body of `admin.pruneLedgers`. */
+export const pruneLedgersBody = closedObject(
+  {
+    older_than: dateTime('Delete rows older than this instant (ISO 8601 UTC).'),
+    dry_run: flag('Only count the rows that would be deleted.', false),
+  },
+  ['older_than'],
+);
+export type PruneLedgersBody = Static<typeof pruneLedgersBody>;
+
+/** Query of `admin.requests.list`. */
+export const requestLedgerQuery = pagedQuery({
+  key_id: keyId('Only requests made with this key.'),
+  status: integer('Only requests answered with this HTTP status.', 100, 599),
+  route: text('Only this route template, e.g. `/v1/sessions/{session_id}`.', 256),
+  since: sinceParam,
+  until: untilParam,
+});
+export type RequestLedgerQuery = Static<typeof requestLedgerQuery>;
+
+/** Query of `admin.serviceEvents.list`. */
+export const serviceEventQuery = pagedQuery({
+  kind: patterned('Only events of this kind, e.g. `backend.down`.', '^[a-z][a-z0-9_.]{0,63}$', 64),
+  level: choice(['info', 'warn', 'error'], 'Only events of this level.'),
+  since: sinceParam,
+  until: untilParam,
+});
+export type ServiceEventQuery = Static<typeof serviceEventQuery>;
+
+/** Query of `admin.usage.list`. */
+export const usageQuery = pagedQuery({
+  key_id: keyId('Only this key.'),
+  organization_id: organizationId('Only keys of this organization.'),
+  granularity,
+  since: sinceParam,
+  until: untilParam,
+});
+export type UsageQuery = Static<typeof usageQuery>;
+
+/** Query of `admin.usage.get`. */
+export const keyUsageQuery = filterQuery({ granularity, since: sinceParam, until: untilParam });
+export type KeyUsageQuery = Static<typeof keyUsageQuery>;
