@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   await ensureIndexes(repos);
   const identity = `${process.pid}@${hostname()}`;
   const events = new ServiceEventRecorder(repos.serviceEvents, `worker-${identity}`, logger);
-  const { worker, connection } = await createWorker({
+  const workers = await createWorker({
     identity,
     address: config.temporalAddress,
     namespace: config.temporalNamespace,
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const detail = { task_queue: config.taskQueue, identity, pid: process.pid };
   // Worker.run() handles SIGINT/SIGTERM itself: it stops polling and drains in-flight tasks.
   // Its outcome is caught at once, so a failure during the start event's write is not lost.
-  const outcome = worker.run().then(
+  const outcome = workers.run().then(
     () => undefined,
     (error: unknown) => ({ error }),
   );
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
     detail,
   });
   if (failed) throw failed.error;
-  await connection.close();
+  await workers.connection.close();
   await mongo.close();
 }
 

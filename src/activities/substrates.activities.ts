@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { createSubstrate, type Substrate } from '../domain/substrates/engine';
 import { compileNormalized } from '../domain/substrates/compile.service';
 import { assayAndStore } from '../domain/substrates/inspection.service';
-import { createSubstrateStates, storedStateAt } from '../domain/substrates/states';
+import { SnapshotMissing, createSubstrateStates, storedStateAt } from '../domain/substrates/states';
 import { validateSpec, type Violation } from '../domain/substrates/validation';
 import type { Repos } from '../store';
 import type {
@@ -12,20 +12,18 @@ import type {
   NormalizedSpec,
 } from '../store/substrate-deployments.repo';
 import type { TrailPoint } from '../store/substrate-snapshots.repo';
-import { DEPLOYMENT_ERRORS } from '../workflows/shared';
+import { DEPLOYMENT_ERRORS, type DeploymentProgressState } from '../workflows/shared';
 
 export interface SubstrateActivityDeps {
   repos: Pick<Repos, 'artifacts' | 'substrateDeployments' | 'substrateSnapshots'>;
 }
 
+/** One chunk of a run: ids and ticks only (the spec is read from the store, by id). */
 export interface ChunkInput {
   deployment_id: string;
-  spec: NormalizedSpec;
   from_tick: number;
   to_tick: number;
   trail_step: number;
-  /** Epoch ms after which the deploying stage is over its wall-time bound. */
-  deadline_ms: number;
 }
 
 export interface ChunkResult {
@@ -35,26 +33,62 @@ export interface ChunkResult {
 }
 
 const HEARTBEAT_EVERY_MS = 1000;
+/** The event loop is given back at least this often, so timers and cancellations get in. */
+const YIELD_EVERY_MS = 200;
+/** Cell updates per engine call: a slice the fast engine does in a few tens of ms. */
+const SLICE_CELL_UPDATES = 2 ** 26;
 
 export function createSubstrateActivities(deps: SubstrateActivityDeps) {
   const { repos } = deps;
   // The state each running deployment reached in this worker, so the next chunk continues
   // from memory instead of reloading its snapshot.
   const live = new LRUCache<string, Substrate>({ max: 4 });
+  const specs = new LRUCache<string, NormalizedSpec>({ max: 64 });
   const states = createSubstrateStates(repos.substrateSnapshots);
 
+  /** The deployment as stored; its loss is final (retrying cannot bring it back). */
+  async function deploymentOf(deploymentId: string): Promise<DeploymentRecord> {
+    const deployment = await repos.substrateDeployments.findById(deploymentId);
+    if (!deployment) {
+      throw ApplicationFailure.nonRetryable(
+        `deployment ${deploymentId} is not in the store`,
+        DEPLOYMENT_ERRORS.deploymentMissing,
+      );
+    }
+    specs.set(deploymentId, deployment.spec);
+    return deployment;
+  }
+
   /** The state at `tick`, a chunk boundary: from memory, the spec (tick 0) or a snapshot. */
-  async function stateAt(deploymentId: string, spec: NormalizedSpec, tick: number) {
+  async function stateAt(deploymentId: string, tick: number) {
     const remembered = live.get(deploymentId);
     if (remembered?.tick === tick) return remembered;
+    const spec = specs.get(deploymentId) ?? (await deploymentOf(deploymentId)).spec;
     const stored = await storedStateAt(repos.substrateSnapshots, deploymentId, spec, tick);
-    if (!stored) throw new Error(`no snapshot of ${deploymentId} at tick ${tick}`);
+    if (!stored) {
+      throw ApplicationFailure.nonRetryable(
+        `no snapshot of ${deploymentId} at tick ${tick}`,
+        DEPLOYMENT_ERRORS.snapshotMissing,
+      );
+    }
     return stored;
+  }
+
+  /** The state at any computed tick; a missing snapshot is final, as above. */
+  async function computedStateAt(deployment: DeploymentRecord, tick: number) {
+    try {
+      return await states.at(deployment, tick);
+    } catch (error) {
+      if (error instanceof SnapshotMissing) {
+        throw ApplicationFailure.nonRetryable(error.message, DEPLOYMENT_ERRORS.snapshotMissing);
+      }
+      throw error;
+    }
   }
 
   return {
     /** Writes the workflow's view of the deployment to MongoDB (the projection). */
-    async recordDeployment(state: DeploymentRecord): Promise<void> {
+    async recordDeployment(state: DeploymentProgressState): Promise<void> {
       await repos.substrateDeployments.project(state);
     },
 
@@ -92,28 +126,28 @@ export function createSubstrateActivities(deps: SubstrateActivityDeps) {
      */
     async runDeploymentChunk(input: ChunkInput): Promise<ChunkResult> {
       const context = Context.current();
-      const state = await stateAt(input.deployment_id, input.spec, input.from_tick);
+      const state = await stateAt(input.deployment_id, input.from_tick);
       live.delete(input.deployment_id);
       const trail: TrailPoint[] = [];
+      // Engine calls are cut into slices, however far apart trail points are, so the worker
+      // keeps heartbeating and hears a cancellation (the wall-time timer's) within a slice.
+      const sliceTicks = Math.max(1, Math.floor(SLICE_CELL_UPDATES / (state.width * state.height)));
       let beatAt = Date.now();
+      let yieldedAt = Date.now();
       while (state.tick < input.to_tick) {
         const nextTrail = (Math.floor(state.tick / input.trail_step) + 1) * input.trail_step;
-        state.step(Math.min(nextTrail, input.to_tick) - state.tick);
+        state.step(Math.min(nextTrail, input.to_tick, state.tick + sliceTicks) - state.tick);
         if (state.tick % input.trail_step === 0 || state.tick === input.to_tick) {
           trail.push({ tick: state.tick, digest: state.digest() });
         }
-        if (Date.now() - beatAt >= HEARTBEAT_EVERY_MS) {
-          beatAt = Date.now();
-          context.heartbeat({ tick: state.tick });
-          // Yields so the heartbeat and a cancellation can get through.
+        if (Date.now() - yieldedAt >= YIELD_EVERY_MS) {
+          if (Date.now() - beatAt >= HEARTBEAT_EVERY_MS) {
+            beatAt = Date.now();
+            context.heartbeat({ tick: state.tick });
+          }
           await new Promise((resolve) => setImmediate(resolve));
+          yieldedAt = Date.now();
           if (context.cancellationSignal.aborted) throw new CancelledFailure('cancelled');
-        }
-        if (Date.now() > input.deadline_ms) {
-          throw ApplicationFailure.nonRetryable(
-            `the deploying stage passed its wall-time bound at tick ${state.tick}`,
-            DEPLOYMENT_ERRORS.wallTimeExceeded,
-          );
         }
       }
       const digest = trail[trail.length - 1]?.digest ?? state.digest();
@@ -131,13 +165,14 @@ export function createSubstrateActivities(deps: SubstrateActivityDeps) {
       return { tick: state.tick, digest, population };
     },
 
-    /** What the deployment looks like at its final tick. */
-    async observeDeployment(deployment: DeploymentRecord): Promise<FinalObservation> {
+    /** What the deployment looks like at its final tick (read from the store, by id). */
+    async observeDeployment(input: { deployment_id: string }): Promise<FinalObservation> {
+      const deployment = await deploymentOf(input.deployment_id);
       const remembered = live.get(deployment._id);
       const state =
         remembered?.tick === deployment.progress.tick
           ? remembered
-          : await states.at(deployment, deployment.progress.tick);
+          : await computedStateAt(deployment, deployment.progress.tick);
       return {
         tick: state.tick,
         population: state.population(),
@@ -148,12 +183,13 @@ export function createSubstrateActivities(deps: SubstrateActivityDeps) {
 
     /** Runs a certification pack and stores its report as an artifact. */
     async assayDeployment(input: {
-      deployment: DeploymentRecord;
+      deployment_id: string;
       pack_id: string;
     }): Promise<{ passed: boolean; failed: string[]; report_artifact_id: string }> {
+      const deployment = await deploymentOf(input.deployment_id);
       const report = await assayAndStore(
-        { repos, substrateStates: states },
-        input.deployment,
+        { repos, substrateStates: { at: computedStateAt } },
+        deployment,
         input.pack_id,
       );
       return {

@@ -139,11 +139,8 @@ export class RequestLedgerWriter {
     }
     if (unknown.size === 0) return;
     if (this.organizations.size + unknown.size > MAX_CACHED_KEYS) this.organizations.clear();
-    const keys = await this.options.apiKeys.collection
-      .find({ _id: { $in: [...unknown] } }, { projection: { organization_id: 1 } })
-      .toArray();
-    for (const key of keys) this.organizations.set(key._id, key.organization_id);
-    for (const id of unknown) if (!this.organizations.has(id)) this.organizations.set(id, null);
+    const found = await this.options.apiKeys.organizationsOf([...unknown]);
+    for (const id of unknown) this.organizations.set(id, found.get(id) ?? null);
   }
 
   /** Advances `last_used_at` of the keys of a batch (best effort: a miss heals next time). */

@@ -1,3 +1,4 @@
+import { countBy } from './count-by';
 import type { Collection, Db, Filter } from 'mongodb';
 import { isDuplicateKey } from './mongo';
 import type { PagePosition } from './paging';
@@ -84,7 +85,15 @@ export function createApiKeysRepo(db: Db) {
     db.collection<RevocationMark>('api_key_revocations');
   const usage: Collection<KeyUse> = db.collection<KeyUse>('api_key_usage');
   return {
-    collection: col,
+    /** Keys per status, and `total`. */
+    countByStatus: () => countBy(col, 'status'),
+    /** The organization of each key found, by key id. */
+    async organizationsOf(keyIds: readonly string[]): Promise<Map<string, string>> {
+      const keys = await col
+        .find({ _id: { $in: [...keyIds] } }, { projection: { organization_id: 1 } })
+        .toArray();
+      return new Map(keys.map((key) => [key._id, key.organization_id]));
+    },
     rotations,
     revocations,
     async ensureIndexes(): Promise<void> {

@@ -1,3 +1,4 @@
+import { countBy } from './count-by';
 import type { Collection, Db, Filter } from 'mongodb';
 import type { ActionState } from '../workflows/shared';
 import { isDuplicateKey } from './mongo';
@@ -36,6 +37,8 @@ export function createExternalActionsRepo(db: Db) {
   const actions: Collection<ActionRecord> = db.collection<ActionRecord>('external_actions');
   const ledger: Collection<ActionLedgerEntry> = db.collection<ActionLedgerEntry>('action_ledger');
   return {
+    /** Actions per status, and `total`. */
+    countByStatus: () => countBy(actions, 'status'),
     actions,
     ledger,
     async ensureIndexes(): Promise<void> {

@@ -1,3 +1,4 @@
+import { countBy } from './count-by';
 import { newestByIdPage } from './paging';
 import type { Collection, Db, Filter } from 'mongodb';
 import { newId } from '../lib/ids';
@@ -24,7 +25,8 @@ export type OrganizationsRepo = ReturnType<typeof createOrganizationsRepo>;
 export function createOrganizationsRepo(db: Db) {
   const col: Collection<Organization> = db.collection<Organization>('organizations');
   return {
-    collection: col,
+    /** Organizations per status, and `total`. */
+    countByStatus: () => countBy(col, 'status'),
     async ensureIndexes(): Promise<void> {
       await col.createIndex({ name_key: 1 }, { unique: true, name: 'name_key_unique' });
     },

@@ -1,3 +1,4 @@
+import { countBy } from './count-by';
 import { newestByIdPage } from './paging';
 import type { Collection, Db, Filter } from 'mongodb';
 import type { PrincipalRole } from '../auth/auth-context';
@@ -29,7 +30,8 @@ export type PrincipalsRepo = ReturnType<typeof createPrincipalsRepo>;
 export function createPrincipalsRepo(db: Db) {
   const col: Collection<Principal> = db.collection<Principal>('principals');
   return {
-    collection: col,
+    /** Principals per status, and `total`. */
+    countByStatus: () => countBy(col, 'status'),
     async ensureIndexes(): Promise<void> {
       await col.createIndex({ email_key: 1 }, { unique: true, name: 'email_key_unique' });
       await col.createIndex({ organization_id: 1, _id: -1 }, { name: 'by_organization' });

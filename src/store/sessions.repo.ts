@@ -91,7 +91,14 @@ export function createSessionsRepo(db: Db) {
   }
 
   return {
-    collection: sessions,
+    /** Sessions in all, and those created at or after `since`. */
+    async countTotalAndSince(since: string): Promise<{ total: number; since: number }> {
+      const [total, recent] = await Promise.all([
+        sessions.countDocuments({}),
+        sessions.countDocuments({ created_at: { $gte: since } }),
+      ]);
+      return { total, since: recent };
+    },
     lineage,
     async ensureIndexes(): Promise<void> {},
     async findById(id: string): Promise<SessionRecord | null> {

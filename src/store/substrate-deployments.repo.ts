@@ -1,3 +1,4 @@
+import { countBy } from './count-by';
 import { newestByIdPage } from './paging';
 import type { Collection, Db, Filter } from 'mongodb';
 import { isDuplicateKey } from './mongo';
@@ -74,20 +75,41 @@ export function createSubstrateDeploymentsRepo(db: Db) {
   const bindings: Collection<ManifestBinding> =
     db.collection<ManifestBinding>('substrate_bindings');
   return {
-    collection: col,
-    bindings,
     async ensureIndexes(): Promise<void> {
       await col.createIndex({ stage: 1, _id: -1 }, { name: 'by_stage' });
     },
-    insert: async (record: DeploymentRecord): Promise<void> => {
-      await col.insertOne(record);
+    /**
+     * Inserts the api's first copy of a deployment whose workflow already started; false
+     * when the workflow's projection got there first (its copy is newer: keep it).
+     */
+    async insertFirst(record: DeploymentRecord): Promise<boolean> {
+      try {
+        await col.insertOne(record);
+        return true;
+      } catch (error) {
+        if (isDuplicateKey(error)) return false;
+        throw error;
+      }
     },
     findById: (id: string) => col.findOne({ _id: id }),
-    /** Writes the workflow's current view of the deployment (its single writer). */
-    async project(record: DeploymentRecord): Promise<void> {
-      const { _id, ...rest } = record;
-      await col.updateOne({ _id }, { $set: rest });
+    /**
+     * Writes the workflow's current view of the deployment (its single writer), creating the
+     * record when the api never wrote it (the api starts the workflow first). A view without
+     * its spec leaves the stored spec as it is.
+     */
+    async project(record: Omit<DeploymentRecord, 'spec'> & { spec?: NormalizedSpec }) {
+      const { _id, spec, ...rest } = record;
+      const update = { $set: spec ? { ...rest, spec } : rest };
+      try {
+        await col.updateOne({ _id }, update, { upsert: true });
+      } catch (error) {
+        // The api's insert won a race for the same `_id`: now it exists, update it.
+        if (!isDuplicateKey(error)) throw error;
+        await col.updateOne({ _id }, update);
+      }
     },
+    /** Deployments per stage (the operations overview). */
+    countByStage: () => countBy(col, 'stage'),
     /** Deployments newest first (ULID `_id` descending), after `beforeId`; `limit + 1` rows. */
     list(filter: { stage?: string }, limit: number, beforeId?: string) {
       const query: Filter<DeploymentRecord> = {

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
+import { computeTaskQueueOf } from '../workflows/shared';
 
 export interface CreateWorkerOptions {
   address: string;
@@ -12,15 +13,33 @@ export interface CreateWorkerOptions {
   workflowBundle?: WorkerOptions['workflowBundle'];
   connection?: NativeConnection;
   identity?: string;
+  /**
+   * Also serve the compute task queue (`<taskQueue>-compute`: deployment chunks), default
+   * true. A deployment needs some worker on it; scale compute workers apart by running
+   * more processes (docs/substrates.md).
+   */
+  compute?: boolean;
+}
+
+export interface CreatedWorkers {
+  /** Workflows and every activity on the task queue. */
+  worker: Worker;
+  /** Engine chunks on the compute task queue, when asked for. */
+  computeWorker: Worker | undefined;
+  connection: NativeConnection;
+  /** Runs every worker until all stop (SIGINT/SIGTERM stop them; so does `shutdown`). */
+  run(): Promise<void>;
+  shutdown(): void;
 }
 
 /** The one place a worker is assembled, for the worker process and the tests alike. */
-export async function createWorker(
-  options: CreateWorkerOptions,
-): Promise<{ worker: Worker; connection: NativeConnection }> {
+export async function createWorker(options: CreateWorkerOptions): Promise<CreatedWorkers> {
   const connection =
     options.connection ?? (await NativeConnection.connect({ address: options.address }));
   const identity = options.identity ?? `${process.pid}@${hostname()}`;
+  // One set of activities for both queues, so a chunk finds the state its previous chunk
+  // left in memory whichever worker of this process ran it.
+  const activities = createActivities({ ...options.activityDeps, workerIdentity: identity });
   const worker = await Worker.create({
     connection,
     namespace: options.namespace,
@@ -29,7 +48,33 @@ export async function createWorker(
     ...(options.workflowBundle
       ? { workflowBundle: options.workflowBundle }
       : { workflowsPath: require.resolve('../workflows') }),
-    activities: createActivities({ ...options.activityDeps, workerIdentity: identity }),
+    activities,
   });
-  return { worker, connection };
+  const computeWorker =
+    options.compute === false
+      ? undefined
+      : await Worker.create({
+          connection,
+          namespace: options.namespace,
+          taskQueue: computeTaskQueueOf(options.taskQueue),
+          identity,
+          activities: { runDeploymentChunk: activities.runDeploymentChunk },
+          // Chunks are CPU-bound: one at a time per process keeps the event loop able to
+          // heartbeat; more compute comes from more processes.
+          maxConcurrentActivityTaskExecutions: 1,
+        });
+  const workers = computeWorker ? [worker, computeWorker] : [worker];
+  return {
+    worker,
+    computeWorker,
+    connection,
+    async run() {
+      const results = await Promise.allSettled(workers.map((w) => w.run()));
+      const failed = results.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
+    },
+    shutdown() {
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+    },
+  };
 }

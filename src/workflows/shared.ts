@@ -1,6 +1,6 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { DeploymentRecord } from '../store/substrate-deployments.repo';
+import type { DeploymentRecord, NormalizedSpec } from '../store/substrate-deployments.repo';
 
 /**
  * The only workflow module the api imports: task queue, workflow names, message
@@ -165,20 +165,40 @@ export const SharedContextIdKey = defineSearchAttributeKey(
 /** The deployment as its workflow holds it; the MongoDB record is its projection. */
 export type DeploymentState = DeploymentRecord;
 
+/**
+ * What a run of the deployment workflow holds: the record without its spec (the spec, up to
+ * 64 KiB of pattern, is read by id from the store where needed, so it never accumulates in
+ * history), plus what the run needs to carry across continue-as-new.
+ */
+export type DeploymentProgressState = Omit<DeploymentRecord, 'spec'> & { spec?: NormalizedSpec };
+
 export interface DeploymentWorkflowInput {
-  /** The record as the api created it (stage `validating`). */
-  deployment: DeploymentRecord;
+  /** The record: with its spec on the first run, without it after continue-as-new. */
+  deployment: DeploymentProgressState;
+  /** What the Web UI shows for it (scaffold, size, rule), kept across runs. */
+  label?: string;
+  /** Epoch ms at which the deploying stage passes its wall-time bound (set once). */
+  deploy_deadline_ms?: number;
+  /** Chunks a run computes before it continues as new (default 100). */
+  chunks_per_run?: number;
 }
+
+/** Chunks of engine work run on their own task queue, away from the approval workflows. */
+export const computeTaskQueueOf = (taskQueue: string): string => `${taskQueue}-compute`;
 
 export const DEPLOYMENT_ERRORS = {
   invalidSpec: 'InvalidSpec',
+  /** A snapshot the run needs is gone: deterministic, retrying cannot help. */
+  snapshotMissing: 'SnapshotMissing',
+  /** The deployment record is gone from the store. */
+  deploymentMissing: 'DeploymentMissing',
   wallTimeExceeded: 'WallTimeExceeded',
   assayFailed: 'AssayFailed',
 } as const;
 
 export const deploymentWorkflowId = (deploymentId: string): string => `deployment-${deploymentId}`;
 
-export const deploymentStateQuery = defineQuery<DeploymentState>('deploymentState');
+export const deploymentStateQuery = defineQuery<DeploymentProgressState>('deploymentState');
 
 export const DeploymentStageKey = defineSearchAttributeKey(
   'DeploymentStage',

@@ -2,23 +2,30 @@ import {
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
+  ContinueAsNew,
+  continueAsNew,
   isCancellation,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
   setHandler,
+  sleep,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { SubstrateActivities } from '../activities';
-import { chunkPlan } from '../domain/substrates/chunking';
 import { PIPELINE_PACK_ID } from '../domain/substrates/registry/certification-packs';
 import {
   DEPLOYMENT_ERRORS,
   DeploymentStageKey,
+  computeTaskQueueOf,
   deploymentStateQuery,
-  type DeploymentState,
+  type DeploymentProgressState,
   type DeploymentWorkflowInput,
 } from './shared';
+
+// Deterministic failures: retrying cannot bring back a snapshot or a deleted record.
+const NON_RETRYABLE = [DEPLOYMENT_ERRORS.snapshotMissing, DEPLOYMENT_ERRORS.deploymentMissing];
 
 // Short reads and writes of our own store: local activities, no round trip through the server.
 const { recordDeployment, validateDeployment, compileDeployment, observeDeployment } =
@@ -28,23 +35,40 @@ const { recordDeployment, validateDeployment, compileDeployment, observeDeployme
       initialInterval: '200 milliseconds',
       backoffCoefficient: 2,
       maximumInterval: '10 seconds',
+      nonRetryableErrorTypes: NON_RETRYABLE,
     },
   });
 
-// The engine work: regular activities with their own timeouts, visible in the UI. A chunk
-// heartbeats about once a second, so a worker lost mid-chunk is noticed within the heartbeat
-// timeout and the chunk re-runs on another worker from the same snapshot.
-const { runDeploymentChunk } = proxyActivities<SubstrateActivities>({
-  startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '15 seconds' },
-});
+// The engine work: regular activities on the compute task queue (away from the approval
+// workflows' activities), with their own timeouts, visible in the UI. A chunk heartbeats
+// about once a second, so a worker lost mid-chunk is noticed within the heartbeat timeout
+// and the chunk re-runs on another worker from the same snapshot.
+const chunkActivities = (taskQueue: string) =>
+  proxyActivities<SubstrateActivities>({
+    taskQueue,
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: '10 seconds',
+    retry: {
+      initialInterval: '1 second',
+      backoffCoefficient: 2,
+      maximumInterval: '15 seconds',
+      nonRetryableErrorTypes: NON_RETRYABLE,
+    },
+  });
 // The pipeline's assay replays a bounded sample (docs/substrates.md): seconds at most, so
 // a local activity, without a round trip through the server.
 const { assayDeployment } = proxyLocalActivities<SubstrateActivities>({
   startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '15 seconds' },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '15 seconds',
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
 });
+
+/** Chunks one run computes before it continues as new (keeps history far below its limits). */
+export const DEFAULT_CHUNKS_PER_RUN = 100;
 
 const now = (): string => new Date().toISOString();
 /** A deep copy that the workflow sandbox can always make (plain JSON state). */
@@ -56,21 +80,42 @@ function reasonOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+const wallTimeExceeded = (state: DeploymentProgressState) =>
+  ApplicationFailure.nonRetryable(
+    `the deploying stage passed its wall-time bound (${state.max_wall_seconds} s) at tick ${state.progress.tick}`,
+    DEPLOYMENT_ERRORS.wallTimeExceeded,
+  );
+
 /**
  * One substrate deployment: validate → compile → deploy (the run, in chunks) → observe →
  * assay → ready, or failed / cancelled. The workflow is the single writer of the
  * deployment's stage and progress; each change is projected to MongoDB by an activity, in
- * order, and `progress` is also answered by a query.
+ * order, and `progress` is also answered by a query. The deploying stage continues as new
+ * every `chunks_per_run` chunks, carrying ids and progress, never the spec; its wall-time
+ * bound is a timer that cancels the chunk in flight.
  */
 export async function substrateDeploymentWorkflow(
   input: DeploymentWorkflowInput,
-): Promise<DeploymentState> {
+): Promise<DeploymentProgressState> {
   const state = copy(input.deployment);
   const { spec } = state;
+  delete state.spec;
+  const label =
+    input.label ??
+    (spec
+      ? `**${spec.scaffold}** ${spec.params.width}x${spec.params.height} \`${spec.params.rule}\``
+      : state._id);
+  const chunksPerRun = input.chunks_per_run ?? DEFAULT_CHUNKS_PER_RUN;
   setHandler(deploymentStateQuery, () => state);
 
-  const record = () => recordDeployment(copy(state));
-  const moveTo = async (stage: string, status: DeploymentState['status'] = 'running') => {
+  // The first projection carries the spec, so the record exists in full even when the api
+  // never wrote its own copy (the workflow start is the source of truth).
+  let projectSpec = spec;
+  const record = async () => {
+    await recordDeployment(copy(projectSpec ? { ...state, spec: projectSpec } : state));
+    projectSpec = undefined;
+  };
+  const moveTo = async (stage: string, status: DeploymentProgressState['status'] = 'running') => {
     const at = now();
     state.stage = stage;
     state.status = status;
@@ -78,64 +123,48 @@ export async function substrateDeploymentWorkflow(
     state.updated_at = at;
     upsertSearchAttributes([{ key: DeploymentStageKey, value: stage }]);
     setCurrentDetails(
-      `**${spec.scaffold}** ${spec.params.width}x${spec.params.height} \`${spec.params.rule}\`: ${stage}, tick ${state.progress.tick}/${state.progress.ticks_total}`,
+      `${label}: ${stage}, tick ${state.progress.tick}/${state.progress.ticks_total}`,
     );
     await record();
   };
 
   try {
-    await moveTo('validating');
-    const verdict = await validateDeployment(spec);
-    if (!verdict.valid) {
-      throw ApplicationFailure.nonRetryable(
-        `invalid spec: ${verdict.violations.map((v) => `${v.path}: ${v.message}`).join('; ')}`,
-        DEPLOYMENT_ERRORS.invalidSpec,
-      );
+    if (state.stage === 'validating') {
+      if (!spec) throw ApplicationFailure.nonRetryable('the first run needs the spec', 'NoSpec');
+      await moveTo('validating');
+      const verdict = await validateDeployment(spec);
+      if (!verdict.valid) {
+        throw ApplicationFailure.nonRetryable(
+          `invalid spec: ${verdict.violations.map((v) => `${v.path}: ${v.message}`).join('; ')}`,
+          DEPLOYMENT_ERRORS.invalidSpec,
+        );
+      }
+      await moveTo('compiling');
+      const compiled = await compileDeployment({ deployment_id: state._id, spec });
+      state.manifest_artifact_id = compiled.artifact_id;
+      state.manifest_sha256 = compiled.sha256;
+      state.initial_digest = compiled.initial_digest;
+      await moveTo('deploying');
     }
 
-    await moveTo('compiling');
-    const compiled = await compileDeployment({ deployment_id: state._id, spec });
-    state.manifest_artifact_id = compiled.artifact_id;
-    state.manifest_sha256 = compiled.sha256;
-    state.initial_digest = compiled.initial_digest;
-
-    await moveTo('deploying');
-    const deadline = Date.now() + state.max_wall_seconds * 1000;
-    const { interval, trailStep } = chunkPlan(
-      spec.params.width,
-      spec.params.height,
-      spec.params.ticks,
-    );
-    while (state.progress.tick < state.progress.ticks_total) {
-      const from = state.progress.tick;
-      const to = Math.min((Math.floor(from / interval) + 1) * interval, state.progress.ticks_total);
-      const chunk = await runDeploymentChunk({
-        deployment_id: state._id,
-        spec,
-        from_tick: from,
-        to_tick: to,
-        trail_step: trailStep,
-        deadline_ms: deadline,
-      });
-      state.progress.tick = chunk.tick;
-      state.updated_at = now();
-      setCurrentDetails(
-        `**${spec.scaffold}** \`${spec.params.rule}\`: deploying, tick ${chunk.tick}/${state.progress.ticks_total}, population ${chunk.population}`,
-      );
-      await record();
-      if (Date.now() > deadline && state.progress.tick < state.progress.ticks_total) {
-        throw ApplicationFailure.nonRetryable(
-          `the deploying stage passed its wall-time bound (${state.max_wall_seconds} s) at tick ${state.progress.tick}`,
-          DEPLOYMENT_ERRORS.wallTimeExceeded,
-        );
+    if (state.stage === 'deploying') {
+      const deadline = input.deploy_deadline_ms ?? Date.now() + state.max_wall_seconds * 1000;
+      const outcome = await deployWithinBound(state, deadline, chunksPerRun, label, record);
+      if (outcome === 'continue') {
+        return await continueAsNew<typeof substrateDeploymentWorkflow>({
+          deployment: state,
+          label,
+          deploy_deadline_ms: deadline,
+          chunks_per_run: chunksPerRun,
+        });
       }
     }
 
     await moveTo('observing');
-    state.final = await observeDeployment(copy(state));
+    state.final = await observeDeployment({ deployment_id: state._id });
 
     await moveTo('assaying');
-    const assay = await assayDeployment({ deployment: copy(state), pack_id: PIPELINE_PACK_ID });
+    const assay = await assayDeployment({ deployment_id: state._id, pack_id: PIPELINE_PACK_ID });
     state.assay = {
       pack_id: PIPELINE_PACK_ID,
       passed: assay.passed,
@@ -150,6 +179,7 @@ export async function substrateDeploymentWorkflow(
     await moveTo('ready', 'ready');
     return state;
   } catch (error) {
+    if (error instanceof ContinueAsNew) throw error;
     const cancelled = isCancellation(error);
     state.error = cancelled ? 'cancelled' : reasonOf(error);
     // Recording the end must happen even though the workflow itself is being cancelled.
@@ -159,4 +189,69 @@ export async function substrateDeploymentWorkflow(
     if (cancelled) throw error;
     throw ApplicationFailure.nonRetryable(state.error, 'DeploymentFailed');
   }
+}
+
+/**
+ * Runs chunks until the last tick (`done`) or this run's share of chunks (`continue`),
+ * racing a timer set to the wall-time bound: when the timer wins, the chunk in flight is
+ * cancelled and the deployment fails naming the tick it reached.
+ */
+async function deployWithinBound(
+  state: DeploymentProgressState,
+  deadlineMs: number,
+  chunksPerRun: number,
+  label: string,
+  record: () => Promise<void>,
+): Promise<'done' | 'continue'> {
+  const chunks = new CancellationScope();
+  const timer = new CancellationScope();
+  const running = chunks.run(() => runChunks(state, chunksPerRun, label, record));
+  const expiry = timer.run(() => sleep(Math.max(0, deadlineMs - Date.now())));
+  // Whichever loses is cancelled below; its rejection is expected, not unhandled.
+  running.catch(() => undefined);
+  expiry.catch(() => undefined);
+  try {
+    const winner = await Promise.race([
+      running.then((outcome) => ({ outcome })),
+      expiry.then(() => ({ outcome: 'expired' as const })),
+    ]);
+    if (winner.outcome === 'expired') {
+      chunks.cancel();
+      await running.catch(() => undefined);
+      throw wallTimeExceeded(state);
+    }
+    return winner.outcome;
+  } finally {
+    timer.cancel();
+  }
+}
+
+async function runChunks(
+  state: DeploymentProgressState,
+  chunksPerRun: number,
+  label: string,
+  record: () => Promise<void>,
+): Promise<'done' | 'continue'> {
+  const { runDeploymentChunk } = chunkActivities(computeTaskQueueOf(workflowInfo().taskQueue));
+  // The interval recorded at creation, never recomputed: a release that changes the plan
+  // must not move where an in-flight run writes the snapshots its readers look for.
+  const interval = state.snapshot_interval;
+  for (let run = 0; state.progress.tick < state.progress.ticks_total; run++) {
+    if (run >= chunksPerRun || workflowInfo().continueAsNewSuggested) return 'continue';
+    const from = state.progress.tick;
+    const to = Math.min((Math.floor(from / interval) + 1) * interval, state.progress.ticks_total);
+    const chunk = await runDeploymentChunk({
+      deployment_id: state._id,
+      from_tick: from,
+      to_tick: to,
+      trail_step: state.trail_step,
+    });
+    state.progress.tick = chunk.tick;
+    state.updated_at = now();
+    setCurrentDetails(
+      `${label}: deploying, tick ${chunk.tick}/${state.progress.ticks_total}, population ${chunk.population}`,
+    );
+    await record();
+  }
+  return 'done';
 }

@@ -45,7 +45,7 @@ describe('POST /v1/access/request', () => {
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ ok: false, error: { code: 'conflict' } });
     expect(
-      await app.deps.repos.principals.collection.countDocuments({
+      await app.deps.db.collection<{ _id: string }>('principals').countDocuments({
         email_key: 'grace@example.test',
       }),
     ).toBe(1);
@@ -57,7 +57,9 @@ describe('POST /v1/access/request', () => {
     );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409)).toHaveLength(7);
-    expect(await app.deps.repos.apiKeys.collection.countDocuments({})).toBeGreaterThan(0);
+    expect(
+      await app.deps.db.collection<{ _id: string }>('api_keys').countDocuments({}),
+    ).toBeGreaterThan(0);
   });
 
   it.each([
@@ -105,8 +107,10 @@ describe('access request rate limit per client address', () => {
     expect(statuses).toEqual([200, 200, 200, 429, 429]);
     expect(last.body).toMatchObject({ ok: false, error: { code: 'rate_limited' } });
     expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(await limited.deps.repos.principals.collection.countDocuments({ email: /^bulk/ })).toBe(
-      3,
-    );
+    expect(
+      await limited.deps.db
+        .collection<{ _id: string }>('principals')
+        .countDocuments({ email: /^bulk/ }),
+    ).toBe(3);
   });
 });

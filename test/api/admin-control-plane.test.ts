@@ -503,7 +503,9 @@ describe('key writes under concurrent updates of the same key', () => {
     // FerretDB v1 updates by read + whole-document write: any other write of the key
     // document racing a status write could undo it, unless the write is read back.
     const holder = await keyIn(await newOrganization());
-    const keys = a.deps.repos.apiKeys.collection;
+    const keys = a.deps.db.collection<{ _id: string; status?: string; entitlement?: string }>(
+      'api_keys',
+    );
     let bumping = true;
     const bumper = (async () => {
       while (bumping) {
@@ -712,7 +714,10 @@ describe('access layers and entitlements', () => {
     expect(classes.map((c) => c['entitlement'])).toEqual(['sandbox', 'institutional', 'strategic']);
     expect(classes[0]).toMatchObject({ requests_per_minute: 60, daily_quota: 1000 });
     expect(classes[2]).toMatchObject({ requests_per_minute: 3000, daily_quota: 1_000_000 });
-    const keys = await a.deps.repos.apiKeys.collection.find().toArray();
+    const keys = await a.deps.db
+      .collection<{ _id: string; status?: string; entitlement?: string }>('api_keys')
+      .find()
+      .toArray();
     for (const entry of classes) {
       const of = keys.filter((k) => k.entitlement === entry['entitlement']);
       expect(entry['keys']).toEqual({

@@ -56,7 +56,7 @@ describe('POST /v1/admin/principals/create and /v1/admin/keys/create', () => {
     }
     const everything =
       JSON.stringify(rows) +
-      JSON.stringify(await app.deps.repos.apiKeys.collection.find().toArray());
+      JSON.stringify(await app.deps.db.collection<{ _id: string }>('api_keys').find().toArray());
     expect(everything).not.toContain(apiKey);
     expect(everything).not.toContain(app.adminKey);
   });

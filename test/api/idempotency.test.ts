@@ -23,7 +23,7 @@ describe('Idempotency-Key', () => {
     expect(second.body).toEqual(first.body);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expect(
-      await app.deps.repos.principals.collection.countDocuments({
+      await app.deps.db.collection<{ _id: string }>('principals').countDocuments({
         email_key: 'idem1@example.test',
       }),
     ).toBe(1);
@@ -46,7 +46,7 @@ describe('Idempotency-Key', () => {
     for (const r of results) expect([201, 409]).toContain(r.status);
     expect(new Set(created.map((r) => r.body.payload.principal_id)).size).toBe(1);
     expect(
-      await app.deps.repos.principals.collection.countDocuments({
+      await app.deps.db.collection<{ _id: string }>('principals').countDocuments({
         email_key: 'idem3@example.test',
       }),
     ).toBe(1);

@@ -120,7 +120,7 @@ describe('key states', () => {
       expect((await call(fresh.url, 'GET', '/v1/runtime/status', { key: key.apiKey })).status).toBe(
         200,
       );
-      const keys = fresh.deps.repos.apiKeys.collection;
+      const keys = fresh.deps.db.collection<{ _id: string }>('api_keys');
       await keys.updateOne({ _id: key.keyId }, { $set: { status: 'suspended' } });
       const suspended = await call(fresh.url, 'GET', '/v1/runtime/status', { key: key.apiKey });
       expect(suspended.status).toBe(401);
@@ -133,10 +133,9 @@ describe('key states', () => {
         401,
       );
       await keys.updateOne({ _id: key.keyId }, { $unset: { expires_at: '' } });
-      await fresh.deps.repos.principals.collection.updateOne(
-        { _id: key.principalId },
-        { $set: { status: 'suspended' } },
-      );
+      await fresh.deps.db
+        .collection<{ _id: string }>('principals')
+        .updateOne({ _id: key.principalId }, { $set: { status: 'suspended' } });
       expect((await call(fresh.url, 'GET', '/v1/runtime/status', { key: key.apiKey })).status).toBe(
         401,
       );

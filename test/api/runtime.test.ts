@@ -77,7 +77,7 @@ const step = (id: string, command: string, args?: Record<string, unknown>) =>
 async function recordCounts(): Promise<number[]> {
   const { repos } = app.deps;
   return Promise.all([
-    repos.sessions.collection.countDocuments(),
+    app.deps.db.collection('sessions').countDocuments(),
     repos.sessions.lineage.countDocuments(),
     repos.sessionSteps.collection.countDocuments(),
     repos.worldObjects.collection.countDocuments(),

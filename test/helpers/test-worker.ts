@@ -23,20 +23,20 @@ export async function startTestWorker(
   deps: AppDeps,
   taskQueue = deps.config.taskQueue,
 ): Promise<TestWorker> {
-  const { worker, connection } = await createWorker({
+  const workers = await createWorker({
     address: process.env['TEST_TEMPORAL_ADDRESS']!,
     namespace: 'default',
     taskQueue,
     workflowBundle: { code: readFileSync(WORKFLOW_BUNDLE_PATH, 'utf8') },
     activityDeps: activityDepsOf(deps),
   });
-  const running = worker.run();
+  const running = workers.run();
   return {
-    worker,
+    worker: workers.worker,
     async stop() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      workers.shutdown();
       await running;
-      await connection.close();
+      await workers.connection.close();
     },
   };
 }

@@ -21,6 +21,7 @@ describe('serviceProbeWorkflow', () => {
       namespace: 'default',
       taskQueue,
       connection: env.nativeConnection,
+      compute: false,
       workflowBundle: { code: readFileSync(WORKFLOW_BUNDLE_PATH, 'utf8') },
       activityDeps: {
         repos: {} as never, // the probe touches no store

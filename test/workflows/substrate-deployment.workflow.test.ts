@@ -141,7 +141,7 @@ describe('operating a running deployment', () => {
         created_at: now,
         updated_at: now,
       };
-      await app.deps.repos.substrateDeployments.insert(deployment);
+      await app.deps.repos.substrateDeployments.insertFirst(deployment);
       const client = await app.deps.temporal.getClient();
       const input: DeploymentWorkflowInput = { deployment };
       const handle = await client.workflow.start('substrateDeploymentWorkflow', {

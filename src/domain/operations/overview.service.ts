@@ -1,29 +1,9 @@
-import type { Collection, Document } from 'mongodb';
 import type { AppDeps } from '../../app/deps';
 import { periodKey, periodStart } from './periods';
 import { addRollup, emptyTotals, p95LatencyMs, usageView } from './usage-totals';
 
 const HOUR_MS = 3_600_000;
 const TOP = 10;
-
-/** Documents per value of `field`, plus `total` (`$group` + `$sum`: one accumulator, FerretDB-safe). */
-async function countBy<T extends Document>(
-  collection: Collection<T>,
-  field: string,
-): Promise<Record<string, number>> {
-  const groups = await collection
-    .aggregate<{ _id: string | null; n: number }>([
-      { $group: { _id: `$${field}`, n: { $sum: 1 } } },
-    ])
-    .toArray();
-  const counts: Record<string, number> = {};
-  let total = 0;
-  for (const group of groups) {
-    counts[group._id ?? 'unknown'] = group.n;
-    total += group.n;
-  }
-  return { ...counts, total };
-}
 
 /**
  * Keyed traffic of the current UTC hour and the 23 before it, summed from the usage
@@ -113,17 +93,14 @@ export async function overview(deps: AppDeps) {
   const { repos } = deps;
   const [organizations, principals, keys, actions, deployments, sessions, usage, events, probe] =
     await Promise.all([
-      countBy(repos.organizations.collection, 'status'),
-      countBy(repos.principals.collection, 'status'),
-      countBy(repos.apiKeys.collection, 'status'),
-      countBy(repos.externalActions.actions, 'status'),
-      countBy(repos.substrateDeployments.collection, 'stage'),
-      Promise.all([
-        repos.sessions.collection.countDocuments({}),
-        repos.sessions.collection.countDocuments({
-          created_at: { $gte: new Date(nowMs - 24 * HOUR_MS).toISOString() },
-        }),
-      ]).then(([total, last24h]) => ({ total, created_last_24h: last24h })),
+      repos.organizations.countByStatus(),
+      repos.principals.countByStatus(),
+      repos.apiKeys.countByStatus(),
+      repos.externalActions.countByStatus(),
+      repos.substrateDeployments.countByStage(),
+      repos.sessions
+        .countTotalAndSince(new Date(nowMs - 24 * HOUR_MS).toISOString())
+        .then(({ total, since }) => ({ total, created_last_24h: since })),
       traffic(deps, nowMs),
       serviceEvents(deps, nowMs),
       deps.monitor.probe(),

@@ -5,6 +5,7 @@ import type { AuthContext } from '../../auth/auth-context';
 import { newId } from '../../lib/ids';
 import { decodeIdCursor, idPage } from '../../store/paging';
 import type { DeploymentRecord, NormalizedSpec } from '../../store/substrate-deployments.repo';
+import type { substrateDeploymentWorkflow } from '../../workflows/substrate-deployment.workflow';
 import {
   DeploymentStageKey,
   deploymentWorkflowId,
@@ -119,13 +120,18 @@ function newRecord(id: string, spec: NormalizedSpec, auth: AuthContext, now: str
   return record;
 }
 
+/**
+ * Starts the deployment's workflow first, its id the business id, so the workflow is the
+ * source of truth: the record it projects exists even when this process dies right after
+ * the start. Only then is the api's own first copy written (the workflow's copy, when it
+ * got there first, is newer and kept).
+ */
 async function start(deps: DeployDeps, record: DeploymentRecord): Promise<void> {
-  await deps.repos.substrateDeployments.insert(record);
   const { spec } = record;
   const input: DeploymentWorkflowInput = { deployment: record };
   try {
     const client = await deps.temporal.getClient();
-    await client.workflow.start('substrateDeploymentWorkflow', {
+    await client.workflow.start<typeof substrateDeploymentWorkflow>('substrateDeploymentWorkflow', {
       workflowId: record.workflow_id,
       workflowIdConflictPolicy: 'FAIL',
       taskQueue: deps.temporal.taskQueue,
@@ -135,16 +141,11 @@ async function start(deps: DeployDeps, record: DeploymentRecord): Promise<void> 
       staticDetails: `Deployment \`${record._id}\` by \`${record.created_by}\` in envelope \`${spec.envelope}\``,
     });
   } catch (error) {
-    // No workflow will ever move this record: say so, instead of leaving it `validating`.
-    await deps.repos.substrateDeployments.project({
-      ...record,
-      status: 'failed',
-      stage: 'failed',
-      error: 'the deployment workflow could not be started',
-    });
+    // Nothing was written and no workflow runs: the caller may simply retry.
     throw new Unavailable('the workflow service is unavailable; retry', {
       extra: { cause: error instanceof Error ? error.message : String(error) },
     });
   }
   deps.metrics.workflowStarts.inc({ workflow_type: 'substrateDeploymentWorkflow' });
+  await deps.repos.substrateDeployments.insertFirst(record);
 }

@@ -10,6 +10,11 @@ export const snapshotTickBefore = (tick: number, interval: number): number =>
 
 export type SubstrateStates = ReturnType<typeof createSubstrateStates>;
 
+/** A snapshot a computed tick needs is gone from the store (retrying cannot help). */
+export class SnapshotMissing extends Error {
+  override name = 'SnapshotMissing';
+}
+
 /**
  * A deployment's state at a tick that has one stored: the spec itself at tick 0, else the
  * snapshot of that tick; null when the snapshot is missing.
@@ -45,7 +50,7 @@ export function createSubstrateStates(snapshots: SubstrateSnapshotsRepo, maxCach
     if (cached) return cached.clone();
     const state = await storedStateAt(snapshots, deployment._id, spec, at);
     if (!state) {
-      throw new Error(`snapshot of tick ${at} of ${deployment._id} is missing`);
+      throw new SnapshotMissing(`snapshot of tick ${at} of ${deployment._id} is missing`);
     }
     cache.set(`${deployment._id}:${at}`, state.clone());
     return state;
