@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
+import type { ChunkInput } from '../activities/substrates.activities';
 import { computeTaskQueueOf } from '../workflows/shared';
 
 export interface CreateWorkerOptions {
@@ -58,7 +59,9 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Create
           namespace: options.namespace,
           taskQueue: computeTaskQueueOf(options.taskQueue),
           identity,
-          activities: { runDeploymentChunk: activities.runDeploymentChunk },
+          activities: {
+            runDeploymentChunk: (input: ChunkInput) => activities.runDeploymentChunk(input),
+          },
           // Chunks are CPU-bound: one at a time per process keeps the event loop able to
           // heartbeat; more compute comes from more processes.
           maxConcurrentActivityTaskExecutions: 1,
