@@ -48,11 +48,17 @@ export class ServiceMonitor {
   private readonly states = new Map<BackendName, BackendState>();
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
+  private last: BackendProbe | undefined;
+  private first: Promise<BackendProbe> | undefined;
 
   constructor(private readonly options: ServiceMonitorOptions) {}
 
   start(): void {
     if (this.timer) return;
+    this.first = this.probe();
+    this.first.catch((error: unknown) =>
+      this.options.logger.warn({ err: error }, 'first service probe failed'),
+    );
     this.timer = setInterval(() => {
       this.ticking ??= this.tick().finally(() => (this.ticking = undefined));
     }, this.options.intervalMs);
@@ -88,6 +94,7 @@ export class ServiceMonitor {
         pollers: temporal.health.pollers,
       },
     };
+    this.last = probe;
     await this.observe('mongodb', probe.mongodb.up, probe.mongodb.error);
     await this.observe('temporal', probe.temporal.up, probe.temporal.error);
     // With Temporal down, whether a worker polls is unknown: the worker state is left as is.
@@ -99,6 +106,14 @@ export class ServiceMonitor {
       );
     }
     return probe;
+  }
+
+  /**
+   * The newest probe, as the periodic probing left it (readiness reads this: no backend
+   * round trip per call); before the first probe has finished, that probe.
+   */
+  async lastProbe(): Promise<BackendProbe> {
+    return this.last ?? (await (this.first ??= this.probe()));
   }
 
   /** The last known state of each backend (undefined before the first probe). */

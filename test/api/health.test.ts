@@ -4,7 +4,8 @@ import { startTestWorker } from '../helpers/test-worker';
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp('health');
+  // Probes often, so readiness (served from the newest probe) follows a worker quickly.
+  app = await startTestApp('health', { env: { SERVICE_MONITOR_INTERVAL_MS: '200' } });
 });
 afterAll(() => app.close());
 
@@ -29,15 +30,18 @@ describe('health endpoints', () => {
     );
   });
 
-  it('GET /readyz is 503 naming the worker while none polls, 200 once one does', async () => {
-    const before = await call<{ failing: string[] }>(app.url, 'GET', '/readyz');
-    expect(before.status).toBe(503);
+  // Issue 10, risk 7: a missing worker degrades the service; it does not take every api
+  // instance out of rotation (it was 503 before).
+  it('GET /readyz is 200 degraded naming the worker while none polls, ready once one does', async () => {
+    const before = await call<{ status: string; failing: string[] }>(app.url, 'GET', '/readyz');
+    expect(before.status).toBe(200);
+    expect(before.body.status).toBe('degraded');
     expect(before.body.failing).toEqual(['worker']);
 
     const worker = await startTestWorker(app.deps);
     try {
       let ready = await call<{ status: string }>(app.url, 'GET', '/readyz');
-      for (let i = 0; i < 40 && ready.status !== 200; i += 1) {
+      for (let i = 0; i < 40 && ready.body.status !== 'ready'; i += 1) {
         await new Promise((r) => setTimeout(r, 250));
         ready = await call(app.url, 'GET', '/readyz');
       }
@@ -45,6 +49,26 @@ describe('health endpoints', () => {
       expect(ready.body.status).toBe('ready');
     } finally {
       await worker.stop();
+    }
+  });
+
+  it('GET /readyz makes no backend round trip per call (served from the monitor)', async () => {
+    const quiet = await startTestApp('health_quiet', {
+      env: { SERVICE_MONITOR_INTERVAL_MS: '3600000' },
+    });
+    try {
+      await call(quiet.url, 'GET', '/readyz');
+      const counted = async () =>
+        (await quiet.deps.metrics.mongoCommands.get()).values.find(
+          (v) => v.labels['command'] === 'ping',
+        )?.value ?? 0;
+      const before = await counted();
+      for (let i = 0; i < 20; i += 1) {
+        expect((await call(quiet.url, 'GET', '/readyz')).status).toBeLessThan(500);
+      }
+      expect(await counted()).toBe(before);
+    } finally {
+      await quiet.close();
     }
   });
 

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { arrayOf, choice, count, freeObject, pathParams, text, view } from '../../lib/schema';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { pingMongo } from '../../store/mongo';
+import { readinessOf } from '../../observability/readiness';
 import { ApiError } from '../errors';
 import { API_VERSION } from '../openapi';
 import { defineRoute, type RouteDefinition } from '../route';
@@ -112,34 +112,15 @@ export function systemRoutes(openApiDocument: () => Record<string, unknown>): Ro
       family: 'public',
       summary: 'readiness check',
       description:
-        'Ready when MongoDB answers, Temporal answers and a worker polls the task queue; 503 names the failing dependency.',
+        "Served from the service monitor's newest probe (no backend round trip per call). `ready`: MongoDB and Temporal answer and a worker polls the task queue; `degraded` (200): no worker polls, so work queues up but the api serves; `not_ready` (503): MongoDB or Temporal is down. `failing` names what fails.",
       tags: ['system'],
       responses: {
         200: { description: 'Ready.', schema: readinessView },
         503: { description: 'Not ready; `failing` names the dependencies.', schema: readinessView },
       },
       handler: async (_req, deps) => {
-        const [mongoError, temporal] = await Promise.all([
-          pingMongo(deps.db),
-          deps.temporal.health(),
-        ]);
-        const checks = {
-          mongodb: mongoError ? { ok: false, error: mongoError } : { ok: true },
-          temporal: temporal.reachable ? { ok: true } : { ok: false, error: temporal.error },
-          worker: {
-            ok: temporal.pollers > 0,
-            pollers: temporal.pollers,
-            task_queue: deps.temporal.taskQueue,
-            ...(temporal.pollers > 0 ? {} : { error: 'no worker is polling the task queue' }),
-          },
-        };
-        const failing = Object.entries(checks)
-          .filter(([, check]) => !check.ok)
-          .map(([name]) => name);
-        return {
-          status: failing.length === 0 ? 200 : 503,
-          bare: { status: failing.length === 0 ? 'ready' : 'not_ready', failing, checks },
-        };
+        const readiness = readinessOf(await deps.monitor.lastProbe(), deps.temporal.taskQueue);
+        return { status: readiness.status === 'not_ready' ? 503 : 200, bare: readiness };
       },
     }),
     defineRoute({
