@@ -27,6 +27,8 @@ export interface Config {
    * (tests turn it on; it costs a validation per response).
    */
   validateResponses: boolean;
+  /** A pending Idempotency-Key claim older than this is reported as of unknown outcome. */
+  idempotencyStaleMs: number;
   shutdownGraceMs: number;
   /** URL prefixes `webhook.post` actions may reach (empty: none). */
   webhookAllowlist: string[];
@@ -67,6 +69,7 @@ const envSchema = {
     REQUEST_LEDGER_FLUSH_MS: { type: 'integer', minimum: 10, maximum: 60000 },
     TRUST_PROXY: { type: 'boolean' },
     VALIDATE_RESPONSES: { type: 'boolean' },
+    IDEMPOTENCY_STALE_MS: { type: 'integer', minimum: 100, maximum: 86400000 },
     METRICS_LISTEN: { type: 'string', pattern: '^[^\\s:]+:\\d+$' },
     SHUTDOWN_GRACE_MS: { type: 'integer', minimum: 0, maximum: 600000 },
     WEBHOOK_ALLOWLIST: { type: 'string', pattern: '^(https?://[^\\s,]+)(,https?://[^\\s,]+)*$' },
@@ -129,6 +132,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: (v['TRUST_PROXY'] as boolean | undefined) ?? false,
     metricsListen: v['METRICS_LISTEN'] as string | undefined,
     validateResponses: (v['VALIDATE_RESPONSES'] as boolean | undefined) ?? false,
+    idempotencyStaleMs: num('IDEMPOTENCY_STALE_MS', 60000),
     shutdownGraceMs: num('SHUTDOWN_GRACE_MS', 10000),
     webhookAllowlist: str('WEBHOOK_ALLOWLIST', '').split(',').filter(Boolean),
     // Without a secret of its own, webhooks are signed with a key derived from the pepper.

@@ -18,7 +18,6 @@ export type IdempotencyRepo = ReturnType<typeof createIdempotencyRepo>;
 export function createIdempotencyRepo(db: Db) {
   const col: Collection<IdempotencyRecord> = db.collection<IdempotencyRecord>('idempotency_keys');
   return {
-    collection: col,
     async ensureIndexes(): Promise<void> {
       await col.createIndex({ created_at: 1 }, { name: 'by_created' });
     },
@@ -55,6 +54,8 @@ export function createIdempotencyRepo(db: Db) {
     ): Promise<void> {
       await col.updateOne({ _id: id }, { $set: { state: 'done', status, body, headers } });
     },
+    /** Pending claims (tests and operations). */
+    countPending: () => col.countDocuments({ state: 'pending' }),
     /** Releases a claim whose request failed server-side, so a retry can run. */
     async release(id: string): Promise<void> {
       await col.deleteOne({ _id: id, state: 'pending' });

@@ -6,8 +6,8 @@ import type { AuthContext } from '../../auth/auth-context';
 import { ApiError, validationError } from '../errors';
 
 const VALID_KEY = /^[\x21-\x7e]{1,255}$/;
-/** A claim older than this whose request never answered is considered abandoned. */
-const ABANDONED_AFTER_MS = 60_000;
+/** Attempts at storing the answer before giving up (the claim then stays pending). */
+const COMPLETE_ATTEMPTS = 4;
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
@@ -15,9 +15,14 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
  * `Idempotency-Key` on creating POSTs: the first answer (2xx) is stored and replayed for a
  * repeat with the same key and request; the same key with a different request is 409.
  * Keys are scoped to the caller (its API key, or its address on the public route).
+ *
+ * A claim is never taken over: while its request runs, or when that request died or its
+ * answer could not be stored, a repeat is 409 (`in progress`, or `outcome unknown` once the
+ * claim is older than `IDEMPOTENCY_STALE_MS`), never a second creation. docs/conventions.md.
  */
 export function idempotency(deps: AppDeps, operationId: string): Middleware {
   const repo = deps.repos.idempotency;
+  const staleMs = deps.config.idempotencyStaleMs;
   return async (ctx, next) => {
     const key = ctx.get('Idempotency-Key');
     if (!key) {
@@ -41,27 +46,12 @@ export function idempotency(deps: AppDeps, operationId: string): Middleware {
       stringify({ params: input.params, query: input.query, body: input.body }) ?? '',
     );
 
-    let existing = await repo.claim(id, requestHash, new Date().toISOString());
-    if (
-      existing?.state === 'pending' &&
-      Date.now() - Date.parse(existing.created_at) > ABANDONED_AFTER_MS
-    ) {
-      await repo.collection.deleteOne({
-        _id: id,
-        state: 'pending',
-        created_at: existing.created_at,
-      });
-      existing = await repo.claim(id, requestHash, new Date().toISOString());
-    }
+    const existing = await repo.claim(id, requestHash, new Date().toISOString());
     if (existing) {
       if (existing.request_hash !== requestHash) {
         throw new ApiError('conflict', 'Idempotency-Key was already used with a different request');
       }
-      if (existing.state === 'pending') {
-        throw new ApiError('conflict', 'a request with this Idempotency-Key is still in progress', {
-          headers: { 'Retry-After': '1' },
-        });
-      }
+      if (existing.state === 'pending') throw pendingConflict(existing.created_at, staleMs);
       ctx.status = existing.status ?? 200;
       ctx.set(existing.headers ?? {});
       ctx.set('Idempotent-Replayed', 'true');
@@ -77,14 +67,48 @@ export function idempotency(deps: AppDeps, operationId: string): Middleware {
     }
     if (ctx.status >= 200 && ctx.status < 300) {
       const location = ctx.response.get('Location');
-      await repo.complete(
-        id,
-        ctx.status,
-        JSON.stringify(ctx.body),
-        location ? { Location: location } : {},
+      const stored = await completeWithRetries(() =>
+        repo.complete(
+          id,
+          ctx.status,
+          JSON.stringify(ctx.body),
+          location ? { Location: location } : {},
+        ),
       );
+      // The resource exists either way: answer it. Unstored, the claim stays pending, so a
+      // repeat is 409 rather than a second creation.
+      if (!stored) deps.logger.error({ idempotency_id: id }, 'idempotent answer not stored');
     } else {
       await repo.release(id);
     }
   };
+}
+
+/** 409 for a repeat of a request that has not answered (or whose answer was lost). */
+function pendingConflict(claimedAt: string, staleMs: number): ApiError {
+  if (Date.now() - Date.parse(claimedAt) <= staleMs) {
+    return new ApiError('conflict', 'a request with this Idempotency-Key is still in progress', {
+      headers: { 'Retry-After': '1' },
+    });
+  }
+  return new ApiError(
+    'conflict',
+    'the first request with this Idempotency-Key did not finish, and its outcome is unknown: check whether it took effect, then use a new Idempotency-Key',
+    { extra: { claimed_at: claimedAt } },
+  );
+}
+
+/** Stores the answer, retrying a failed write with backoff; false when every try failed. */
+async function completeWithRetries(complete: () => Promise<void>): Promise<boolean> {
+  for (let attempt = 1; attempt <= COMPLETE_ATTEMPTS; attempt += 1) {
+    try {
+      await complete();
+      return true;
+    } catch {
+      if (attempt < COMPLETE_ATTEMPTS) {
+        await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+      }
+    }
+  }
+  return false;
 }
