@@ -4,6 +4,7 @@ import { createApp } from './api/app';
 import { buildDeps } from './app/build-deps';
 import { API_VERSION } from './api/openapi';
 import { ConfigError, loadConfig } from './config';
+import { metricsListener } from './observability/metrics-listener';
 
 /** Api process: serve until SIGINT/SIGTERM, then drain in-flight requests and close. */
 async function main(): Promise<void> {
@@ -33,12 +34,7 @@ async function main(): Promise<void> {
   let metricsServer: Server | undefined;
   if (config.metricsListen) {
     const [host, port] = splitHostPort(config.metricsListen);
-    metricsServer = createServer((_req, res) => {
-      void deps.metrics.registry.metrics().then((body) => {
-        res.setHeader('Content-Type', deps.metrics.registry.contentType);
-        res.end(body);
-      });
-    });
+    metricsServer = createServer(metricsListener(deps.metrics.registry, logger));
     await listen(metricsServer, port, host);
     logger.info({ listen: config.metricsListen }, 'metrics listener up');
   }
