@@ -116,11 +116,15 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
     state.status_timestamps[status] = at;
     state.updated_at = at;
     upsertSearchAttributes([{ key: ActionStatusKey, value: status }]);
-    setCurrentDetails(
-      `**${state.action_kind}** \`${state.action_id}\`: ${status} (${state.approvals.length}/${state.bounds.required_approvals} approvals)`,
-    );
+    showDetails();
     return record(status, actor, detail);
   };
+  // What the Web UI shows as the current details: refreshed on every status change and
+  // every recorded approval, so `1/2 approvals` shows after the first of two.
+  const showDetails = (): void =>
+    setCurrentDetails(
+      `**${state.action_kind}** \`${state.action_id}\`: ${state.status} (${state.approvals.length}/${state.bounds.required_approvals} approvals)`,
+    );
   const decision = (kind: ActionDecision['decision'], d: ActionDecisionInput): ActionDecision => ({
     decision: kind,
     principal_id: d.principal_id,
@@ -169,7 +173,10 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
       state.decisions.push(approval);
       if (state.approvals.length >= state.bounds.required_approvals)
         await moveTo('approved', d, { reason: approval.reason });
-      else await record('approval_recorded', d, { reason: approval.reason });
+      else {
+        showDetails();
+        await record('approval_recorded', d, { reason: approval.reason });
+      }
       return state;
     },
     {

@@ -243,6 +243,21 @@ describe('who may decide, and when', () => {
     expect(second.body.payload.approvals).toHaveLength(2);
   });
 
+  // Issue 10, risk 8: the Web UI's current details said `0/2` after the first of two.
+  it('shows the approvals so far in the workflow details the Web UI reads', async () => {
+    const { body } = await propose(
+      updateContract((await worldObject())._id, {
+        bounds: { allowed_fields: ['status'], required_approvals: 2 },
+      }),
+    );
+    await decide(body.payload.action_id, 'approve', approver);
+    const client = await app.deps.temporal.getClient();
+    const metadata = await client.workflow
+      .getHandle(body.payload.workflow_id)
+      .query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+    expect(metadata.currentDetails).toContain('awaiting_approval (1/2 approvals)');
+  });
+
   it('refuses an approval bound to a stale plan digest (409)', async () => {
     const { body } = await propose(updateContract((await worldObject())._id));
     const res = await decide(body.payload.action_id, 'approve', approver, {
