@@ -29,6 +29,8 @@ export interface Config {
   validateResponses: boolean;
   /** A pending Idempotency-Key claim older than this is reported as of unknown outcome. */
   idempotencyStaleMs: number;
+  /** How long a propose waits for the action's dry run before answering 503. */
+  proposeTimeoutMs: number;
   shutdownGraceMs: number;
   /** URL prefixes `webhook.post` actions may reach (empty: none). */
   webhookAllowlist: string[];
@@ -70,6 +72,7 @@ const envSchema = {
     TRUST_PROXY: { type: 'boolean' },
     VALIDATE_RESPONSES: { type: 'boolean' },
     IDEMPOTENCY_STALE_MS: { type: 'integer', minimum: 100, maximum: 86400000 },
+    PROPOSE_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 600000 },
     METRICS_LISTEN: { type: 'string', pattern: '^[^\\s:]+:\\d+$' },
     SHUTDOWN_GRACE_MS: { type: 'integer', minimum: 0, maximum: 600000 },
     WEBHOOK_ALLOWLIST: { type: 'string', pattern: '^(https?://[^\\s,]+)(,https?://[^\\s,]+)*$' },
@@ -133,6 +136,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsListen: v['METRICS_LISTEN'] as string | undefined,
     validateResponses: (v['VALIDATE_RESPONSES'] as boolean | undefined) ?? false,
     idempotencyStaleMs: num('IDEMPOTENCY_STALE_MS', 60000),
+    proposeTimeoutMs: num('PROPOSE_TIMEOUT_MS', 15000),
     shutdownGraceMs: num('SHUTDOWN_GRACE_MS', 10000),
     webhookAllowlist: str('WEBHOOK_ALLOWLIST', '').split(',').filter(Boolean),
     // Without a secret of its own, webhooks are signed with a key derived from the pepper.

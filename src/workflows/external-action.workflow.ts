@@ -30,8 +30,11 @@ import type { RetryPolicy } from '@temporalio/common';
 // Planning and recording are short reads and writes of our own store: local activities,
 // run inside the workflow task with no extra round trip through the server (the benchmark
 // showed each regular activity costing tens of milliseconds on the critical path).
+// Planning and recording read and write our own store: a store outage is worth riding out,
+// but not forever (a day of retries, then the action fails instead of hanging unseen).
 const { planActionContract, recordActionTransition } = proxyLocalActivities<ActionActivities>({
   startToCloseTimeout: '10 seconds',
+  scheduleToCloseTimeout: '1 day',
   retry: {
     initialInterval: '200 milliseconds',
     backoffCoefficient: 2,

@@ -74,9 +74,25 @@ export async function proposeAction(deps: AppDeps, auth: AuthContext, body: Exte
     staticSummary: `${contract.action_kind} → ${target} (${contract.bounds.required_approvals} approval(s))`,
     staticDetails: `Proposed by \`${auth.principalId}\`${contract.reason ? `: ${contract.reason}` : ''}`,
   });
-  const state = await client.workflow.executeUpdateWithStart(planSettledUpdate, {
-    startWorkflowOperation,
-  });
+  // Bounded: with no worker polling (or Temporal stalled) the call would wait forever. The
+  // workflow, once started, is the truth: it plans and records itself when a worker comes.
+  // The operation's own handle promise fails too when the call does; it is not awaited.
+  startWorkflowOperation.workflowHandle().catch(() => undefined);
+  let state: ActionState;
+  try {
+    state = await client.withDeadline(Date.now() + deps.config.proposeTimeoutMs, () =>
+      client.workflow.executeUpdateWithStart(planSettledUpdate, { startWorkflowOperation }),
+    );
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError) throw error;
+    throw new Unavailable(
+      `the action's dry run did not settle within ${deps.config.proposeTimeoutMs} ms (no worker answered); if it started it goes on, so read it later rather than proposing again`,
+      {
+        retryAfterSeconds: 5,
+        extra: { action_id: actionId, workflow_id: actionWorkflowId(actionId) },
+      },
+    );
+  }
   deps.metrics.workflowStarts.inc({ workflow_type: 'externalActionWorkflow' });
   return actionView(deps, toRecord(state), auth);
 }
