@@ -21,6 +21,11 @@ const revisionKey = (revision: number): string => String(revision).padStart(12, 
  * The process remembers the highest revision it has seen; that is only a starting point,
  * as other processes advance the counter too.
  */
+/** Tries at claiming a revision before the advance is owed. */
+const ADVANCE_ATTEMPTS = 3;
+/** How often an owed advance is tried again. */
+const REPAY_EVERY_MS = 1000;
+
 export function createWorldRevisionsRepo(db: Db) {
   const col: Collection<WorldRevision> = db.collection<WorldRevision>('world_revisions');
   let known = 0;
@@ -68,12 +73,57 @@ export function createWorldRevisionsRepo(db: Db) {
     }
   }
 
-  /** Claims the next revision; call after a world write has completed. */
+  /**
+   * An advance that failed is owed: until one succeeds this process treats every cached
+   * read as changed (its own caches cannot go stale), and it keeps trying in the background
+   * so the other processes' caches learn of the write too.
+   */
+  let owed = false;
+  let repaying: NodeJS.Timeout | undefined;
+  const owe = (): void => {
+    owed = true;
+    repaying ??= setInterval(() => {
+      void claimWithRetries().then(
+        () => undefined,
+        () => undefined,
+      );
+    }, REPAY_EVERY_MS);
+    repaying.unref();
+  };
+  const paid = (): void => {
+    owed = false;
+    if (repaying) clearInterval(repaying);
+    repaying = undefined;
+  };
+
+  async function claimWithRetries(): Promise<number> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const revision = await claimNext();
+        paid();
+        return revision;
+      } catch (error) {
+        if (attempt >= ADVANCE_ATTEMPTS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
+      }
+    }
+  }
+
+  /**
+   * Claims the next revision; call after a world write has completed. Never fails the write
+   * it follows: an advance that cannot be claimed now is owed (above); the answer is then
+   * the newest revision this process knows.
+   */
   function advance(): Promise<number> {
     if (!running) {
-      running = claimNext().finally(() => {
-        running = undefined;
-      });
+      running = claimWithRetries()
+        .catch(() => {
+          owe();
+          return known;
+        })
+        .finally(() => {
+          running = undefined;
+        });
       return running;
     }
     queued ??= running
@@ -86,14 +136,19 @@ export function createWorldRevisionsRepo(db: Db) {
   }
 
   return {
-    collection: col,
     async ensureIndexes(): Promise<void> {
       // `_id` is the only key.
     },
     /** The current revision (0 before any write); `from` is a revision known to exist. */
     current: (from = known): Promise<number> => newestFrom(Math.max(from, 0)),
-    /** True when the world has changed since `revision` (one read by `_id`). */
-    changedSince: (revision: number): Promise<boolean> => exists(revision + 1),
+    /**
+     * True when the world has changed since `revision` (one read by `_id`); always true
+     * while this process owes an advance.
+     */
+    changedSince: async (revision: number): Promise<boolean> =>
+      owed || (await exists(revision + 1)),
+    /** Whether this process owes an advance (a write whose revision is not claimed yet). */
+    owesAdvance: (): boolean => owed,
     advance,
   };
 }

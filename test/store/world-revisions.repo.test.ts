@@ -1,4 +1,5 @@
 import { connectMongo } from '../../src/store/mongo';
+import { createWorldReadCache } from '../../src/domain/world/world-read-cache';
 import { createWorldRevisionsRepo } from '../../src/store/world-revisions.repo';
 import { freshDbName } from '../helpers/test-app';
 
@@ -17,7 +18,11 @@ describe('world revisions', () => {
       const claimed = await Promise.all(
         repos.flatMap((repo) => Array.from({ length: 10 }, () => repo.advance())),
       );
-      const stored = await repos[0].collection.find({}).sort({ _id: 1 }).toArray();
+      const stored = await processes[0].db
+        .collection<{ _id: string }>('world_revisions')
+        .find({})
+        .sort({ _id: 1 })
+        .toArray();
       const total = stored.length;
       // Advances asked for at once may share one claim, never skip a number.
       expect(stored.map((r) => Number(r._id))).toEqual(
@@ -54,6 +59,60 @@ describe('world revisions', () => {
     } finally {
       await db.dropDatabase();
       await client.close();
+    }
+  });
+});
+
+// Issue 10, risk 8: a world write whose revision advance failed left every cache stale.
+describe('an advance that fails after a world write', () => {
+  it('is owed: this process stops trusting its cache, and it is paid once the store heals', async () => {
+    const dbName = freshDbName('world_revisions_owed');
+    const [writer, reader] = await Promise.all([
+      connectMongo(uri, dbName),
+      connectMongo(uri, dbName),
+    ]);
+    let failing = false;
+    // The writer's store refuses revision claims while `failing`.
+    const flakyDb = new Proxy(writer.db, {
+      get(target, property, receiver) {
+        if (property !== 'collection') return Reflect.get(target, property, receiver) as unknown;
+        return (name: string) =>
+          new Proxy(target.collection(name), {
+            get(collection, key, inner) {
+              if (key === 'insertOne' && failing) {
+                return () => Promise.reject(new Error('the store is unreachable'));
+              }
+              return Reflect.get(collection, key, inner) as unknown;
+            },
+          });
+      },
+    });
+    try {
+      const revisions = createWorldRevisionsRepo(flakyDb);
+      const elsewhere = createWorldRevisionsRepo(reader.db);
+      let world = 'A';
+      const cache = createWorldReadCache(revisions);
+      const other = createWorldReadCache(elsewhere);
+      const read = (c: typeof cache) => c.read('state', async () => world);
+      expect(await read(cache)).toBe('A');
+      expect(await read(other)).toBe('A');
+
+      failing = true;
+      world = 'B'; // a world write happened …
+      await revisions.advance(); // … and its revision could not be claimed: no throw
+      expect(revisions.owesAdvance()).toBe(true);
+      expect(await read(cache)).toBe('B');
+
+      failing = false; // the store heals: the owed advance is claimed in the background
+      for (let i = 0; i < 40 && revisions.owesAdvance(); i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(revisions.owesAdvance()).toBe(false);
+      expect(await read(other)).toBe('B');
+    } finally {
+      await reader.db.dropDatabase();
+      await writer.client.close();
+      await reader.client.close();
     }
   });
 });
