@@ -22,6 +22,7 @@ import { createUsageRollupsRepo } from './usage-rollups.repo';
 import { createQuotaPoliciesRepo } from './quota-policies.repo';
 import { createRateCountersRepo } from './rate-counters.repo';
 import { createRecordCountsRepo } from './record-counts.repo';
+import { createStatusClaimsRepo } from './status-claims.repo';
 import { createRequestLedgerRepo } from './request-ledger.repo';
 import { createRuntimeRepo } from './runtime.repo';
 import { createSessionStepsRepo } from './session-steps.repo';
@@ -59,6 +60,7 @@ export function createRepos(db: Db) {
     substrateDeployments: createSubstrateDeploymentsRepo(db),
     substrateSnapshots: createSubstrateSnapshotsRepo(db),
     recordCounts: createRecordCountsRepo(db),
+    statusClaims: createStatusClaimsRepo(db),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
 import { bootstrapKeyId } from '../../auth/authenticator';
-import { InvalidState, notFound } from '../../lib/errors';
+import { Conflict, InvalidState, notFound } from '../../lib/errors';
 import { audit } from './audit';
 
 /** A record whose status the control plane changes. */
@@ -30,7 +30,8 @@ export interface StatusChangeSpec<S extends string, R extends StatusRecord<S>> {
 
 /**
  * Changes the status of one record: 404 when unknown, a no-op (no write, no audit row) when
- * it already has that status, otherwise one write, one audit row with the views before and
+ * it already has that status, 409 when another change based on the same read won the race,
+ * otherwise one write, one audit row with the views before and
  * after, and, when keys depend on it, this instance's key cache dropped so the change
  * applies here at once (other api instances within `KEY_CACHE_TTL_MS`).
  */
@@ -46,6 +47,13 @@ export async function changeStatus<S extends string, R extends StatusRecord<S>>(
   if (previous === spec.status) return { item: spec.view(record), previous_status: previous };
   await spec.check?.(record);
   const now = new Date().toISOString();
+  // Of two changes based on the same read, one goes ahead; the other would report a
+  // `before` that is no longer true, so it is refused instead.
+  if (!(await deps.repos.statusClaims.claim(spec.type, record._id, record.updated_at, now))) {
+    throw new Conflict(
+      `${spec.type} ${record._id} changed while this change was being made; read it and retry`,
+    );
+  }
   await spec.write(record, now);
   if (spec.affectsKeys) deps.authenticator.invalidateAll();
   const after = { ...record, status: spec.status, updated_at: now };
