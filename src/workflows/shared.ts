@@ -183,6 +183,11 @@ export interface DeploymentWorkflowInput {
   chunks_per_run?: number;
 }
 
+/** The deployment workflow's signature: clients start it by this type. */
+export type SubstrateDeploymentWorkflow = (
+  input: DeploymentWorkflowInput,
+) => Promise<DeploymentProgressState>;
+
 /** Chunks of engine work run on their own task queue, away from the approval workflows. */
 export const computeTaskQueueOf = (taskQueue: string): string => `${taskQueue}-compute`;
 

@@ -22,6 +22,7 @@ import {
   deploymentStateQuery,
   type DeploymentProgressState,
   type DeploymentWorkflowInput,
+  type SubstrateDeploymentWorkflow,
 } from './shared';
 
 // Deterministic failures: retrying cannot bring back a snapshot or a deleted record.
@@ -190,6 +191,10 @@ export async function substrateDeploymentWorkflow(
     throw ApplicationFailure.nonRetryable(state.error, 'DeploymentFailed');
   }
 }
+
+// Clients start the workflow by the signature in shared.ts: it must stay this function's.
+const startedAs: SubstrateDeploymentWorkflow = substrateDeploymentWorkflow;
+void startedAs;
 
 /**
  * Runs chunks until the last tick (`done`) or this run's share of chunks (`continue`),

@@ -85,7 +85,7 @@ describe('Idempotency-Key claims are never taken over', () => {
 
   it('does not create again when the first answer could not be stored', async () => {
     const repo = stale.deps.repos.idempotency;
-    const complete = repo.complete;
+    const complete = repo.complete.bind(repo);
     repo.complete = () => Promise.reject(new Error('the store refused the answer'));
     let first;
     try {
@@ -106,7 +106,7 @@ describe('Idempotency-Key claims are never taken over', () => {
 
   it('does not create again when a retry comes while a slow first request still runs', async () => {
     const tasks = stale.deps.repos.worldTasks;
-    const claimVersion = tasks.claimVersion;
+    const claimVersion = tasks.claimVersion.bind(tasks);
     tasks.claimVersion = async (...args: Parameters<typeof claimVersion>) => {
       await new Promise((resolve) => setTimeout(resolve, 800));
       return claimVersion(...args);

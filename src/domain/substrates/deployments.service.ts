@@ -5,9 +5,9 @@ import type { AuthContext } from '../../auth/auth-context';
 import { newId } from '../../lib/ids';
 import { decodeIdCursor, idPage } from '../../store/paging';
 import type { DeploymentRecord, NormalizedSpec } from '../../store/substrate-deployments.repo';
-import type { substrateDeploymentWorkflow } from '../../workflows/substrate-deployment.workflow';
 import {
   DeploymentStageKey,
+  type SubstrateDeploymentWorkflow,
   deploymentWorkflowId,
   type DeploymentWorkflowInput,
 } from '../../workflows/shared';
@@ -131,7 +131,7 @@ async function start(deps: DeployDeps, record: DeploymentRecord): Promise<void> 
   const input: DeploymentWorkflowInput = { deployment: record };
   try {
     const client = await deps.temporal.getClient();
-    await client.workflow.start<typeof substrateDeploymentWorkflow>('substrateDeploymentWorkflow', {
+    await client.workflow.start<SubstrateDeploymentWorkflow>('substrateDeploymentWorkflow', {
       workflowId: record.workflow_id,
       workflowIdConflictPolicy: 'FAIL',
       taskQueue: deps.temporal.taskQueue,
