@@ -41,7 +41,7 @@ it('lets one of two changes based on the same read go ahead, and refuses the oth
   const refused = outcomes.filter((o) => o.status === 'rejected');
   expect(done).toHaveLength(1);
   expect(refused).toHaveLength(1);
-  expect((refused[0]).reason).toBeInstanceOf(Conflict);
+  expect(refused[0].reason).toBeInstanceOf(Conflict);
 
   const audited = await app.deps.db
     .collection('audit')
