@@ -1,3 +1,4 @@
+import { newestFilledSlot } from '../lib/slot-chain';
 import { LRUCache } from 'lru-cache';
 import { MongoBulkWriteError, type Collection, type Db, type WriteError } from 'mongodb';
 
@@ -129,21 +130,11 @@ export function createSessionStepsRepo(db: Db) {
     sessionId: string,
     floor: SessionStepRecord | null,
   ): Promise<SessionStepRecord | null> {
-    let best = floor;
-    let low = floor?.step ?? 0;
-    let high: number | undefined;
-    for (let stride = 1; high === undefined; stride *= 2) {
-      const probe = await find(sessionId, low + stride);
-      if (probe) [best, low] = [probe, probe.step];
-      else high = low + stride;
-    }
-    while (high - low > 1) {
-      const middle = Math.floor((low + high) / 2);
-      const probe = await find(sessionId, middle);
-      if (probe) [best, low] = [probe, middle];
-      else high = middle;
-    }
-    return best;
+    const newest = await newestFilledSlot((step) => find(sessionId, step), {
+      slot: floor?.step ?? 0,
+      value: floor,
+    });
+    return newest.value;
   }
 
   return {

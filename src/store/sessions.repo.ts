@@ -1,3 +1,4 @@
+import { newestFilledSlot } from '../lib/slot-chain';
 import { LRUCache } from 'lru-cache';
 import type { Collection, Db } from 'mongodb';
 import { isDuplicateKey } from './mongo';
@@ -71,23 +72,10 @@ export function createSessionsRepo(db: Db) {
     return found;
   }
 
-  /** The newest link at or after `floor`: gallop, then bisect, on `_id` reads. */
+  /** The newest link at or after `floor` (the slot chain of `_id`s, src/lib/slot-chain.ts). */
   async function headFrom(floor: LineageLink | null): Promise<LineageLink | null> {
-    let best = floor;
-    let low = floor?._id ?? 0;
-    let high: number | undefined;
-    for (let stride = 1; high === undefined; stride *= 2) {
-      const probe = await link(low + stride);
-      if (probe) [best, low] = [probe, probe._id];
-      else high = low + stride;
-    }
-    while (high - low > 1) {
-      const middle = Math.floor((low + high) / 2);
-      const probe = await link(middle);
-      if (probe) [best, low] = [probe, middle];
-      else high = middle;
-    }
-    return best;
+    const newest = await newestFilledSlot(link, { slot: floor?._id ?? 0, value: floor });
+    return newest.value;
   }
 
   return {

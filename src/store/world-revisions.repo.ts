@@ -1,3 +1,4 @@
+import { newestFilledSlot } from '../lib/slot-chain';
 import type { Collection, Db } from 'mongodb';
 import { isDuplicateKey } from './mongo';
 
@@ -36,22 +37,14 @@ export function createWorldRevisionsRepo(db: Db) {
   const exists = async (revision: number): Promise<boolean> =>
     revision <= 0 || (await col.findOne({ _id: revisionKey(revision) })) !== null;
 
-  /** The newest revision at or after `from` (which must exist): gallop, then bisect. */
+  /** The newest revision at or after `from` (which must exist): the slot chain of revisions. */
   async function newestFrom(from: number): Promise<number> {
-    let present = from;
-    let step = 1;
-    while (await exists(present + step)) {
-      present += step;
-      step *= 2;
-    }
-    let absent = present + step;
-    while (absent - present > 1) {
-      const middle = Math.floor((present + absent) / 2);
-      if (await exists(middle)) present = middle;
-      else absent = middle;
-    }
-    known = Math.max(known, present);
-    return present;
+    const { slot } = await newestFilledSlot(
+      async (revision) => ((await exists(revision)) ? revision : null),
+      { slot: from, value: from },
+    );
+    known = Math.max(known, slot);
+    return slot;
   }
 
   /**
