@@ -72,7 +72,7 @@ export async function deploy(deps: DeployDeps, auth: AuthContext, body: Substrat
   for (;;) {
     const newest = await repo.newestBinding(artifact.artifact_id);
     if (body.mode === 'bind' && newest) {
-      const bound = await repo.findById(newest.deployment_id);
+      const bound = await boundDeployment(repo, newest.deployment_id);
       if (bound && (bound.status === 'running' || bound.status === 'ready')) {
         return { created: false, deployment: deploymentView(bound) };
       }
@@ -86,6 +86,26 @@ export async function deploy(deps: DeployDeps, auth: AuthContext, body: Substrat
       return { created: true, deployment: deploymentView(record) };
     }
     // Another deploy of the same manifest took that binding: look again.
+  }
+}
+
+/** How long a bind waits for the record of a deployment whose start is under way. */
+const BOUND_RECORD_WAIT_MS = 3000;
+
+/**
+ * The deployment a binding names. Its record is written just after its workflow starts, so
+ * a binding claimed a moment ago may have none yet: wait for it briefly; a binding whose
+ * record never comes lost its starter before the start (nothing runs for it).
+ */
+async function boundDeployment(
+  repo: DeployDeps['repos']['substrateDeployments'],
+  deploymentId: string,
+): Promise<DeploymentRecord | null> {
+  const deadline = Date.now() + BOUND_RECORD_WAIT_MS;
+  for (;;) {
+    const record = await repo.findById(deploymentId);
+    if (record || Date.now() > deadline) return record;
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
 
