@@ -185,15 +185,16 @@ export class RateLimiter {
     if (!state.syncing) {
       state.syncing = (async () => {
         try {
-          const shards = [...state.windows].map(([windowId, counter]) =>
-            this.shardOf(subject, windowId, counter, reserve ? 1 : 0),
-          );
-          const changed = shards.filter(
-            (shard) => shard.count > state.windows.get(shard.window)!.written,
-          );
-          await this.options.repo.writeShards(changed);
-          for (const shard of changed) {
-            const counter = state.windows.get(shard.window)!;
+          // The counters are held from here: the periodic sync may drop a window that
+          // expires while this write is in flight (seen at a minute boundary under load).
+          const changed = [...state.windows]
+            .map(([windowId, counter]) => ({
+              counter,
+              shard: this.shardOf(subject, windowId, counter, reserve ? 1 : 0),
+            }))
+            .filter(({ counter, shard }) => shard.count > counter.written);
+          await this.options.repo.writeShards(changed.map(({ shard }) => shard));
+          for (const { counter, shard } of changed) {
             counter.written = Math.max(counter.written, shard.count);
           }
           const read = await this.options.repo.readShards([subject], [...state.windows.keys()]);

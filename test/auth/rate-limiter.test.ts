@@ -70,3 +70,44 @@ describe('RateLimiter (real store, controlled clock)', () => {
     expect((await limiter.check('key:m', perMinute)).allowed).toBe(true);
   });
 });
+
+// A bench run under load answered 500s at a minute boundary: the periodic sync dropped an
+// expired window while a subject's own sync was writing it, and that sync then read it back.
+describe('RateLimiter: a window expiring while its subject syncs', () => {
+  it('finishes the sync with the counters it held', async () => {
+    const clock = { now: Date.parse('2026-03-10T12:00:59.000Z') };
+    const repo = createRateCountersRepo(client.db(dbName));
+    let hold: Promise<void> | undefined;
+    let writing: () => void = () => undefined;
+    const gated = {
+      ...repo,
+      writeShards: async (shards: Parameters<typeof repo.writeShards>[0]) => {
+        if (shards.length > 0 && hold) {
+          writing();
+          await hold;
+        }
+        return repo.writeShards(shards);
+      },
+    };
+    const limiter = new RateLimiter({
+      repo: gated,
+      instanceId: 'expiring-1',
+      syncIntervalMs: 1000,
+      logger: pino({ level: 'silent' }),
+      now: () => clock.now,
+    });
+    const minuteOnly: LimitRule[] = [{ name: 'minute', limit: 100, code: 'rate_limited' }];
+    // Up to this instance's budget of what was left: no sync needed yet.
+    for (let i = 0; i < 25; i += 1) await limiter.check('key:exp', minuteOnly);
+
+    let release: () => void = () => undefined;
+    hold = new Promise((resolve) => (release = resolve));
+    const started = new Promise<void>((resolve) => (writing = resolve));
+    const pending = limiter.check('key:exp', minuteOnly); // over budget: syncs, writing
+    await started;
+    clock.now += 2_000; // the minute ends …
+    await limiter.syncAll(); // … and the periodic sync drops the expired window
+    release();
+    await expect(pending).resolves.toMatchObject({ allowed: true });
+  });
+});

@@ -1,0 +1,79 @@
+import { emptyMerged, mergeEvent, type MergeEvent } from '../../../src/domain/events/merge';
+
+const event = (
+  id: string,
+  at: string,
+  payload: Record<string, unknown>,
+  source = 'erp',
+): MergeEvent => ({
+  event_id: `evt_${id.padStart(10, '0')}`,
+  source_family: source,
+  source_event_id: id,
+  occurred_at: `2026-01-01T00:00:${at}.000Z`,
+  payload,
+});
+
+const mergeAll = (events: MergeEvent[]) =>
+  events.reduce((state, e) => mergeEvent(state, e).state, emptyMerged());
+
+/** Every ordering of a small list. */
+const permutations = <T>(items: T[]): T[][] =>
+  items.length <= 1
+    ? [items]
+    : items.flatMap((item, i) =>
+        permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]),
+      );
+
+describe('mergeEvent (the reconciliation merge)', () => {
+  it('keeps, per field, the value of the newest occurred_at', () => {
+    const older = event('1', '01', { status: 'draft', owner: 'ada' });
+    const newer = event('2', '02', { status: 'final' });
+    const first = mergeEvent(emptyMerged(), older);
+    expect(first).toMatchObject({ outcome: 'applied', changed: true });
+    const second = mergeEvent(first.state, newer);
+    expect(second.outcome).toBe('applied');
+    expect(second.state.fields).toEqual({ status: 'final', owner: 'ada' });
+    expect(second.state.provenance['status']?.event_id).toBe(newer.event_id);
+  });
+
+  it('calls an event stale when every field it sets holds a newer value', () => {
+    const state = mergeAll([event('2', '05', { status: 'final' })]);
+    const late = mergeEvent(state, event('1', '01', { status: 'draft' }));
+    expect(late).toMatchObject({ outcome: 'stale', stale_fields: ['status'], changed: false });
+    expect(late.state.fields).toEqual({ status: 'final' });
+  });
+
+  it('is idempotent: a re-delivered event changes nothing', () => {
+    const once = mergeEvent(emptyMerged(), event('1', '01', { status: 'draft' }));
+    const twice = mergeEvent(once.state, event('1', '01', { status: 'draft' }));
+    expect(twice).toMatchObject({ changed: false, applied_fields: ['status'] });
+    expect(twice.state).toEqual(once.state);
+  });
+
+  it('settles a same-time disagreement by the stamp order and flags it, in any arrival order', () => {
+    const a = event('a', '03', { status: 'open' }, 'crm');
+    const b = event('b', '03', { status: 'closed' }, 'erp');
+    const ab = mergeAll([a, b]);
+    const ba = mergeAll([b, a]);
+    expect(ab.fields).toEqual(ba.fields);
+    expect(ab.fields['status']).toBe('closed'); // `erp` > `crm` at the same instant
+    expect(ab.provenance['status']?.conflict).toBe(true);
+    expect(ba.provenance['status']?.conflict).toBe(true);
+    expect(mergeEvent(mergeAll([a]), b).outcome).toBe('conflict');
+  });
+
+  it('ends in the same fields and provenance whatever the arrival order', () => {
+    const events = [
+      event('1', '01', { status: 'draft', owner: 'ada' }),
+      event('2', '04', { status: 'review' }),
+      event('3', '02', { owner: 'bob', size: 3 }),
+      event('4', '04', { size: 5 }, 'crm'),
+    ];
+    const results = permutations(events).map(mergeAll);
+    for (const result of results) {
+      expect(result.fields).toEqual(results[0].fields);
+      expect(result.provenance).toEqual(results[0].provenance);
+    }
+    expect(results[0].fields).toEqual({ status: 'review', owner: 'bob', size: 5 });
+  });
+});
