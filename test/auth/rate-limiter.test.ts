@@ -77,14 +77,14 @@ describe('RateLimiter: a window expiring while its subject syncs', () => {
   it('finishes the sync with the counters it held', async () => {
     const clock = { now: Date.parse('2026-03-10T12:00:59.000Z') };
     const repo = createRateCountersRepo(client.db(dbName));
-    let hold: Promise<void> | undefined;
+    const gate: { hold?: Promise<void> } = {};
     let writing: () => void = () => undefined;
     const gated = {
       ...repo,
       writeShards: async (shards: Parameters<typeof repo.writeShards>[0]) => {
-        if (shards.length > 0 && hold) {
+        if (shards.length > 0 && gate.hold) {
           writing();
-          await hold;
+          await gate.hold;
         }
         return repo.writeShards(shards);
       },
@@ -101,7 +101,7 @@ describe('RateLimiter: a window expiring while its subject syncs', () => {
     for (let i = 0; i < 25; i += 1) await limiter.check('key:exp', minuteOnly);
 
     let release: () => void = () => undefined;
-    hold = new Promise((resolve) => (release = resolve));
+    gate.hold = new Promise((resolve) => (release = resolve));
     const started = new Promise<void>((resolve) => (writing = resolve));
     const pending = limiter.check('key:exp', minuteOnly); // over budget: syncs, writing
     await started;
