@@ -35,7 +35,9 @@ export type ServiceEventsRepo = ReturnType<typeof createServiceEventsRepo>;
 export function createServiceEventsRepo(db: Db) {
   const col: Collection<ServiceEvent> = db.collection<ServiceEvent>('service_events');
   return {
-    collection: col,
+    /** Events of one kind at or after `since`. */
+    countOfKindSince: (kind: string, since: string): Promise<number> =>
+      col.countDocuments({ kind, at: { $gte: since } }),
     async ensureIndexes(): Promise<void> {
       await col.createIndex({ at: -1, _id: -1 }, { name: 'by_time' });
       await col.createIndex({ kind: 1, at: -1 }, { name: 'by_kind' });

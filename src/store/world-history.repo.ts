@@ -40,7 +40,9 @@ function toQuery(filter: WorldHistoryFilter, after?: PagePosition): Filter<World
 export function createWorldHistoryRepo(db: Db, revisions: Pick<WorldRevisionsRepo, 'advance'>) {
   const col: Collection<WorldHistoryEvent> = db.collection<WorldHistoryEvent>('world_history');
   return {
-    collection: col,
+    /** The newest event (by `at`, then `_id`), or null before any. */
+    newest: async (): Promise<WorldHistoryEvent | null> =>
+      (await col.find({}).sort({ at: -1, _id: -1 }).limit(1).toArray())[0] ?? null,
     async ensureIndexes(): Promise<void> {
       await col.createIndex({ object_id: 1, _id: -1 }, { name: 'by_object' });
       await col.createIndex({ at: -1, _id: -1 }, { name: 'by_time' });

@@ -31,7 +31,13 @@ export function createWorldObjectsRepo(db: Db, revisions: Pick<WorldRevisionsRep
   const versions: Collection<{ _id: string; object_id: string; action_id: string; at: string }> =
     db.collection('world_object_versions');
   return {
-    collection: col,
+    /** Objects per kind (one `$group`, FerretDB-safe), in no particular order. */
+    countByKind: (): Promise<{ _id: string; count: number }[]> =>
+      col
+        .aggregate<{ _id: string; count: number }>([
+          { $group: { _id: '$kind', count: { $sum: 1 } } },
+        ])
+        .toArray(),
     async ensureIndexes(): Promise<void> {
       await col.createIndex({ kind: 1, _id: 1 }, { name: 'by_kind' });
     },

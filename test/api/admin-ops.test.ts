@@ -1,3 +1,4 @@
+import { storedIn } from '../helpers/collections';
 import type { ChildProcess } from 'node:child_process';
 import { parseApiKey } from '../../src/auth/api-key';
 import type { RequestLedgerRow } from '../../src/store/request-ledger.repo';
@@ -771,7 +772,7 @@ describe('prune-ledgers', () => {
     const counts = async () => ({
       buckets: await repos.requestLedger.collection.countDocuments({ instance: 'p' }),
       rollups: await repos.usageRollups.collection.countDocuments({ bucket_id: 'prune' }),
-      events: await repos.serviceEvents.collection.countDocuments({ kind: 'test.prune' }),
+      events: await storedIn(pruneApp.deps.db).serviceEvents.countDocuments({ kind: 'test.prune' }),
       audit: await repos.audit.collection.countDocuments({ action: 'test.prune' }),
       prunes: await repos.audit.collection.countDocuments({ action: 'ledgers.prune' }),
     });

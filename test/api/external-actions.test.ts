@@ -1,3 +1,4 @@
+import { storedIn } from '../helpers/collections';
 import { ledgerDigest } from '../../src/activities/actions.activities';
 import { newId } from '../../src/lib/ids';
 import type { ActionLedgerEntry } from '../../src/store/external-actions.repo';
@@ -160,9 +161,9 @@ describe('the full lifecycle of world.update_object', () => {
 
     const stored = await app.deps.repos.worldObjects.findById(object._id);
     expect(stored).toMatchObject({ version: 2, attributes: { status: 'published', owner: 'ada' } });
-    expect(
-      await app.deps.repos.worldHistory.collection.countDocuments({ object_id: object._id }),
-    ).toBe(1);
+    expect(await storedIn(app.deps.db).worldHistory.countDocuments({ object_id: object._id })).toBe(
+      1,
+    );
 
     const final = (await get(action.action_id, approver)).body.payload;
     expect(Object.keys(final.status_timestamps)).toEqual([
@@ -317,7 +318,7 @@ describe('execution', () => {
     const { body } = await propose(updateContract(object._id));
     const id = body.payload.action_id;
     await decide(id, 'approve', approver);
-    await app.deps.repos.worldObjects.collection.updateOne(
+    await storedIn(app.deps.db).worldObjects.updateOne(
       { _id: object._id },
       { $set: { 'attributes.status': 'archived' }, $inc: { version: 1 } },
     );

@@ -1,3 +1,4 @@
+import { storedIn } from '../helpers/collections';
 import { newId } from '../../src/lib/ids';
 import { call, type HttpResult } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
@@ -232,8 +233,8 @@ describe('POST /v1/external-events/ingest', () => {
       external_state: { generation: 1, fields: { status: 'degraded', latency_ms: 840 } },
     });
     // One world history event for the applied change.
-    const history = await app.deps.repos.worldHistory.collection
-      .find({ object_id: object._id })
+    const history = await storedIn(app.deps.db)
+      .worldHistory.find({ object_id: object._id })
       .toArray();
     expect(history).toHaveLength(1);
     expect(history[0]).toMatchObject({
@@ -419,9 +420,9 @@ describe('reconciliation outcomes', () => {
     expect(state.fields).toEqual({ status: 'down', region: 'eu', owner: 'sre' });
     expect(state).toMatchObject({ generation: 2, observed_generation: 2, revision: 2 });
     // A stale event changes nothing: no history for it.
-    expect(
-      await app.deps.repos.worldHistory.collection.countDocuments({ object_id: object._id }),
-    ).toBe(2);
+    expect(await storedIn(app.deps.db).worldHistory.countDocuments({ object_id: object._id })).toBe(
+      2,
+    );
   });
 
   it('an empty payload is stale: it carries nothing to merge', async () => {
@@ -618,9 +619,7 @@ describe('order independence', () => {
     expect(b.generation).toBe(a.generation);
     // The batch committed once: one revision and one history event for the object.
     expect(b.revision).toBe(1);
-    expect(
-      await app.deps.repos.worldHistory.collection.countDocuments({ object_id: two._id }),
-    ).toBe(1);
+    expect(await storedIn(app.deps.db).worldHistory.countDocuments({ object_id: two._id })).toBe(1);
   });
 
   it('converges when two api processes write one object concurrently (revision claims)', async () => {
@@ -658,7 +657,7 @@ describe('order independence', () => {
         Array.from({ length: state.revision }, (_, i) => i + 1),
       );
       expect(
-        await app.deps.repos.worldHistory.collection.countDocuments({ object_id: object._id }),
+        await storedIn(app.deps.db).worldHistory.countDocuments({ object_id: object._id }),
       ).toBe(state.revision);
     } finally {
       await other.stop();
@@ -966,7 +965,7 @@ describe('recovery', () => {
       observed_generation: 3,
       fields: { status: 'down', owner: 'ada' },
     });
-    expect(await app.deps.repos.worldHistory.collection.findOne({ _id: historyId })).not.toBeNull();
+    expect(await storedIn(app.deps.db).worldHistory.findOne({ _id: historyId })).not.toBeNull();
     expect(first.reconciliation.revision).toBe(1);
   });
 

@@ -1,3 +1,4 @@
+import { storedIn } from '../helpers/collections';
 import { newId } from '../../src/lib/ids';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
@@ -80,8 +81,8 @@ async function recordCounts(): Promise<number[]> {
     app.deps.db.collection('sessions').countDocuments(),
     repos.sessions.lineage.countDocuments(),
     repos.sessionSteps.collection.countDocuments(),
-    repos.worldObjects.collection.countDocuments(),
-    repos.worldHistory.collection.countDocuments(),
+    storedIn(app.deps.db).worldObjects.countDocuments(),
+    storedIn(app.deps.db).worldHistory.countDocuments(),
   ]);
 }
 

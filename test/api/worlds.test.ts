@@ -1,3 +1,4 @@
+import { storedIn } from '../helpers/collections';
 import { demoWorld, seedDemoWorld } from '../../src/domain/world/demo-world';
 import { TASK_TRANSITIONS } from '../../src/domain/world/task-states';
 import type { TaskState } from '../../src/domain/world/schemas';
@@ -88,7 +89,7 @@ const patchTask = (taskId: string, body: Record<string, unknown>) =>
   });
 const head = async () => (await get<StateView>('/v1/worlds/state')).body.payload.world_state;
 const taskEvents = (taskId: string) =>
-  app.deps.repos.worldHistory.collection.find({ task_id: taskId }).toArray();
+  storedIn(app.deps.db).worldHistory.find({ task_id: taskId }).toArray();
 
 /** Follows `next_cursor` to the end; returns every item's id in order. */
 async function pageAll<T>(path: string, idOf: (item: T) => string, between?: () => Promise<void>) {
@@ -134,17 +135,17 @@ describe('the demo world of a fresh database', () => {
   it('is seeded once: seeding again writes nothing, an interrupted seed is completed', async () => {
     const { repos } = app.deps;
     expect(await seedDemoWorld(repos, new Date().toISOString())).toBe(0);
-    expect(await repos.worldObjects.collection.countDocuments()).toBe(6);
-    expect(await repos.worldHistory.collection.countDocuments()).toBe(13);
+    expect(await storedIn(app.deps.db).worldObjects.countDocuments()).toBe(6);
+    expect(await storedIn(app.deps.db).worldHistory.countDocuments()).toBe(13);
 
     // A seed that died before its last two writes.
     const lastEvent = demo.events[demo.events.length - 1]._id;
-    await repos.worldHistory.collection.deleteOne({ _id: lastEvent });
+    await storedIn(app.deps.db).worldHistory.deleteOne({ _id: lastEvent });
     await repos.worldRelationships.collection.deleteOne({ _id: demo.relationships[6]._id });
     expect(await seedDemoWorld(repos, new Date().toISOString())).toBe(2);
     expect(await seedDemoWorld(repos, new Date().toISOString())).toBe(0);
     expect(await repos.worldRelationships.collection.countDocuments()).toBe(7);
-    expect(await repos.worldHistory.collection.countDocuments()).toBe(13);
+    expect(await storedIn(app.deps.db).worldHistory.countDocuments()).toBe(13);
   });
 
   it('leaves a world that already holds other objects alone', async () => {
@@ -164,7 +165,7 @@ describe('the demo world of a fresh database', () => {
         updated_at: now,
       });
       expect(await seedDemoWorld(repos, now)).toBe(0);
-      expect(await repos.worldObjects.collection.countDocuments()).toBe(1);
+      expect(await storedIn(db).worldObjects.countDocuments()).toBe(1);
     } finally {
       await db.dropDatabase();
     }
@@ -182,9 +183,9 @@ describe('the demo world of a fresh database', () => {
       const now = new Date().toISOString();
       const written = await Promise.all(repos.map((r) => seedDemoWorld(r, now)));
       expect(written.reduce((a, b) => a + b, 0)).toBe(6 + 7 + 13);
-      expect(await repos[0].worldObjects.collection.countDocuments()).toBe(6);
+      expect(await storedIn(instances[0].db).worldObjects.countDocuments()).toBe(6);
       expect(await repos[0].worldRelationships.collection.countDocuments()).toBe(7);
-      expect(await repos[0].worldHistory.collection.countDocuments()).toBe(13);
+      expect(await storedIn(instances[0].db).worldHistory.countDocuments()).toBe(13);
     } finally {
       await instances[0].db.dropDatabase();
       for (const { client } of instances) await client.close();

@@ -67,7 +67,7 @@ async function serviceEvents(deps: Pick<AppDeps, 'repos'>, nowMs: number) {
   const [byLevel, transitions, workflowFailures] = await Promise.all([
     repo.countByLevelSince(since),
     repo.ofKindsSince(['backend.down', 'backend.up'], since),
-    repo.collection.countDocuments({ kind: 'workflow.failed', at: { $gte: since } }),
+    repo.countOfKindSince('workflow.failed', since),
   ]);
   const latest = new Map<string, (typeof transitions)[number]>();
   for (const event of transitions) latest.set(String(event.detail['backend']), event);

@@ -23,11 +23,7 @@ export function listObjects(
 }
 
 async function firstObjects(deps: WorldDeps, args: { kind?: string; limit: number }) {
-  const rows = await deps.repos.worldObjects.collection
-    .find(args.kind ? { kind: args.kind } : {})
-    .sort({ _id: 1 })
-    .limit(args.limit + 1)
-    .toArray();
+  const rows = await deps.repos.worldObjects.list({ kind: args.kind }, args.limit);
   const items = rows.slice(0, args.limit).map(brief);
   return {
     kind: args.kind ?? null,
@@ -62,16 +58,13 @@ export async function observeWorld(deps: WorldDeps & Pick<AppDeps, 'worldReads'>
 }
 
 async function worldCensus(deps: WorldDeps) {
-  const [kinds, newest] = await Promise.all([
-    deps.repos.worldObjects.collection
-      .aggregate<{ _id: string; count: number }>([{ $group: { _id: '$kind', count: { $sum: 1 } } }])
-      .toArray(),
-    deps.repos.worldHistory.collection.find({}).sort({ at: -1, _id: -1 }).limit(1).toArray(),
+  const [kinds, event] = await Promise.all([
+    deps.repos.worldObjects.countByKind(),
+    deps.repos.worldHistory.newest(),
   ]);
   const byKind = Object.fromEntries(
     kinds.sort((a, b) => a._id.localeCompare(b._id)).map((k) => [k._id, k.count]),
   );
-  const event = newest[0];
   return {
     objects: kinds.reduce((sum, k) => sum + k.count, 0),
     by_kind: byKind,
