@@ -7,6 +7,7 @@ import { ensureSystemRecords } from '../domain/governance/bootstrap';
 import { createLimitsResolver } from '../domain/governance/quota-policies.service';
 import { createMetrics } from '../observability/metrics';
 import { createWorldReadCache } from '../domain/world/world-read-cache';
+import { createReconciler } from '../domain/events/reconciler';
 import { createSubstrateStates } from '../domain/substrates/states';
 import { RequestLedgerWriter } from '../observability/request-ledger-writer';
 import { ServiceEventRecorder } from '../observability/service-events';
@@ -93,6 +94,7 @@ export async function buildDeps(
     serviceEvents,
     monitor,
     worldReads: createWorldReadCache(repos.worldRevisions),
+    reconciler: createReconciler({ repos, logger: log }),
     substrateStates: createSubstrateStates(repos.substrateSnapshots),
     instanceId,
     startedAt: new Date(),

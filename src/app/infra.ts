@@ -10,6 +10,7 @@ import type { ServiceMonitor } from '../observability/service-monitor';
 import type { Repos } from '../store';
 import type { TemporalGateway } from '../temporal/gateway';
 import type { WorldReadCache } from '../domain/world/world-read-cache';
+import type { Reconciler } from '../domain/events/reconciler';
 import type { SubstrateStates } from '../domain/substrates/states';
 
 /** The infrastructure every service is built over (no services yet). */
@@ -28,6 +29,8 @@ export interface AppInfra {
   serviceEvents: ServiceEventRecorder;
   /** Probes the backends periodically and records their transitions. */
   monitor: ServiceMonitor;
+  /** This process's event reconciler: per-object queues, a state cache, a write gate. */
+  reconciler: Reconciler;
   /** Whole-world reads, cached until the world revision moves. */
   worldReads: WorldReadCache;
   /** Deployment states at any computed tick, recent ones cached. */

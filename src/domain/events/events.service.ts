@@ -15,7 +15,7 @@ import { isoNow } from '../../lib/time';
 import type { ExternalEventRecord, StoredReconciliation } from '../../store/external-events.repo';
 import { decodeIdCursor, encodeIdCursor } from '../../store/paging';
 import { payloadIssues } from './payload';
-import { reconcilerFor, unmatched, type EventReconciliation } from './reconciler';
+import { unmatched, type EventReconciliation } from './reconciler';
 import { eventView, externalStateView, reconciliationView, toStoredReconciliation } from './views';
 
 /** The dedup key of an event: sha256 of `source_family`, NUL, `source_event_id`. */
@@ -62,7 +62,7 @@ async function reconcileAndRecord(
   deps: AppDeps,
   records: ExternalEventRecord[],
 ): Promise<Map<string, StoredReconciliation>> {
-  const reconciler = reconcilerFor(deps);
+  const reconciler = deps.reconciler;
   const outcomes = new Map<string, EventReconciliation>();
   const byObject = new Map<string, ExternalEventRecord[]>();
   for (const record of records) {
@@ -196,9 +196,7 @@ export async function ingestBatch(deps: AppDeps, body: ExternalEventBatchRequest
   });
 
   // Claim every new key at once; a key taken already is a duplicate of the stored event.
-  const claims = await reconcilerFor(deps).writes.run(() =>
-    repo.claimMany(fresh.map((f) => f.record)),
-  );
+  const claims = await deps.reconciler.writes.run(() => repo.claimMany(fresh.map((f) => f.record)));
   const stored = new Map<string, { record: ExternalEventRecord; created: boolean }>();
   const taken: { index: number; key: string }[] = [];
   fresh.forEach(({ index, record }, position) => {

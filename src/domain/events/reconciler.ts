@@ -1,7 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import stringify from 'safe-stable-stringify';
 import { Unavailable } from '../../lib/errors';
-import type { AppDeps } from '../../app/deps';
+import type { Logger } from 'pino';
+import type { Repos } from '../../store';
 import { newId } from '../../lib/ids';
 import { isoNow } from '../../lib/time';
 import type { WorldHistoryEvent } from '../../store/world-history.repo';
@@ -81,7 +82,10 @@ const initialState = (): ExternalState => ({
  *   the object. A pass that dies in between is completed by the next reader of the chain
  *   (the history event is stored in the revision and appended once by id).
  */
-export function createReconciler(deps: Pick<AppDeps, 'repos' | 'logger'>) {
+export function createReconciler(deps: {
+  repos: Pick<Repos, 'worldExternalState' | 'worldHistory' | 'worldObjects'>;
+  logger: Logger;
+}) {
   const repo = deps.repos.worldExternalState;
   const queues = new Map<string, Submission[]>();
   const cache = new LRUCache<string, ExternalState>({ max: CACHED_OBJECTS });
@@ -287,21 +291,6 @@ export function createWriteGate(width: number) {
       }
     },
   };
-}
-
-const reconcilers = new WeakMap<AppDeps, Reconciler>();
-
-/**
- * The reconciler of an app (one per `AppDeps`, made on first use): it holds only this
- * process's queues and cache, so nothing else needs to know it exists.
- */
-export function reconcilerFor(deps: AppDeps): Reconciler {
-  let reconciler = reconcilers.get(deps);
-  if (!reconciler) {
-    reconciler = createReconciler(deps);
-    reconcilers.set(deps, reconciler);
-  }
-  return reconciler;
 }
 
 export const unmatched = (ref: string | null): EventReconciliation => ({
