@@ -1,3 +1,4 @@
+import { createKeyedMutex } from '../lib/keyed-mutex';
 import { newestFilledSlot } from '../lib/slot-chain';
 import { LRUCache } from 'lru-cache';
 import { MongoBulkWriteError, type Collection, type Db, type WriteError } from 'mongodb';
@@ -69,8 +70,8 @@ export const stepId = (sessionId: string, step: number): string => `${sessionId}
 export function createSessionStepsRepo(db: Db) {
   const col: Collection<SessionStepRecord> = db.collection<SessionStepRecord>('session_steps');
   const newest = new LRUCache<string, SessionStepRecord>({ max: 10_000 });
-  /** Per session, the last queued claim of this process (see `exclusive`). */
-  const queues = new Map<string, Promise<void>>();
+  /** Claims of one session run one at a time in this process (see `exclusive`). */
+  const claims = createKeyedMutex();
   /** Inserts waiting for the one in flight (see `insert`). */
   let waiting: PendingInsert[] = [];
   let writing = false;
@@ -172,19 +173,8 @@ export function createSessionStepsRepo(db: Db) {
      * slot (each lost race costs an insert and two reads, and they compound); instances still
      * race each other, and the unique insert keeps that correct.
      */
-    async exclusive<T>(sessionId: string, claim: () => Promise<T>): Promise<T> {
-      const previous = queues.get(sessionId) ?? Promise.resolve();
-      let release = (): void => {};
-      const tail = previous.then(() => new Promise<void>((resolve) => (release = resolve)));
-      queues.set(sessionId, tail);
-      await previous;
-      try {
-        return await claim();
-      } finally {
-        release();
-        if (queues.get(sessionId) === tail) queues.delete(sessionId);
-      }
-    },
+    exclusive: <T>(sessionId: string, claim: () => Promise<T>): Promise<T> =>
+      claims.run(sessionId, claim),
     /** The newest step once step `taken` is known to exist (after a lost insert race). */
     async newestAfter(sessionId: string, taken: number): Promise<SessionStepRecord | null> {
       const floor = await find(sessionId, taken);

@@ -1,3 +1,4 @@
+import { createKeyedMutex } from '../lib/keyed-mutex';
 import { newestFilledSlot } from '../lib/slot-chain';
 import { LRUCache } from 'lru-cache';
 import type { Collection, Db } from 'mongodb';
@@ -56,8 +57,8 @@ export function createSessionsRepo(db: Db) {
   const sessionCache = new LRUCache<string, SessionRecord>({ max: 10_000 });
   const linkCache = new LRUCache<number, LineageLink>({ max: 1_000 });
   let head: LineageLink | null = null;
-  /** The last queued lineage append of this process (see `appending`). */
-  let appends: Promise<void> = Promise.resolve();
+  /** Lineage appends run one at a time in this process (see `appending`). */
+  const appends = createKeyedMutex();
 
   const rememberLink = (link: LineageLink): void => {
     linkCache.set(link._id, link);
@@ -120,17 +121,7 @@ export function createSessionsRepo(db: Db) {
      * one instance then take consecutive links instead of racing for the same one (instances
      * still race each other; the unique insert keeps that correct).
      */
-    async appending<T>(append: () => Promise<T>): Promise<T> {
-      const previous = appends;
-      let release = (): void => {};
-      appends = previous.then(() => new Promise<void>((resolve) => (release = resolve)));
-      await previous;
-      try {
-        return await append();
-      } finally {
-        release();
-      }
-    },
+    appending: <T>(append: () => Promise<T>): Promise<T> => appends.run('lineage', append),
     /** The newest link, confirmed against the database; null before the first session. */
     lineageHead: (): Promise<LineageLink | null> => headFrom(head),
     /** The newest link as last seen here (to attempt the next append), else confirmed. */
