@@ -24,6 +24,27 @@ const decisionBody = {
   schema: decisionBodySchema,
 };
 
+/** `POST /v1/external-actions/{action_id}/<decision>`: the calling key's principal decides. */
+const decisionRoute = (
+  decision: 'approve' | 'execute' | 'reject',
+  description: string,
+  answer: string,
+): RouteDefinition =>
+  defineRoute({
+    operationId: `actions.${decision}`,
+    method: 'POST',
+    path: `/v1/external-actions/{action_id}/${decision}`,
+    family: 'external_action_execution',
+    summary: decision,
+    description,
+    tags: TAGS,
+    request: { params: actionParams, body: decisionBody },
+    responses: { 200: { description: answer, schema: envelope(actionView) } },
+    handler: async (req, deps) => ({
+      payload: await decideAction(deps, req.auth, req.params.action_id, decision, req.body),
+    }),
+  });
+
 /** Approval-gated outbound actions: propose, dry-run, approve, reject, execute, ledger. */
 export const externalActionsRoutes: RouteDefinition[] = [
   defineRoute({
@@ -93,55 +114,19 @@ export const externalActionsRoutes: RouteDefinition[] = [
     }),
   }),
 
-  defineRoute({
-    operationId: 'actions.approve',
-    method: 'POST',
-    path: '/v1/external-actions/{action_id}/approve',
-    family: 'external_action_execution',
-    summary: 'approve',
-    description:
-      'Approves an action awaiting approval; with enough approvals from distinct principals it becomes `approved`. The proposer approving is 403; the wrong state or a stale `plan_digest` is 409.',
-    tags: TAGS,
-    request: { params: actionParams, body: decisionBody },
-    responses: {
-      200: { description: 'The action after the approval.', schema: envelope(actionView) },
-    },
-    handler: async (req, deps) => ({
-      payload: await decideAction(deps, req.auth, req.params.action_id, 'approve', req.body),
-    }),
-  }),
-
-  defineRoute({
-    operationId: 'actions.execute',
-    method: 'POST',
-    path: '/v1/external-actions/{action_id}/execute',
-    family: 'external_action_execution',
-    summary: 'execute',
-    description:
-      'Executes an approved action, at most once whatever the concurrency. Execution re-plans first and fails with reason `plan_drift` if the world changed since approval; the wrong state is 409.',
-    tags: TAGS,
-    request: { params: actionParams, body: decisionBody },
-    responses: {
-      200: { description: 'The action, executing or executed.', schema: envelope(actionView) },
-    },
-    handler: async (req, deps) => ({
-      payload: await decideAction(deps, req.auth, req.params.action_id, 'execute', req.body),
-    }),
-  }),
-
-  defineRoute({
-    operationId: 'actions.reject',
-    method: 'POST',
-    path: '/v1/external-actions/{action_id}/reject',
-    family: 'external_action_execution',
-    summary: 'reject',
-    description:
-      'Rejects an action awaiting approval; the wrong state is 409 with the current status.',
-    tags: TAGS,
-    request: { params: actionParams, body: decisionBody },
-    responses: { 200: { description: 'The rejected action.', schema: envelope(actionView) } },
-    handler: async (req, deps) => ({
-      payload: await decideAction(deps, req.auth, req.params.action_id, 'reject', req.body),
-    }),
-  }),
+  decisionRoute(
+    'approve',
+    'Approves an action awaiting approval; with enough approvals from distinct principals it becomes `approved`. The proposer approving is 403; the wrong state or a stale `plan_digest` is 409.',
+    'The action after the approval.',
+  ),
+  decisionRoute(
+    'execute',
+    'Executes an approved action, at most once whatever the concurrency. Execution re-plans first and fails with reason `plan_drift` if the world changed since approval; the wrong state is 409.',
+    'The action, executing or executed.',
+  ),
+  decisionRoute(
+    'reject',
+    'Rejects an action awaiting approval; the wrong state is 409 with the current status.',
+    'The rejected action.',
+  ),
 ];
