@@ -1,0 +1,104 @@
+import { createAuthenticator } from '../../src/auth/authenticator';
+import { hashApiKey, mintApiKey } from '../../src/auth/api-key';
+import type { ApiKeysRepo, ApiKeyRecord } from '../../src/store/api-keys.repo';
+import type { OrganizationsRepo } from '../../src/store/organizations.repo';
+import type { PrincipalsRepo } from '../../src/store/principals.repo';
+import { Unauthorized } from '../../src/lib/errors';
+
+// The authenticator's own logic over in-memory repositories (no server): what it checks,
+// in what order, and when it reads the store.
+const PEPPER = 'unit-pepper-0123456789abcdef0123456789abcdef';
+const stamp = '2026-01-01T00:00:00.000Z';
+
+function world() {
+  const keyId = 'a1b2c3d4e5f6';
+  const secret = mintApiKey(keyId);
+  const key: ApiKeyRecord = {
+    _id: keyId,
+    secret_hash: hashApiKey(secret, PEPPER),
+    principal_id: 'prn_1',
+    organization_id: 'org_1',
+    entitlement: 'institutional',
+    access_layer: 1,
+    status: 'active',
+    created_at: stamp,
+    updated_at: stamp,
+  };
+  const principal = { _id: 'prn_1', status: 'active', role: 'member' };
+  const organization = { _id: 'org_1', status: 'active' };
+  let reads = 0;
+  const clock = { now: Date.parse('2026-06-01T00:00:00.000Z') };
+  const authenticator = createAuthenticator({
+    apiKeys: {
+      findById: async (id: string) => {
+        reads += 1;
+        return id === key._id ? { ...key } : null;
+      },
+    } as unknown as ApiKeysRepo,
+    principals: { findById: async () => principal } as unknown as PrincipalsRepo,
+    organizations: { findById: async () => organization } as unknown as OrganizationsRepo,
+    pepper: PEPPER,
+    adminApiKey: undefined,
+    cacheTtlMs: 50,
+    now: () => clock.now,
+  });
+  return { key, secret, principal, organization, clock, authenticator, reads: () => reads };
+}
+
+const refusal = async (promise: Promise<unknown>): Promise<string> => {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(Unauthorized);
+    return (error as Error).message;
+  }
+  throw new Error('expected a refusal');
+};
+
+describe('the authenticator', () => {
+  it('resolves a valid key to who is calling, with the class limits', async () => {
+    const { authenticator, secret } = world();
+    await expect(authenticator.authenticate(secret)).resolves.toMatchObject({
+      keyId: 'a1b2c3d4e5f6',
+      principalId: 'prn_1',
+      organizationId: 'org_1',
+      entitlement: 'institutional',
+    });
+  });
+
+  it('refuses a missing or malformed key without reading the store', async () => {
+    const { authenticator, reads } = world();
+    expect(await refusal(authenticator.authenticate(undefined))).toMatch(/missing/);
+    expect(await refusal(authenticator.authenticate('grk_nothex_short'))).toMatch(/malformed/);
+    expect(reads()).toBe(0);
+  });
+
+  it('refuses a wrong secret for a real key id as unknown', async () => {
+    const { authenticator } = world();
+    const forged = mintApiKey('a1b2c3d4e5f6');
+    expect(await refusal(authenticator.authenticate(forged))).toMatch(/unknown/);
+  });
+
+  it('trusts a looked-up key for the cache TTL, then reads it again', async () => {
+    const { authenticator, secret, key, reads } = world();
+    await authenticator.authenticate(secret);
+    key.status = 'suspended';
+    await expect(authenticator.authenticate(secret)).resolves.toBeDefined();
+    expect(reads()).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 120)); // past the 50 ms TTL
+    expect(await refusal(authenticator.authenticate(secret))).toMatch(/suspended/);
+    expect(reads()).toBe(2);
+  });
+
+  it('refuses expired keys and keys of inactive principals or organizations', async () => {
+    const expired = world();
+    expired.key.expires_at = '2026-05-01T00:00:00.000Z';
+    expect(await refusal(expired.authenticator.authenticate(expired.secret))).toMatch(/expired/);
+    const orphan = world();
+    orphan.principal.status = 'suspended';
+    expect(await refusal(orphan.authenticator.authenticate(orphan.secret))).toMatch(/principal/);
+    const closed = world();
+    closed.organization.status = 'archived';
+    expect(await refusal(closed.authenticator.authenticate(closed.secret))).toMatch(/organization/);
+  });
+});
