@@ -4,9 +4,6 @@ import type { AppDeps } from '../app/deps';
 import type { AuthContext } from '../auth/auth-context';
 import type { RouteFamily } from '../auth/families';
 
-/** A JSON Schema (TypeBox schemas are JSON Schema objects with a static type attached). */
-export type JsonSchema = TSchema;
-
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 /** The caller, known on every route outside the `public` family. */

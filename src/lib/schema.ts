@@ -230,10 +230,6 @@ export const filterQuery = <F extends TProperties>(filters: F): TObject<WithOpti
 /** Path parameters, every one required. */
 export const pathParams = <P extends TProperties>(params: P): TObject<P> => Type.Object(params);
 
-/** A schema written as plain JSON Schema, typed as `T`. */
-export const jsonSchema = <T = unknown>(schema: Record<string, unknown>): TUnsafe<T> =>
-  Type.Unsafe<T>(schema);
-
 /** Filters shared by time-ranged lists. */
 export const sinceParam = dateTime('Only rows at or after this instant (ISO 8601 UTC).');
 export const untilParam = dateTime('Only rows before this instant (ISO 8601 UTC).');

@@ -162,9 +162,6 @@ export const SharedContextIdKey = defineSearchAttributeKey(
 // Substrate deployments (DESIGN.md sections 5, 6 and 7)
 // ---------------------------------------------------------------------------
 
-/** The deployment as its workflow holds it; the MongoDB record is its projection. */
-export type DeploymentState = DeploymentRecord;
-
 /**
  * What a run of the deployment workflow holds: the record without its spec (the spec, up to
  * 64 KiB of pattern, is read by id from the store where needed, so it never accumulates in

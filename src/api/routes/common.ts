@@ -1,17 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { NotImplemented } from '../../lib/errors';
-import { CONTEXT_ID_PATTERN } from '../../lib/schema';
 import type { RouteDefinition, RouteResult } from '../route';
-
-export {
-  closedObject,
-  cursorParam,
-  handleId,
-  limitParam,
-  pagedQuery,
-  pathParams,
-  prefixedId,
-} from '../../lib/schema';
 
 /**
  * Handler for a route whose capability is not built yet: 501 after auth and validation.
@@ -40,12 +29,6 @@ function plannedHandler(capability: string, issue?: number): PlannedHandler {
   return (): Promise<RouteResult> =>
     Promise.reject(new NotImplemented(message, { extra: { capability, issue: issue ?? null } }));
 }
-
-/** A client-chosen shared-context id (path or query). */
-export const contextId = Type.String({
-  pattern: CONTEXT_ID_PATTERN,
-  description: 'Client-chosen shared-context id.',
-});
 
 /** `{ok: true, payload}` response schema around a payload schema. */
 export const envelope = (payload: TSchema = Type.Object({})): TSchema =>
