@@ -2,7 +2,6 @@ import type { Client } from '@temporalio/client';
 import { createSubstrate } from '../../src/domain/substrates/engine';
 import { chunkPlan } from '../../src/domain/substrates/chunking';
 import { deploy } from '../../src/domain/substrates/deployments.service';
-import { newId } from '../../src/lib/ids';
 import type { DeploymentRecord, NormalizedSpec } from '../../src/store/substrate-deployments.repo';
 import type { TemporalGateway } from '../../src/temporal/gateway';
 import {
@@ -12,6 +11,7 @@ import {
   type DeploymentWorkflowInput,
 } from '../../src/workflows/shared';
 import type { AuthContext } from '../../src/auth/auth-context';
+import { deploymentRecordOf } from '../helpers/deployments';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { startTestWorker, type TestWorker } from '../helpers/test-worker';
 
@@ -37,34 +37,6 @@ const gliderSpec = (ticks: number): NormalizedSpec => ({
   params: { width: 64, height: 64, rule: 'B3/S23', ticks, pattern: 'glider' },
 });
 
-function recordOf(spec: NormalizedSpec, plan: Partial<DeploymentRecord> = {}): DeploymentRecord {
-  const now = new Date().toISOString();
-  const id = newId('dep');
-  return {
-    _id: id,
-    spec,
-    manifest_artifact_id: null,
-    manifest_sha256: null,
-    initial_digest: null,
-    status: 'running',
-    stage: 'validating',
-    progress: { tick: 0, ticks_total: spec.params.ticks },
-    snapshot_interval: 5,
-    trail_step: 1,
-    max_wall_seconds: 600,
-    error: null,
-    final: null,
-    assay: null,
-    stage_timestamps: { validating: now },
-    workflow_id: deploymentWorkflowId(id),
-    organization_id: 'org_test',
-    created_by: 'prn_test',
-    created_at: now,
-    updated_at: now,
-    ...plan,
-  };
-}
-
 const start = (input: DeploymentWorkflowInput) =>
   client.workflow.start('substrateDeploymentWorkflow', {
     workflowId: input.deployment.workflow_id,
@@ -81,7 +53,7 @@ const engineDigest = (spec: NormalizedSpec, tick: number): string => {
 describe('a long run continues as new (risk 1) and chunks on the compute queue (risk 4)', () => {
   it('continues as new every N chunks, passing ids, with the engine-alone digest', async () => {
     const spec = gliderSpec(40);
-    const deployment = recordOf(spec);
+    const deployment = deploymentRecordOf(spec);
     const handle = await start({ deployment, chunks_per_run: 2 });
     const final = (await handle.result()) as DeploymentProgressState;
 
@@ -117,7 +89,7 @@ describe('the recorded chunk plan (risk 2)', () => {
     const spec = gliderSpec(40);
     // What the plan would be today is not what this deployment recorded.
     expect(chunkPlan(64, 64, 40).interval).not.toBe(7);
-    const deployment = recordOf(spec, { snapshot_interval: 7, trail_step: 1 });
+    const deployment = deploymentRecordOf(spec, { snapshot_interval: 7, trail_step: 1 });
     const final = (await (await start({ deployment })).result()) as DeploymentProgressState;
     expect(final.stage).toBe('ready');
 
@@ -134,7 +106,7 @@ describe('deterministic failures and the wall-time bound (risk 3)', () => {
   it('fails at once, without retrying, when a snapshot it needs is missing', async () => {
     const spec = gliderSpec(40);
     // A run resumed at tick 10, whose snapshot was never written.
-    const deployment = recordOf(spec, {
+    const deployment = deploymentRecordOf(spec, {
       stage: 'deploying',
       progress: { tick: 10, ticks_total: 40 },
     });
@@ -156,7 +128,7 @@ describe('deterministic failures and the wall-time bound (risk 3)', () => {
       envelope: 'lattice-large',
       params: { width: 2048, height: 2048, rule: 'B3/S23', ticks: 2000, seed: 7 },
     };
-    const deployment = recordOf(spec, {
+    const deployment = deploymentRecordOf(spec, {
       stage: 'deploying',
       snapshot_interval: 2000,
       trail_step: 2000,

@@ -1,5 +1,4 @@
 import { createSubstrate } from '../../src/domain/substrates/engine';
-import { newId } from '../../src/lib/ids';
 import type { DeploymentRecord } from '../../src/store/substrate-deployments.repo';
 import {
   DeploymentStageKey,
@@ -10,6 +9,7 @@ import {
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
+import { deploymentRecordOf } from '../helpers/deployments';
 import { startTestWorker } from '../helpers/test-worker';
 import { killed, startWorkerProcess } from '../helpers/worker-process';
 
@@ -116,31 +116,12 @@ describe('operating a running deployment', () => {
   it('fails a run that passes its wall-time bound, naming the tick', async () => {
     const worker = await startTestWorker(app.deps);
     try {
-      const now = new Date().toISOString();
-      const id = newId('dep');
       const spec = bigSpec(5000);
-      const deployment: DeploymentRecord = {
-        _id: id,
-        spec: { ...spec, scaffold: 'life-lattice', params: { ...spec.params, height: 2048 } },
-        manifest_artifact_id: null,
-        manifest_sha256: null,
-        initial_digest: null,
-        status: 'running',
-        stage: 'validating',
-        progress: { tick: 0, ticks_total: 5000 },
-        snapshot_interval: 128,
-        trail_step: 4,
-        max_wall_seconds: 0,
-        error: null,
-        final: null,
-        assay: null,
-        stage_timestamps: { validating: now },
-        workflow_id: deploymentWorkflowId(id),
-        organization_id: 'org_test',
-        created_by: 'prn_test',
-        created_at: now,
-        updated_at: now,
-      };
+      const deployment = deploymentRecordOf(
+        { ...spec, scaffold: 'life-lattice', params: { ...spec.params, height: 2048 } },
+        { snapshot_interval: 128, trail_step: 4, max_wall_seconds: 0 },
+      );
+      const id = deployment._id;
       await app.deps.repos.substrateDeployments.insertFirst(deployment);
       const client = await app.deps.temporal.getClient();
       const input: DeploymentWorkflowInput = { deployment };
