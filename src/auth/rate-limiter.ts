@@ -29,7 +29,7 @@ interface WindowCounter {
   remote: number;
   /** The local count last written to the shared store. */
   written: number;
-  /** `local` when this instance last read the shared counts. */
+  /** How much of `local` was published when this instance last read the shared counts. */
   localAtSync: number;
   expiresAt: number;
   loaded: boolean;
@@ -67,6 +67,8 @@ export class RateLimiter {
   private readonly now: () => number;
   private timer: NodeJS.Timeout | undefined;
   private lastPruneAt = 0;
+  /** The tail of this instance's shard writes, which go out one batch at a time. */
+  private writes: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: RateLimiterOptions) {
     this.now = options.now ?? Date.now;
@@ -165,7 +167,7 @@ export class RateLimiter {
         this.subjects.delete(subject);
       else active.push(subject);
     }
-    await this.options.repo.writeShards(dirty);
+    await this.publish(dirty);
     for (const shard of dirty) {
       const counter = this.subjects.get(shard.subject)?.windows.get(shard.window);
       if (counter) counter.written = Math.max(counter.written, shard.count);
@@ -193,7 +195,7 @@ export class RateLimiter {
               shard: this.shardOf(subject, windowId, counter, reserve ? 1 : 0),
             }))
             .filter(({ counter, shard }) => shard.count > counter.written);
-          await this.options.repo.writeShards(changed.map(({ shard }) => shard));
+          await this.publish(changed.map(({ shard }) => shard));
           for (const { counter, shard } of changed) {
             counter.written = Math.max(counter.written, shard.count);
           }
@@ -205,6 +207,18 @@ export class RateLimiter {
       })();
     }
     await state.syncing;
+  }
+
+  /**
+   * Writes shards after every earlier write of this instance has landed. Counts are taken
+   * when a write is queued, so queue order is count order, and a slow write of an older
+   * count can never land over a newer one (CI saw a second instance admit 61 of 60).
+   */
+  private publish(shards: RateCounterShard[]): Promise<void> {
+    if (shards.length === 0) return Promise.resolve();
+    const write = this.writes.then(() => this.options.repo.writeShards(shards));
+    this.writes = write.catch(() => undefined);
+    return write;
   }
 
   private applyRemote(subjects: string[], shards: RateCounterShard[]): void {
@@ -219,7 +233,9 @@ export class RateLimiter {
       if (!state) continue;
       for (const [windowId, counter] of state.windows) {
         counter.remote = sums.get(`${subject}|${windowId}`) ?? 0;
-        counter.localAtSync = counter.local;
+        // Requests admitted while the sync was in flight are not published yet: they stay
+        // counted against the next budget instead of being taken as seen by the others.
+        counter.localAtSync = Math.min(counter.local, counter.written);
         counter.loaded = true;
       }
     }

@@ -111,3 +111,88 @@ describe('RateLimiter: a window expiring while its subject syncs', () => {
     await expect(pending).resolves.toMatchObject({ allowed: true });
   });
 });
+
+// CI saw two instances admit 61 of 60: a periodic write of an older count landed after a
+// subject's own write of a newer one, so the other instance read a count that went back.
+describe('RateLimiter: writes of one shard', () => {
+  it('land in the order their counts were taken', async () => {
+    const clock = { now: Date.parse('2026-03-12T12:00:10.000Z') };
+    const repo = createRateCountersRepo(client.db(dbName));
+    const gate: { hold?: Promise<void> } = {};
+    const gated = {
+      ...repo,
+      writeShards: async (shards: Parameters<typeof repo.writeShards>[0]) => {
+        const hold = gate.hold;
+        gate.hold = undefined;
+        if (hold) await hold;
+        return repo.writeShards(shards);
+      },
+    };
+    const limiter = new RateLimiter({
+      repo: gated,
+      instanceId: 'ordered-1',
+      syncIntervalMs: 1000,
+      logger: pino({ level: 'silent' }),
+      now: () => clock.now,
+    });
+    const minuteOnly: LimitRule[] = [{ name: 'minute', limit: 100, code: 'rate_limited' }];
+    for (let i = 0; i < 10; i += 1) await limiter.check('key:ord', minuteOnly);
+
+    let release: () => void = () => undefined;
+    gate.hold = new Promise((resolve) => (release = resolve));
+    const periodic = limiter.syncAll(); // publishes 10, held in flight
+    for (let i = 0; i < 15; i += 1) await limiter.check('key:ord', minuteOnly);
+    const overBudget = limiter.check('key:ord', minuteOnly); // publishes 26 with its reservation
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
+    await Promise.all([periodic, overBudget]);
+
+    const [shard] = await repo.readShards(['key:ord'], [`m:${Math.floor(clock.now / 60_000)}`]);
+    expect(shard.count).toBe(26);
+  });
+
+  it('keeps what was admitted during a sync counted against the next budget', async () => {
+    const clock = { now: Date.parse('2026-03-12T12:05:10.000Z') };
+    const repo = createRateCountersRepo(client.db(dbName));
+    const gate: { hold?: Promise<void> } = {};
+    const gated = {
+      ...repo,
+      readShards: async (...args: Parameters<typeof repo.readShards>) => {
+        const hold = gate.hold;
+        gate.hold = undefined;
+        if (hold) await hold;
+        return repo.readShards(...args);
+      },
+    };
+    let writes = 0;
+    const counted = {
+      ...gated,
+      writeShards: async (shards: Parameters<typeof repo.writeShards>[0]) => {
+        writes += shards.length;
+        return repo.writeShards(shards);
+      },
+    };
+    const limiter = new RateLimiter({
+      repo: counted,
+      instanceId: 'budget-1',
+      syncIntervalMs: 1000,
+      logger: pino({ level: 'silent' }),
+      now: () => clock.now,
+    });
+    const minuteOnly: LimitRule[] = [{ name: 'minute', limit: 100, code: 'rate_limited' }];
+    for (let i = 0; i < 10; i += 1) await limiter.check('key:bud', minuteOnly);
+
+    let release: () => void = () => undefined;
+    gate.hold = new Promise((resolve) => (release = resolve));
+    const periodic = limiter.syncAll(); // publishes 10, then its read is held
+    for (let i = 0; i < 10; i += 1) await limiter.check('key:bud', minuteOnly); // unpublished
+    release();
+    await periodic;
+    // 90 were left as published, a budget of 22; 10 of it went unpublished during the sync.
+    writes = 0;
+    for (let i = 0; i < 12; i += 1) await limiter.check('key:bud', minuteOnly);
+    expect(writes).toBe(0);
+    await limiter.check('key:bud', minuteOnly);
+    expect(writes).toBe(1);
+  });
+});
