@@ -94,8 +94,6 @@ export function createApiKeysRepo(db: Db) {
         .toArray();
       return new Map(keys.map((key) => [key._id, key.organization_id]));
     },
-    rotations,
-    revocations,
     async ensureIndexes(): Promise<void> {
       await col.createIndex({ principal_id: 1 }, { name: 'by_principal' });
       await col.createIndex({ organization_id: 1, _id: 1 }, { name: 'by_organization' });

@@ -52,8 +52,6 @@ export function createArtifactsRepo(db: Db) {
   }
 
   return {
-    collection: artifacts,
-    blobs,
     async ensureIndexes(): Promise<void> {
       // Both collections are read by `_id` only.
     },

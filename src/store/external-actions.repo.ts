@@ -39,8 +39,6 @@ export function createExternalActionsRepo(db: Db) {
   return {
     /** Actions per status, and `total`. */
     countByStatus: () => countBy(actions, 'status'),
-    actions,
-    ledger,
     async ensureIndexes(): Promise<void> {
       await actions.createIndex({ status: 1, _id: -1 }, { name: 'by_status' });
       await ledger.createIndex({ at: -1, _id: -1 }, { name: 'by_time' });

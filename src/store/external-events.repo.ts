@@ -84,8 +84,6 @@ export function createExternalEventsRepo(db: Db) {
     'external_reconciliations',
   );
   return {
-    events,
-    reconciliations,
     async ensureIndexes(): Promise<void> {
       await events.createIndex({ event_id: -1 }, { name: 'by_event_id' });
     },

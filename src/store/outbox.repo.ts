@@ -15,7 +15,6 @@ export type OutboxRepo = ReturnType<typeof createOutboxRepo>;
 export function createOutboxRepo(db: Db) {
   const col: Collection<OutboxMessage> = db.collection<OutboxMessage>('outbox');
   return {
-    collection: col,
     async ensureIndexes(): Promise<void> {
       await col.createIndex({ channel: 1, created_at: -1 }, { name: 'by_channel' });
     },

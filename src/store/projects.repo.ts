@@ -25,7 +25,6 @@ export type ProjectsRepo = ReturnType<typeof createProjectsRepo>;
 export function createProjectsRepo(db: Db) {
   const col: Collection<Project> = db.collection<Project>('projects');
   return {
-    collection: col,
     async ensureIndexes(): Promise<void> {
       await col.createIndex({ organization_id: 1, _id: -1 }, { name: 'by_organization' });
       await col.createIndex(

@@ -28,7 +28,6 @@ export type QuotaPoliciesRepo = ReturnType<typeof createQuotaPoliciesRepo>;
 export function createQuotaPoliciesRepo(db: Db) {
   const col: Collection<QuotaPolicy> = db.collection<QuotaPolicy>('quota_policies');
   return {
-    collection: col,
     async ensureIndexes(): Promise<void> {
       await col.createIndex({ status: 1 }, { name: 'by_status' });
     },

@@ -27,7 +27,6 @@ export type RateCountersRepo = ReturnType<typeof createRateCountersRepo>;
 export function createRateCountersRepo(db: Db) {
   const col: Collection<RateCounterShard> = db.collection<RateCounterShard>('rate_counters');
   return {
-    collection: col,
     async ensureIndexes(): Promise<void> {
       await col.createIndex({ subject: 1, window: 1 }, { name: 'by_subject_window' });
       await col.createIndex({ expires_at: 1 }, { name: 'by_expiry' });

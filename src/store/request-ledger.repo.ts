@@ -72,7 +72,6 @@ export type RequestLedgerRepo = ReturnType<typeof createRequestLedgerRepo>;
 export function createRequestLedgerRepo(db: Db) {
   const col: Collection<RequestLedgerBucket> = db.collection<RequestLedgerBucket>('request_ledger');
   return {
-    collection: col,
     async ensureIndexes(): Promise<void> {
       await col.createIndex({ last_at: -1 }, { name: 'by_last_at' });
       await col.createIndex({ first_at: 1 }, { name: 'by_first_at' });

@@ -139,7 +139,6 @@ export function createSessionStepsRepo(db: Db) {
   }
 
   return {
-    collection: col,
     async ensureIndexes(): Promise<void> {},
     find,
     /**

@@ -34,7 +34,6 @@ export function createSubstrateSnapshotsRepo(db: Db) {
   const col: Collection<SubstrateSnapshot> =
     db.collection<SubstrateSnapshot>('substrate_snapshots');
   return {
-    collection: col,
     async ensureIndexes(): Promise<void> {
       // Read by `_id` only.
     },

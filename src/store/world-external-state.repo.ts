@@ -87,7 +87,6 @@ export function createWorldExternalStateRepo(
     'world_external_state_revisions',
   );
   return {
-    revisions,
     async ensureIndexes(): Promise<void> {
       await revisions.createIndex({ object_id: 1, revision: -1 }, { name: 'by_object' });
     },

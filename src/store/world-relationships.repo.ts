@@ -42,7 +42,6 @@ export function createWorldRelationshipsRepo(db: Db) {
   const col: Collection<WorldRelationship> =
     db.collection<WorldRelationship>('world_relationships');
   return {
-    collection: col,
     async ensureIndexes(): Promise<void> {
       // One relationship per (from, kind, to): the same edge twice would mean nothing more.
       await col.createIndex({ from: 1, kind: 1, to: 1 }, { unique: true, name: 'edge_unique' });

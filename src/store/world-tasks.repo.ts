@@ -39,8 +39,6 @@ export function createWorldTasksRepo(db: Db) {
   const versions: Collection<WorldTaskVersion> =
     db.collection<WorldTaskVersion>('world_task_versions');
   return {
-    tasks,
-    versions,
     async ensureIndexes(): Promise<void> {
       await versions.createIndex({ task_id: 1, 'task.version': 1 }, { name: 'by_task' });
     },

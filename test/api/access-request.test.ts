@@ -1,3 +1,4 @@
+import { storedIn } from '../helpers/collections';
 import { call, type HttpResult } from '../helpers/http';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -35,7 +36,7 @@ describe('POST /v1/access/request', () => {
     const stored = await app.deps.repos.apiKeys.findById(res.body['key_id'] as string);
     expect(stored).toMatchObject({ entitlement: 'sandbox', access_layer: 0, status: 'active' });
     expect(JSON.stringify(stored)).not.toContain(res.body['api_key'] as string);
-    const audit = JSON.stringify(await app.deps.repos.audit.collection.find().toArray());
+    const audit = JSON.stringify(await storedIn(app.deps.db).audit.find().toArray());
     expect(audit).not.toContain(res.body['api_key'] as string);
   });
 

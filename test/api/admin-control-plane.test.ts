@@ -1,3 +1,4 @@
+import { storedIn } from '../helpers/collections';
 import { randomBytes } from 'node:crypto';
 import { allRoutes } from '../../src/api/app';
 import { FAMILIES } from '../../src/auth/families';
@@ -53,7 +54,7 @@ async function until(want: number, probe: () => Promise<number>, deadlineMs = 30
 /** The one audit row of a mutation, found by the response's request id. */
 async function auditOf(res: HttpResult<Body>, action: string) {
   const requestId = res.headers.get('x-request-id')!;
-  const rows = await a.deps.repos.audit.collection.find({ request_id: requestId }).toArray();
+  const rows = await storedIn(a.deps.db).audit.find({ request_id: requestId }).toArray();
   expect(rows).toHaveLength(1);
   const row = rows[0];
   expect(row.action).toBe(action);
@@ -227,7 +228,7 @@ describe('organizations and projects', () => {
     expect(again.status).toBe(200);
     expect(again.body.payload['previous_status']).toBe('archived');
     const requestId = again.headers.get('x-request-id')!;
-    expect(await a.deps.repos.audit.collection.countDocuments({ request_id: requestId })).toBe(0);
+    expect(await storedIn(a.deps.db).audit.countDocuments({ request_id: requestId })).toBe(0);
 
     await admin('POST', '/v1/admin/organizations/status', {
       organization_id: org,
@@ -596,7 +597,7 @@ describe('key rotation', () => {
 
   it('skips a rotation number whose claim was abandoned', async () => {
     const holder = await keyIn(await newOrganization());
-    await a.deps.repos.apiKeys.rotations.insertOne({
+    await storedIn(a.deps.db).apiKeyRotations.insertOne({
       _id: `${holder.keyId}:1`,
       key_id: holder.keyId,
       rotation: 1,

@@ -1,3 +1,4 @@
+import { storedIn } from '../helpers/collections';
 import { call } from '../helpers/http';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -44,8 +45,8 @@ describe('POST /v1/admin/principals/create and /v1/admin/keys/create', () => {
     });
     expect((await call(app.url, 'GET', '/v1/runtime/status', { key: apiKey })).status).toBe(200);
 
-    const rows = await app.deps.repos.audit.collection
-      .find({ action: { $in: ['principal.create', 'key.create'] } })
+    const rows = await storedIn(app.deps.db)
+      .audit.find({ action: { $in: ['principal.create', 'key.create'] } })
       .toArray();
     expect(rows.map((r) => r.action).sort()).toEqual(['key.create', 'principal.create']);
     for (const row of rows) {

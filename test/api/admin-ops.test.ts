@@ -216,7 +216,7 @@ describe('usage rollups', () => {
   });
 
   it('stores rollups insert-only: one per flush, summed at read time', async () => {
-    const before = await app.deps.repos.usageRollups.collection.countDocuments({
+    const before = await storedIn(app.deps.db).usageRollups.countDocuments({
       key_id: other.keyId,
     });
     expect(before).toBe(0);
@@ -226,9 +226,7 @@ describe('usage rollups', () => {
       }
       await app.deps.ledger.flush();
     }
-    const docs = await app.deps.repos.usageRollups.collection
-      .find({ key_id: other.keyId })
-      .toArray();
+    const docs = await storedIn(app.deps.db).usageRollups.find({ key_id: other.keyId }).toArray();
     // At least one document per flush (the 50 ms timer may split a batch further), none
     // ever updated in place: their sum is the count.
     expect(docs.length).toBeGreaterThanOrEqual(3);
@@ -353,7 +351,7 @@ describe('the request ledger', () => {
       }
       const times = whole.map((r) => r.at);
       expect(times).toEqual([...times].sort().reverse());
-      const buckets = await app.deps.repos.requestLedger.collection.distinct('instance');
+      const buckets = await storedIn(app.deps.db).requestLedger.distinct('instance');
       expect(buckets.length).toBeGreaterThanOrEqual(2);
     } finally {
       await second.stop();
@@ -770,11 +768,11 @@ describe('prune-ledgers', () => {
       });
     }
     const counts = async () => ({
-      buckets: await repos.requestLedger.collection.countDocuments({ instance: 'p' }),
-      rollups: await repos.usageRollups.collection.countDocuments({ bucket_id: 'prune' }),
+      buckets: await storedIn(pruneApp.deps.db).requestLedger.countDocuments({ instance: 'p' }),
+      rollups: await storedIn(pruneApp.deps.db).usageRollups.countDocuments({ bucket_id: 'prune' }),
       events: await storedIn(pruneApp.deps.db).serviceEvents.countDocuments({ kind: 'test.prune' }),
-      audit: await repos.audit.collection.countDocuments({ action: 'test.prune' }),
-      prunes: await repos.audit.collection.countDocuments({ action: 'ledgers.prune' }),
+      audit: await storedIn(pruneApp.deps.db).audit.countDocuments({ action: 'test.prune' }),
+      prunes: await storedIn(pruneApp.deps.db).audit.countDocuments({ action: 'ledgers.prune' }),
     });
     const before = await counts();
     expect(before).toEqual({ buckets: 3, rollups: 3, events: 2, audit: 4, prunes: 0 });
@@ -797,8 +795,8 @@ describe('prune-ledgers', () => {
     expect(real.status).toBe(200);
     expect(real.body.payload).toMatchObject({ dry_run: false, deleted: expected });
     expect(await counts()).toEqual({ buckets: 2, rollups: 1, events: 1, audit: 2, prunes: 1 });
-    const kept = await repos.audit.collection
-      .find({ action: 'test.prune' })
+    const kept = await storedIn(pruneApp.deps.db)
+      .audit.find({ action: 'test.prune' })
       .map((r) => Date.parse(r.at))
       .toArray();
     expect(kept.sort()).toEqual([floorMs + 60_000, cutMs - 1].sort());

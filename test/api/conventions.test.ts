@@ -1,3 +1,4 @@
+import { storedIn } from '../helpers/collections';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -197,9 +198,7 @@ describe('the request ledger', () => {
       status: 200,
       key_id: strategic.keyId,
     });
-    const everything = JSON.stringify(
-      await app.deps.repos.requestLedger.collection.find().toArray(),
-    );
+    const everything = JSON.stringify(await storedIn(app.deps.db).requestLedger.find().toArray());
     expect(everything).not.toContain(strategic.apiKey);
     expect(everything).not.toContain(app.adminKey);
   });

@@ -359,7 +359,7 @@ describe('execution', () => {
     const id = body.payload.action_id;
     await decide(id, 'approve', approver);
     expect((await decide(id, 'execute', approver)).body.payload.status).toBe('executed');
-    expect(await app.deps.repos.outbox.collection.find({ _id: id }).toArray()).toEqual([
+    expect(await storedIn(app.deps.db).outbox.find({ _id: id }).toArray()).toEqual([
       expect.objectContaining({ channel: 'ops', message: 'Deploy at 5' }),
     ]);
   });
@@ -368,7 +368,7 @@ describe('execution', () => {
 describe('dry runs and policy', () => {
   it('POST /dry-run returns the plan and creates nothing', async () => {
     const object = await worldObject();
-    const before = await app.deps.repos.externalActions.actions.countDocuments();
+    const before = await storedIn(app.deps.db).actions.countDocuments();
     const res = await call<Envelope<{ plan: ActionView['dry_run'] }>>(
       app.url,
       'POST',
@@ -380,7 +380,7 @@ describe('dry runs and policy', () => {
     );
     expect(res.status).toBe(200);
     expect(res.body.payload.plan).toMatchObject({ ok: true, diff: { base_version: 1 } });
-    expect(await app.deps.repos.externalActions.actions.countDocuments()).toBe(before);
+    expect(await storedIn(app.deps.db).actions.countDocuments()).toBe(before);
     const proposed = await propose(updateContract(object._id));
     expect(proposed.body.payload.dry_run.plan_digest).toBe(res.body.payload.plan.plan_digest);
   });
@@ -466,7 +466,7 @@ describe('GET /v1/external-actions/history', () => {
     const { body } = await propose(webhookContract());
     const id = body.payload.action_id;
     expect(await chainIntact(id)).toBe(true);
-    await app.deps.repos.externalActions.ledger.updateOne(
+    await storedIn(app.deps.db).actionLedger.updateOne(
       { _id: `${id}:1` },
       { $set: { 'detail.reason': 'forged' } },
     );

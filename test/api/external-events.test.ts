@@ -260,7 +260,7 @@ describe('POST /v1/external-events/ingest', () => {
     expect(again.body.payload.reconciliation).toEqual(first.reconciliation);
     expect((await stateOf(object._id)).fields).toEqual({ status: 'up' });
     expect(
-      await app.deps.repos.externalEvents.events.countDocuments({
+      await storedIn(app.deps.db).externalEvents.countDocuments({
         source_event_id: body.source_event_id,
       }),
     ).toBe(1);
@@ -281,7 +281,7 @@ describe('POST /v1/external-events/ingest', () => {
       new Set(['applied']),
     );
     expect(
-      await app.deps.repos.externalEvents.events.countDocuments({
+      await storedIn(app.deps.db).externalEvents.countDocuments({
         source_event_id: body.source_event_id,
       }),
     ).toBe(1);
@@ -650,8 +650,8 @@ describe('order independence', () => {
       const state = await stateOf(object._id);
       expect(comparable(state)).toEqual(expected);
       // The chain is contiguous and each committed revision has exactly one history event.
-      const revisions = await app.deps.repos.worldExternalState.revisions
-        .find({ object_id: object._id })
+      const revisions = await storedIn(app.deps.db)
+        .externalStateRevisions.find({ object_id: object._id })
         .toArray();
       expect(revisions.map((r) => r.revision).sort((x, y) => x - y)).toEqual(
         Array.from({ length: state.revision }, (_, i) => i + 1),
@@ -701,7 +701,9 @@ describe('order independence', () => {
     expect(got!.external_state!.fields).toEqual(expected!.external_state!.fields);
     expect(got!.external_state!.provenance).toEqual(expected!.external_state!.provenance);
     expect(lost).toBeGreaterThan(0);
-    const revisions = await repo.revisions.countDocuments({ object_id: object._id });
+    const revisions = await storedIn(app.deps.db).externalStateRevisions.countDocuments({
+      object_id: object._id,
+    });
     expect(got!.external_state!.revision).toBe(revisions);
   });
 });
@@ -926,7 +928,7 @@ describe('recovery', () => {
     const committedAt = new Date().toISOString();
     const state1 = (await app.deps.repos.worldExternalState.findRevision(object._id, 1))!.state;
     const historyId = newId('evt');
-    await app.deps.repos.worldExternalState.revisions.insertOne({
+    await storedIn(app.deps.db).externalStateRevisions.insertOne({
       _id: `${object._id}:2`,
       object_id: object._id,
       revision: 2,
@@ -974,7 +976,7 @@ describe('recovery', () => {
     const body = event({ world_object_ref: object._id, payload: { status: 'maintenance' } });
     const eventId = newId('evt');
     const { eventKey } = await import('../../src/domain/events/events.service');
-    await app.deps.repos.externalEvents.events.insertOne({
+    await storedIn(app.deps.db).externalEvents.insertOne({
       _id: eventKey(body.source_family, body.source_event_id),
       event_id: eventId,
       source_family: body.source_family,

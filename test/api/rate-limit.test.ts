@@ -1,3 +1,4 @@
+import { storedIn } from '../helpers/collections';
 import { call, type HttpResult } from '../helpers/http';
 import { createTestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -97,7 +98,7 @@ describe('daily quota under a quota policy', () => {
     expect((await policy({ key_id: key.keyId }, 9, 900)).status).toBe(201);
     const res = await call(a.url, 'GET', '/v1/runtime/status', { key: key.apiKey });
     expect(res.headers.get('ratelimit-policy')).toBe('"minute";q=9;w=60, "day";q=900;w=86400');
-    const audit = await a.deps.repos.audit.collection.countDocuments({ action: 'policy.create' });
+    const audit = await storedIn(a.deps.db).audit.countDocuments({ action: 'policy.create' });
     expect(audit).toBeGreaterThanOrEqual(3);
   });
 });

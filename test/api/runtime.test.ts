@@ -76,11 +76,10 @@ const step = (id: string, command: string, args?: Record<string, unknown>) =>
 
 /** Documents in the collections a read might write to, by mistake. */
 async function recordCounts(): Promise<number[]> {
-  const { repos } = app.deps;
   return Promise.all([
     app.deps.db.collection('sessions').countDocuments(),
-    repos.sessions.lineage.countDocuments(),
-    repos.sessionSteps.collection.countDocuments(),
+    storedIn(app.deps.db).sessionLineage.countDocuments(),
+    storedIn(app.deps.db).sessionSteps.countDocuments(),
     storedIn(app.deps.db).worldObjects.countDocuments(),
     storedIn(app.deps.db).worldHistory.countDocuments(),
   ]);
@@ -246,8 +245,8 @@ describe('GET /v1/runtime/continuity', () => {
 
   it('notices a tampered lineage link', async () => {
     const id = await newSession();
-    const link = await app.deps.repos.sessions.lineage.findOne({ session_id: id });
-    await app.deps.repos.sessions.lineage.updateOne(
+    const link = await storedIn(app.deps.db).sessionLineage.findOne({ session_id: id });
+    await storedIn(app.deps.db).sessionLineage.updateOne(
       { _id: link!._id },
       { $set: { continuity_mode: 'fresh' } },
     );
@@ -256,7 +255,7 @@ describe('GET /v1/runtime/continuity', () => {
       expect(res.body.payload.lineage_intact).toBe(false);
       expect(res.body.payload.problems).toContain(`link ${link!._id}: digest does not recompute`);
     } finally {
-      await app.deps.repos.sessions.lineage.replaceOne({ _id: link!._id }, link!);
+      await storedIn(app.deps.db).sessionLineage.replaceOne({ _id: link!._id }, link!);
     }
     const healed = await get<Continuity>('/v1/runtime/continuity');
     expect(healed.body.payload.lineage_intact).toBe(true);

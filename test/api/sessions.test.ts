@@ -1,3 +1,4 @@
+import { storedIn } from '../helpers/collections';
 import { newId } from '../../src/lib/ids';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
@@ -172,7 +173,7 @@ describe('POST /v1/sessions/{session_id}/step', () => {
       continuity: { steps: 1 },
     });
     expect(two.body.payload.step).toBe(2);
-    const stored = await app.deps.repos.sessionSteps.collection.findOne({ _id: `${id}:2` });
+    const stored = await storedIn(app.deps.db).sessionSteps.findOne({ _id: `${id}:2` });
     expect(stored).toMatchObject({ session_id: id, step: 2, command: 'recall' });
   });
 
@@ -511,7 +512,9 @@ describe('the step store', () => {
       repo.insert(record(2, 'd')),
     ]);
     expect(results).toEqual([true, true, false, false]);
-    expect((await repo.collection.findOne({ _id: `${sessionId}:2` }))?.args).toEqual({ tag: 'b' });
+    expect(
+      (await storedIn(app.deps.db).sessionSteps.findOne({ _id: `${sessionId}:2` }))?.args,
+    ).toEqual({ tag: 'b' });
     expect((await repo.newest(sessionId))?.step).toBe(2);
   });
 });

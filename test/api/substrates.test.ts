@@ -1,3 +1,4 @@
+import { storedIn } from '../helpers/collections';
 import { createHash } from 'node:crypto';
 import { createSubstrate } from '../../src/domain/substrates/engine';
 import { newId } from '../../src/lib/ids';
@@ -323,9 +324,10 @@ describe('POST /v1/substrates/compile and artifacts', () => {
     const byId = await get<Artifact>(`/v1/substrates/artifacts/${a.artifact.artifact_id}`);
     expect(byId.body.payload).toEqual(a.artifact);
 
-    // Stored once: one blob and one artifact record.
-    const { repos } = app.deps;
-    expect(await repos.artifacts.blobs.countDocuments({ _id: a.artifact.sha256 })).toBe(1);
+    // Stored once: one blob.
+    expect(
+      await storedIn(app.deps.db).artifactBlobs.countDocuments({ _id: a.artifact.sha256 }),
+    ).toBe(1);
 
     const other = await post<Compiled>('/v1/substrates/compile', {
       ...spec,
@@ -505,7 +507,7 @@ describe('deployments', () => {
     const { repos } = app.deps;
     const last = await repos.substrateSnapshots.find(run.deployment_id, 40);
     expect(last).not.toBeNull();
-    await repos.substrateSnapshots.collection.updateOne(
+    await storedIn(app.deps.db).substrateSnapshots.updateOne(
       { _id: last!._id },
       { $set: { 'trail.0.digest': '0'.repeat(64) } },
     );

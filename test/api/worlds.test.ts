@@ -123,7 +123,7 @@ describe('the demo world of a fresh database', () => {
       expect(Object.keys(object.attributes).length).toBeGreaterThan(0);
       expect(object.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     }
-    expect(await app.deps.repos.worldRelationships.collection.countDocuments()).toBe(7);
+    expect(await storedIn(app.deps.db).worldRelationships.countDocuments()).toBe(7);
     const history = await get<Page<EventView>>('/v1/worlds/history?limit=500');
     expect(history.body.payload.items.map((e) => e.kind).sort()).toEqual([
       ...Array<string>(6).fill('object.created'),
@@ -141,10 +141,10 @@ describe('the demo world of a fresh database', () => {
     // A seed that died before its last two writes.
     const lastEvent = demo.events[demo.events.length - 1]._id;
     await storedIn(app.deps.db).worldHistory.deleteOne({ _id: lastEvent });
-    await repos.worldRelationships.collection.deleteOne({ _id: demo.relationships[6]._id });
+    await storedIn(app.deps.db).worldRelationships.deleteOne({ _id: demo.relationships[6]._id });
     expect(await seedDemoWorld(repos, new Date().toISOString())).toBe(2);
     expect(await seedDemoWorld(repos, new Date().toISOString())).toBe(0);
-    expect(await repos.worldRelationships.collection.countDocuments()).toBe(7);
+    expect(await storedIn(app.deps.db).worldRelationships.countDocuments()).toBe(7);
     expect(await storedIn(app.deps.db).worldHistory.countDocuments()).toBe(13);
   });
 
@@ -184,7 +184,7 @@ describe('the demo world of a fresh database', () => {
       const written = await Promise.all(repos.map((r) => seedDemoWorld(r, now)));
       expect(written.reduce((a, b) => a + b, 0)).toBe(6 + 7 + 13);
       expect(await storedIn(instances[0].db).worldObjects.countDocuments()).toBe(6);
-      expect(await repos[0].worldRelationships.collection.countDocuments()).toBe(7);
+      expect(await storedIn(instances[0].db).worldRelationships.countDocuments()).toBe(7);
       expect(await storedIn(instances[0].db).worldHistory.countDocuments()).toBe(13);
     } finally {
       await instances[0].db.dropDatabase();
@@ -436,7 +436,7 @@ describe('POST /v1/worlds/tasks', () => {
       },
     ]);
     expect((await head()).history_head).toBe(before);
-    expect(await app.deps.repos.worldTasks.tasks.countDocuments({ title: 'Orphan' })).toBe(0);
+    expect(await storedIn(app.deps.db).worldTasks.countDocuments({ title: 'Orphan' })).toBe(0);
   });
 
   it.each([
@@ -471,7 +471,7 @@ describe('POST /v1/worlds/tasks', () => {
     const again = await createTask({ title: 'Once' }, headers);
     expect(again.status).toBe(201);
     expect(again.body.payload.task_id).toBe(first.body.payload.task_id);
-    expect(await app.deps.repos.worldTasks.tasks.countDocuments({ title: 'Once' })).toBe(1);
+    expect(await storedIn(app.deps.db).worldTasks.countDocuments({ title: 'Once' })).toBe(1);
   });
 });
 
