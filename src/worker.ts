@@ -12,7 +12,7 @@ async function main(): Promise<void> {
   const logger = pino({ level: config.logLevel, base: { service: 'worker' } });
   const { client: mongo, db } = await connectMongo(config.mongodbUri, config.mongodbDb);
   const repos = createRepos(db);
-  await ensureIndexes(repos);
+  await ensureIndexes(db);
   const identity = `${process.pid}@${hostname()}`;
   const events = new ServiceEventRecorder(repos.serviceEvents, `worker-${identity}`, logger);
   const workers = await createWorker({

@@ -29,7 +29,7 @@ export async function buildDeps(
   const { client: mongo, db } = await connectMongo(config.mongodbUri, config.mongodbDb);
   mongo.on('commandStarted', (event) => metrics.mongoCommands.inc({ command: event.commandName }));
   const repos = createRepos(db);
-  await ensureIndexes(repos);
+  await ensureIndexes(db);
   await ensureSystemRecords({ repos, config });
 
   const instanceId = `api-${randomBytes(6).toString('hex')}`;

@@ -94,11 +94,6 @@ export function createApiKeysRepo(db: Db) {
         .toArray();
       return new Map(keys.map((key) => [key._id, key.organization_id]));
     },
-    async ensureIndexes(): Promise<void> {
-      await col.createIndex({ principal_id: 1 }, { name: 'by_principal' });
-      await col.createIndex({ organization_id: 1, _id: 1 }, { name: 'by_organization' });
-      await col.createIndex({ created_at: -1, _id: -1 }, { name: 'by_created' });
-    },
     findById: (id: string) => col.findOne({ _id: id }),
     /**
      * Advances a key's `last_used_at` (the request ledger, once per flush per used key). Its

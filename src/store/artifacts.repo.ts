@@ -52,9 +52,6 @@ export function createArtifactsRepo(db: Db) {
   }
 
   return {
-    async ensureIndexes(): Promise<void> {
-      // Both collections are read by `_id` only.
-    },
     /**
      * Stores `content` at `path`; `created` is false when that path already held it. A path
      * never changes content: writing other bytes to a taken path throws.

@@ -29,10 +29,6 @@ export type AuditRepo = ReturnType<typeof createAuditRepo>;
 export function createAuditRepo(db: Db) {
   const col: Collection<AuditRow> = db.collection<AuditRow>('audit');
   return {
-    async ensureIndexes(): Promise<void> {
-      await col.createIndex({ 'target.id': 1, _id: -1 }, { name: 'by_target' });
-      await col.createIndex({ at: -1, _id: -1 }, { name: 'by_time' });
-    },
     async record(row: Omit<AuditRow, '_id'>): Promise<AuditRow> {
       const full = { _id: newId('aud'), ...row };
       await col.insertOne(full);

@@ -39,11 +39,6 @@ export function createExternalActionsRepo(db: Db) {
   return {
     /** Actions per status, and `total`. */
     countByStatus: () => countBy(actions, 'status'),
-    async ensureIndexes(): Promise<void> {
-      await actions.createIndex({ status: 1, _id: -1 }, { name: 'by_status' });
-      await ledger.createIndex({ at: -1, _id: -1 }, { name: 'by_time' });
-      await ledger.createIndex({ action_id: 1, seq: 1 }, { name: 'by_action' });
-    },
     findById: (id: string) => actions.findOne({ _id: id }),
     /**
      * Writes a snapshot unless a newer one is already stored. Only the action's workflow

@@ -84,9 +84,6 @@ export function createExternalEventsRepo(db: Db) {
     'external_reconciliations',
   );
   return {
-    async ensureIndexes(): Promise<void> {
-      await events.createIndex({ event_id: -1 }, { name: 'by_event_id' });
-    },
     /** Claims the record's key; false when an event with that key exists already. */
     async claim(record: ExternalEventRecord): Promise<boolean> {
       try {

@@ -18,9 +18,6 @@ export type IdempotencyRepo = ReturnType<typeof createIdempotencyRepo>;
 export function createIdempotencyRepo(db: Db) {
   const col: Collection<IdempotencyRecord> = db.collection<IdempotencyRecord>('idempotency_keys');
   return {
-    async ensureIndexes(): Promise<void> {
-      await col.createIndex({ created_at: 1 }, { name: 'by_created' });
-    },
     /**
      * Claims the key by inserting it: the unique `_id` makes exactly one claimant win,
      * with no read-modify-write. Returns the existing record when someone holds it.

@@ -66,7 +66,4 @@ export function createRepos(db: Db) {
 
 export type Repos = ReturnType<typeof createRepos>;
 
-/** Ensures every declared index; run at boot by api and worker alike. */
-export async function ensureIndexes(repos: Repos): Promise<void> {
-  for (const repo of Object.values(repos)) await repo.ensureIndexes();
-}
+export { ensureIndexes } from './indexes';

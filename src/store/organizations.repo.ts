@@ -27,9 +27,6 @@ export function createOrganizationsRepo(db: Db) {
   return {
     /** Organizations per status, and `total`. */
     countByStatus: () => countBy(col, 'status'),
-    async ensureIndexes(): Promise<void> {
-      await col.createIndex({ name_key: 1 }, { unique: true, name: 'name_key_unique' });
-    },
     findById: (id: string) => col.findOne({ _id: id }),
     findByName: (name: string) => col.findOne({ name_key: name.toLowerCase() }),
     /** Organizations newest first (ULID `_id` descending), after `beforeId`; `limit + 1` rows. */

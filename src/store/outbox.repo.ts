@@ -15,9 +15,6 @@ export type OutboxRepo = ReturnType<typeof createOutboxRepo>;
 export function createOutboxRepo(db: Db) {
   const col: Collection<OutboxMessage> = db.collection<OutboxMessage>('outbox');
   return {
-    async ensureIndexes(): Promise<void> {
-      await col.createIndex({ channel: 1, created_at: -1 }, { name: 'by_channel' });
-    },
     /** Inserts once; returns the stored message either way. */
     async putOnce(message: OutboxMessage): Promise<OutboxMessage> {
       await col.updateOne({ _id: message._id }, { $setOnInsert: message }, { upsert: true });

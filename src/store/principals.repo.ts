@@ -32,10 +32,6 @@ export function createPrincipalsRepo(db: Db) {
   return {
     /** Principals per status, and `total`. */
     countByStatus: () => countBy(col, 'status'),
-    async ensureIndexes(): Promise<void> {
-      await col.createIndex({ email_key: 1 }, { unique: true, name: 'email_key_unique' });
-      await col.createIndex({ organization_id: 1, _id: -1 }, { name: 'by_organization' });
-    },
     findById: (id: string) => col.findOne({ _id: id }),
     findByEmail: (email: string) => col.findOne({ email_key: email.toLowerCase() }),
     /** Inserts; throws a duplicate-key error when the e-mail is taken. */

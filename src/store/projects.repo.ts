@@ -25,13 +25,6 @@ export type ProjectsRepo = ReturnType<typeof createProjectsRepo>;
 export function createProjectsRepo(db: Db) {
   const col: Collection<Project> = db.collection<Project>('projects');
   return {
-    async ensureIndexes(): Promise<void> {
-      await col.createIndex({ organization_id: 1, _id: -1 }, { name: 'by_organization' });
-      await col.createIndex(
-        { organization_id: 1, name_key: 1 },
-        { unique: true, name: 'organization_name_unique' },
-      );
-    },
     findById: (id: string) => col.findOne({ _id: id }),
     /** Inserts; throws a duplicate-key error when the organization has a project of that name. */
     async insert(project: Project): Promise<Project> {

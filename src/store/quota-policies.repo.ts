@@ -28,9 +28,6 @@ export type QuotaPoliciesRepo = ReturnType<typeof createQuotaPoliciesRepo>;
 export function createQuotaPoliciesRepo(db: Db) {
   const col: Collection<QuotaPolicy> = db.collection<QuotaPolicy>('quota_policies');
   return {
-    async ensureIndexes(): Promise<void> {
-      await col.createIndex({ status: 1 }, { name: 'by_status' });
-    },
     async insert(policy: QuotaPolicy): Promise<QuotaPolicy> {
       await col.insertOne(policy);
       return policy;

@@ -27,10 +27,6 @@ export type RateCountersRepo = ReturnType<typeof createRateCountersRepo>;
 export function createRateCountersRepo(db: Db) {
   const col: Collection<RateCounterShard> = db.collection<RateCounterShard>('rate_counters');
   return {
-    async ensureIndexes(): Promise<void> {
-      await col.createIndex({ subject: 1, window: 1 }, { name: 'by_subject_window' });
-      await col.createIndex({ expires_at: 1 }, { name: 'by_expiry' });
-    },
     /**
      * One replace per shard, side by side: FerretDB v1 was seen never to answer a bulkWrite
      * of about a hundred updates, so no bulk write is used.

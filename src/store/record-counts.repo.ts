@@ -8,7 +8,6 @@ export type RecordCountsRepo = ReturnType<typeof createRecordCountsRepo>;
  */
 export function createRecordCountsRepo(db: Db) {
   return {
-    async ensureIndexes(): Promise<void> {},
     /** The estimated number of records in each named collection, in order. */
     estimate(collections: readonly string[]): Promise<number[]> {
       return Promise.all(collections.map((name) => db.collection(name).estimatedDocumentCount()));

@@ -72,10 +72,6 @@ export type RequestLedgerRepo = ReturnType<typeof createRequestLedgerRepo>;
 export function createRequestLedgerRepo(db: Db) {
   const col: Collection<RequestLedgerBucket> = db.collection<RequestLedgerBucket>('request_ledger');
   return {
-    async ensureIndexes(): Promise<void> {
-      await col.createIndex({ last_at: -1 }, { name: 'by_last_at' });
-      await col.createIndex({ first_at: 1 }, { name: 'by_first_at' });
-    },
     /** A new bucket id (the writer keeps it across retries of one flush). */
     newBucketId: () => newId('req'),
     /** Writes one bucket; a retry of a bucket already written is a no-op. */

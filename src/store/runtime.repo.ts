@@ -16,7 +16,6 @@ export type RuntimeRepo = ReturnType<typeof createRuntimeRepo>;
 export function createRuntimeRepo(db: Db) {
   const col: Collection<RuntimeRecord> = db.collection<RuntimeRecord>('runtime');
   return {
-    async ensureIndexes(): Promise<void> {},
     get: () => col.findOne({ _id: 'runtime' }),
     /** Creates the record once; concurrent first boots agree on whichever landed first. */
     async ensure(now: string): Promise<RuntimeRecord> {

@@ -38,10 +38,6 @@ export function createServiceEventsRepo(db: Db) {
     /** Events of one kind at or after `since`. */
     countOfKindSince: (kind: string, since: string): Promise<number> =>
       col.countDocuments({ kind, at: { $gte: since } }),
-    async ensureIndexes(): Promise<void> {
-      await col.createIndex({ at: -1, _id: -1 }, { name: 'by_time' });
-      await col.createIndex({ kind: 1, at: -1 }, { name: 'by_kind' });
-    },
     /** Inserts once: false when an event with this id is already there (a claim). */
     async insert(event: ServiceEvent): Promise<boolean> {
       try {

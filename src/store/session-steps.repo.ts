@@ -139,7 +139,6 @@ export function createSessionStepsRepo(db: Db) {
   }
 
   return {
-    async ensureIndexes(): Promise<void> {},
     find,
     /**
      * Inserts the step; false when its number is already taken. Group commit: with no write

@@ -88,7 +88,6 @@ export function createSessionsRepo(db: Db) {
       ]);
       return { total, since: recent };
     },
-    async ensureIndexes(): Promise<void> {},
     async findById(id: string): Promise<SessionRecord | null> {
       const cached = sessionCache.get(id);
       if (cached) return cached;

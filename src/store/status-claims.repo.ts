@@ -17,7 +17,6 @@ export type StatusClaimsRepo = ReturnType<typeof createStatusClaimsRepo>;
 export function createStatusClaimsRepo(db: Db) {
   const col: Collection<StatusClaim> = db.collection<StatusClaim>('status_change_claims');
   return {
-    async ensureIndexes(): Promise<void> {},
     /** True when this change is the first based on `basedOn`; false when another was. */
     async claim(type: string, id: string, basedOn: string, now: string): Promise<boolean> {
       try {

@@ -75,9 +75,6 @@ export function createSubstrateDeploymentsRepo(db: Db) {
   const bindings: Collection<ManifestBinding> =
     db.collection<ManifestBinding>('substrate_bindings');
   return {
-    async ensureIndexes(): Promise<void> {
-      await col.createIndex({ stage: 1, _id: -1 }, { name: 'by_stage' });
-    },
     /**
      * Inserts the api's first copy of a deployment whose workflow already started; false
      * when the workflow's projection got there first (its copy is newer: keep it).

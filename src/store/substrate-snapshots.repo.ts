@@ -34,9 +34,6 @@ export function createSubstrateSnapshotsRepo(db: Db) {
   const col: Collection<SubstrateSnapshot> =
     db.collection<SubstrateSnapshot>('substrate_snapshots');
   return {
-    async ensureIndexes(): Promise<void> {
-      // Read by `_id` only.
-    },
     /** Stores the snapshot unless one exists for that tick (a deterministic engine wrote the same). */
     async putOnce(input: Omit<SubstrateSnapshot, '_id' | 'state'> & { state: Uint8Array }) {
       try {

@@ -40,11 +40,6 @@ export type UsageRollupsRepo = ReturnType<typeof createUsageRollupsRepo>;
 export function createUsageRollupsRepo(db: Db) {
   const col: Collection<UsageRollup> = db.collection<UsageRollup>('usage_rollups');
   return {
-    async ensureIndexes(): Promise<void> {
-      await col.createIndex({ key_id: 1, hour: 1 }, { name: 'by_key_hour' });
-      await col.createIndex({ hour: -1, key_id: 1 }, { name: 'by_hour' });
-      await col.createIndex({ day: -1, key_id: 1 }, { name: 'by_day' });
-    },
     /** Inserts the rollups of one flush; ids already there (a retried flush) are skipped. */
     async insertMany(rollups: UsageRollup[]): Promise<void> {
       if (rollups.length === 0) return;

@@ -87,9 +87,6 @@ export function createWorldExternalStateRepo(
     'world_external_state_revisions',
   );
   return {
-    async ensureIndexes(): Promise<void> {
-      await revisions.createIndex({ object_id: 1, revision: -1 }, { name: 'by_object' });
-    },
     /** The object with its projected external state, or null when there is no such object. */
     findObject: (objectId: string) =>
       objects.findOne(

@@ -43,11 +43,6 @@ export function createWorldHistoryRepo(db: Db, revisions: Pick<WorldRevisionsRep
     /** The newest event (by `at`, then `_id`), or null before any. */
     newest: async (): Promise<WorldHistoryEvent | null> =>
       (await col.find({}).sort({ at: -1, _id: -1 }).limit(1).toArray())[0] ?? null,
-    async ensureIndexes(): Promise<void> {
-      await col.createIndex({ object_id: 1, _id: -1 }, { name: 'by_object' });
-      await col.createIndex({ at: -1, _id: -1 }, { name: 'by_time' });
-      await col.createIndex({ object_refs: 1 }, { name: 'by_refs' });
-    },
     /**
      * Appends once: a repeat with the same id (an activity retry, a re-delivery) is a no-op,
      * also when two writers race (FerretDB then answers the loser with a duplicate key).

@@ -38,9 +38,6 @@ export function createWorldObjectsRepo(db: Db, revisions: Pick<WorldRevisionsRep
           { $group: { _id: '$kind', count: { $sum: 1 } } },
         ])
         .toArray(),
-    async ensureIndexes(): Promise<void> {
-      await col.createIndex({ kind: 1, _id: 1 }, { name: 'by_kind' });
-    },
     findById: (id: string) => col.findOne({ _id: id }),
     async insert(object: WorldObject): Promise<WorldObject> {
       await col.insertOne(object);

@@ -42,11 +42,6 @@ export function createWorldRelationshipsRepo(db: Db) {
   const col: Collection<WorldRelationship> =
     db.collection<WorldRelationship>('world_relationships');
   return {
-    async ensureIndexes(): Promise<void> {
-      // One relationship per (from, kind, to): the same edge twice would mean nothing more.
-      await col.createIndex({ from: 1, kind: 1, to: 1 }, { unique: true, name: 'edge_unique' });
-      await col.createIndex({ to: 1, kind: 1 }, { name: 'by_to' });
-    },
     findById: (id: string) => col.findOne({ _id: id }),
     /** Inserts unless the id or the edge exists; true when this call created it. */
     async insertOnce(relationship: WorldRelationship): Promise<boolean> {

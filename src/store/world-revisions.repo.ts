@@ -129,9 +129,6 @@ export function createWorldRevisionsRepo(db: Db) {
   }
 
   return {
-    async ensureIndexes(): Promise<void> {
-      // `_id` is the only key.
-    },
     /** The current revision (0 before any write); `from` is a revision known to exist. */
     current: (from = known): Promise<number> => newestFrom(Math.max(from, 0)),
     /**

@@ -39,9 +39,6 @@ export function createWorldTasksRepo(db: Db) {
   const versions: Collection<WorldTaskVersion> =
     db.collection<WorldTaskVersion>('world_task_versions');
   return {
-    async ensureIndexes(): Promise<void> {
-      await versions.createIndex({ task_id: 1, 'task.version': 1 }, { name: 'by_task' });
-    },
     /** The stored current task (may trail the version log; see `findVersion`). */
     findById: (id: string) => tasks.findOne({ _id: id }),
     /** One version of a task, read by `_id`. */

@@ -152,7 +152,7 @@ describe('the demo world of a fresh database', () => {
     const db = app.deps.mongo.db(freshDbName('worlds_notfresh'));
     try {
       const repos = createRepos(db);
-      await ensureIndexes(repos);
+      await ensureIndexes(db);
       const now = new Date().toISOString();
       await repos.worldObjects.insert({
         _id: newId('obj'),
@@ -179,7 +179,7 @@ describe('the demo world of a fresh database', () => {
     );
     try {
       const repos = instances.map(({ db }) => createRepos(db));
-      await ensureIndexes(repos[0]);
+      await ensureIndexes(instances[0].db);
       const now = new Date().toISOString();
       const written = await Promise.all(repos.map((r) => seedDemoWorld(r, now)));
       expect(written.reduce((a, b) => a + b, 0)).toBe(6 + 7 + 13);

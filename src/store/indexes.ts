@@ -1,0 +1,74 @@
+import type { Db, IndexDescription } from 'mongodb';
+
+/**
+ * Every secondary index, by collection: the store's access paths in one place, ensured at
+ * boot by api and worker alike. Collections read by `_id` only (artifacts and their blobs,
+ * snapshots, sessions and their lineage, steps, revisions, claims) have none. Only what
+ * FerretDB v1 and MongoDB both build: plain and unique indexes, never TTL or partial ones.
+ */
+export const INDEXES: Record<string, IndexDescription[]> = {
+  action_ledger: [
+    { key: { at: -1, _id: -1 }, name: 'by_time' },
+    { key: { action_id: 1, seq: 1 }, name: 'by_action' },
+  ],
+  api_keys: [
+    { key: { principal_id: 1 }, name: 'by_principal' },
+    { key: { organization_id: 1, _id: 1 }, name: 'by_organization' },
+    { key: { created_at: -1, _id: -1 }, name: 'by_created' },
+  ],
+  audit: [
+    { key: { 'target.id': 1, _id: -1 }, name: 'by_target' },
+    { key: { at: -1, _id: -1 }, name: 'by_time' },
+  ],
+  external_actions: [{ key: { status: 1, _id: -1 }, name: 'by_status' }],
+  external_events: [{ key: { event_id: -1 }, name: 'by_event_id' }],
+  idempotency_keys: [{ key: { created_at: 1 }, name: 'by_created' }],
+  organizations: [{ key: { name_key: 1 }, unique: true, name: 'name_key_unique' }],
+  outbox: [{ key: { channel: 1, created_at: -1 }, name: 'by_channel' }],
+  principals: [
+    { key: { email_key: 1 }, unique: true, name: 'email_key_unique' },
+    { key: { organization_id: 1, _id: -1 }, name: 'by_organization' },
+  ],
+  projects: [
+    { key: { organization_id: 1, _id: -1 }, name: 'by_organization' },
+    { key: { organization_id: 1, name_key: 1 }, unique: true, name: 'organization_name_unique' },
+  ],
+  quota_policies: [{ key: { status: 1 }, name: 'by_status' }],
+  rate_counters: [
+    { key: { subject: 1, window: 1 }, name: 'by_subject_window' },
+    { key: { expires_at: 1 }, name: 'by_expiry' },
+  ],
+  request_ledger: [
+    { key: { last_at: -1 }, name: 'by_last_at' },
+    { key: { first_at: 1 }, name: 'by_first_at' },
+  ],
+  service_events: [
+    { key: { at: -1, _id: -1 }, name: 'by_time' },
+    { key: { kind: 1, at: -1 }, name: 'by_kind' },
+  ],
+  substrate_deployments: [{ key: { stage: 1, _id: -1 }, name: 'by_stage' }],
+  usage_rollups: [
+    { key: { key_id: 1, hour: 1 }, name: 'by_key_hour' },
+    { key: { hour: -1, key_id: 1 }, name: 'by_hour' },
+    { key: { day: -1, key_id: 1 }, name: 'by_day' },
+  ],
+  world_external_state_revisions: [{ key: { object_id: 1, revision: -1 }, name: 'by_object' }],
+  world_history: [
+    { key: { object_id: 1, _id: -1 }, name: 'by_object' },
+    { key: { at: -1, _id: -1 }, name: 'by_time' },
+    { key: { object_refs: 1 }, name: 'by_refs' },
+  ],
+  world_objects: [{ key: { kind: 1, _id: 1 }, name: 'by_kind' }],
+  // One relationship per (from, kind, to): the same edge twice would mean nothing more.
+  world_relationships: [
+    { key: { from: 1, kind: 1, to: 1 }, unique: true, name: 'edge_unique' },
+    { key: { to: 1, kind: 1 }, name: 'by_to' },
+  ],
+  world_task_versions: [{ key: { task_id: 1, 'task.version': 1 }, name: 'by_task' }],
+};
+
+export async function ensureIndexes(db: Db): Promise<void> {
+  for (const [collection, indexes] of Object.entries(INDEXES)) {
+    await db.collection(collection).createIndexes(indexes);
+  }
+}
