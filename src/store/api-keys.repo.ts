@@ -1,6 +1,6 @@
 import { countBy } from './count-by';
-import type { Collection, Db, Filter } from 'mongodb';
-import { isDuplicateKey } from './mongo';
+import type { Db, Filter } from 'mongodb';
+import { insertOnce, isDuplicateKey } from './mongo';
 import type { PagePosition } from './paging';
 import type { AccessLayer, Entitlement } from '../auth/families';
 
@@ -76,14 +76,11 @@ export interface RotationUpdate {
   updated_at: string;
 }
 
-export type ApiKeysRepo = ReturnType<typeof createApiKeysRepo>;
-
 export function createApiKeysRepo(db: Db) {
-  const col: Collection<ApiKeyRecord> = db.collection<ApiKeyRecord>('api_keys');
-  const rotations: Collection<RotationClaim> = db.collection<RotationClaim>('api_key_rotations');
-  const revocations: Collection<RevocationMark> =
-    db.collection<RevocationMark>('api_key_revocations');
-  const usage: Collection<KeyUse> = db.collection<KeyUse>('api_key_usage');
+  const col = db.collection<ApiKeyRecord>('api_keys');
+  const rotations = db.collection<RotationClaim>('api_key_rotations');
+  const revocations = db.collection<RevocationMark>('api_key_revocations');
+  const usage = db.collection<KeyUse>('api_key_usage');
   return {
     /** Keys per status, and `total`. */
     countByStatus: () => countBy(col, 'status'),
@@ -194,13 +191,7 @@ export function createApiKeysRepo(db: Db) {
     isMarkedRevoked: async (id: string) => (await revocations.findOne({ _id: id })) !== null,
     /** Claims rotation `n` of a key; false when another rotation holds that number. */
     async claimRotation(keyId: string, n: number, now: string): Promise<boolean> {
-      try {
-        await rotations.insertOne({ _id: `${keyId}:${n}`, key_id: keyId, rotation: n, at: now });
-        return true;
-      } catch (error) {
-        if (isDuplicateKey(error)) return false;
-        throw error;
-      }
+      return insertOnce(rotations, { _id: `${keyId}:${n}`, key_id: keyId, rotation: n, at: now });
     },
     findRotationClaim: (keyId: string, n: number) => rotations.findOne({ _id: `${keyId}:${n}` }),
     /**
@@ -255,3 +246,5 @@ export function createApiKeysRepo(db: Db) {
     },
   };
 }
+
+export type ApiKeysRepo = ReturnType<typeof createApiKeysRepo>;

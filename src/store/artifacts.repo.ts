@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { Binary, type Collection, type Db } from 'mongodb';
-import { isDuplicateKey } from './mongo';
+import { Binary, type Db } from 'mongodb';
+import { insertOnce } from './mongo';
 
 export type ArtifactKind = 'manifest' | 'snapshot' | 'assay_report' | 'render';
 
@@ -24,8 +24,6 @@ interface ArtifactBlob {
   created_at: string;
 }
 
-export type ArtifactsRepo = ReturnType<typeof createArtifactsRepo>;
-
 export const sha256Hex = (bytes: Uint8Array | string): string =>
   createHash('sha256').update(bytes).digest('hex');
 
@@ -38,18 +36,8 @@ export const artifactIdOf = (path: string): string => `art_${sha256Hex(path).sli
  * or concurrent write of the same artifact is a no-op and nothing is stored twice.
  */
 export function createArtifactsRepo(db: Db) {
-  const artifacts: Collection<ArtifactRecord> = db.collection<ArtifactRecord>('artifacts');
-  const blobs: Collection<ArtifactBlob> = db.collection<ArtifactBlob>('artifact_blobs');
-
-  async function insertOnce<T extends { _id: string }>(col: Collection<T>, doc: T) {
-    try {
-      await col.insertOne(doc as Parameters<Collection<T>['insertOne']>[0]);
-      return true;
-    } catch (error) {
-      if (isDuplicateKey(error)) return false;
-      throw error;
-    }
-  }
+  const artifacts = db.collection<ArtifactRecord>('artifacts');
+  const blobs = db.collection<ArtifactBlob>('artifact_blobs');
 
   return {
     /**
@@ -98,3 +86,5 @@ export function createArtifactsRepo(db: Db) {
     },
   };
 }
+
+export type ArtifactsRepo = ReturnType<typeof createArtifactsRepo>;

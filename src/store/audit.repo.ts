@@ -1,4 +1,4 @@
-import type { Collection, Db, Filter } from 'mongodb';
+import type { Db, Filter } from 'mongodb';
 import { newId } from '../lib/ids';
 import { newestByTimePage, type PagePosition } from './paging';
 
@@ -24,10 +24,8 @@ export interface AuditFilter {
   until?: string;
 }
 
-export type AuditRepo = ReturnType<typeof createAuditRepo>;
-
 export function createAuditRepo(db: Db) {
-  const col: Collection<AuditRow> = db.collection<AuditRow>('audit');
+  const col = db.collection<AuditRow>('audit');
   return {
     async record(row: Omit<AuditRow, '_id'>): Promise<AuditRow> {
       const full = { _id: newId('aud'), ...row };
@@ -49,3 +47,5 @@ export function createAuditRepo(db: Db) {
     },
   };
 }
+
+export type AuditRepo = ReturnType<typeof createAuditRepo>;

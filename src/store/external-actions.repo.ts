@@ -1,5 +1,5 @@
 import { countBy } from './count-by';
-import type { Collection, Db, Filter } from 'mongodb';
+import type { Db, Filter } from 'mongodb';
 import type { ActionState } from '../workflows/shared';
 import { isDuplicateKey } from './mongo';
 import { afterPosition, toPage, type PagePosition } from './paging';
@@ -31,11 +31,9 @@ export interface ActionLedgerFilter {
   action_id?: string;
 }
 
-export type ExternalActionsRepo = ReturnType<typeof createExternalActionsRepo>;
-
 export function createExternalActionsRepo(db: Db) {
-  const actions: Collection<ActionRecord> = db.collection<ActionRecord>('external_actions');
-  const ledger: Collection<ActionLedgerEntry> = db.collection<ActionLedgerEntry>('action_ledger');
+  const actions = db.collection<ActionRecord>('external_actions');
+  const ledger = db.collection<ActionLedgerEntry>('action_ledger');
   return {
     /** Actions per status, and `total`. */
     countByStatus: () => countBy(actions, 'status'),
@@ -87,3 +85,5 @@ export function createExternalActionsRepo(db: Db) {
       ledger.find({ action_id: actionId }).sort({ seq: 1 }).toArray(),
   };
 }
+
+export type ExternalActionsRepo = ReturnType<typeof createExternalActionsRepo>;

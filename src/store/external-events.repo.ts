@@ -1,11 +1,5 @@
-import {
-  MongoBulkWriteError,
-  type Collection,
-  type Db,
-  type Filter,
-  type WriteError,
-} from 'mongodb';
-import { isDuplicateKey } from './mongo';
+import { MongoBulkWriteError, type Db, type Filter, type WriteError } from 'mongodb';
+import { insertOnce } from './mongo';
 
 /**
  * One ingested external event. `_id` is the dedup key, sha256 of `source_family`, NUL,
@@ -75,24 +69,13 @@ function writeErrorsOf(error: MongoBulkWriteError): WriteError[] {
   return Array.isArray(errors) ? (errors as WriteError[]) : [errors as WriteError];
 }
 
-export type ExternalEventsRepo = ReturnType<typeof createExternalEventsRepo>;
-
 export function createExternalEventsRepo(db: Db) {
-  const events: Collection<ExternalEventRecord> =
-    db.collection<ExternalEventRecord>('external_events');
-  const reconciliations: Collection<StoredReconciliation> = db.collection<StoredReconciliation>(
-    'external_reconciliations',
-  );
+  const events = db.collection<ExternalEventRecord>('external_events');
+  const reconciliations = db.collection<StoredReconciliation>('external_reconciliations');
   return {
     /** Claims the record's key; false when an event with that key exists already. */
     async claim(record: ExternalEventRecord): Promise<boolean> {
-      try {
-        await events.insertOne(record);
-        return true;
-      } catch (error) {
-        if (isDuplicateKey(error)) return false;
-        throw error;
-      }
+      return insertOnce(events, record);
     },
     /** Claims many keys in one unordered insert; one result per record, in order. */
     async claimMany(records: ExternalEventRecord[]): Promise<ClaimResult[]> {
@@ -175,3 +158,5 @@ export function createExternalEventsRepo(db: Db) {
     },
   };
 }
+
+export type ExternalEventsRepo = ReturnType<typeof createExternalEventsRepo>;

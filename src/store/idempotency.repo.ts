@@ -1,4 +1,4 @@
-import type { Collection, Db } from 'mongodb';
+import type { Db } from 'mongodb';
 import { isDuplicateKey } from './mongo';
 
 /** A claimed Idempotency-Key and, once answered, the response to replay. */
@@ -13,10 +13,8 @@ export interface IdempotencyRecord {
   created_at: string;
 }
 
-export type IdempotencyRepo = ReturnType<typeof createIdempotencyRepo>;
-
 export function createIdempotencyRepo(db: Db) {
-  const col: Collection<IdempotencyRecord> = db.collection<IdempotencyRecord>('idempotency_keys');
+  const col = db.collection<IdempotencyRecord>('idempotency_keys');
   return {
     /**
      * Claims the key by inserting it: the unique `_id` makes exactly one claimant win,
@@ -59,3 +57,5 @@ export function createIdempotencyRepo(db: Db) {
     },
   };
 }
+
+export type IdempotencyRepo = ReturnType<typeof createIdempotencyRepo>;

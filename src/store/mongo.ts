@@ -1,4 +1,11 @@
-import { MongoClient, MongoServerError, type Db } from 'mongodb';
+import {
+  MongoClient,
+  MongoServerError,
+  type Collection,
+  type Db,
+  type Document,
+  type OptionalUnlessRequiredId,
+} from 'mongodb';
 
 /** Opens a client; the driver reconnects by itself, so a brief outage heals without us. */
 export async function connectMongo(
@@ -20,6 +27,17 @@ export async function connectMongo(
 /** True for a unique-index violation (E11000). */
 export const isDuplicateKey = (error: unknown): boolean =>
   error instanceof MongoServerError && error.code === 11000;
+
+/** Inserts `doc`; false when a document with its key is there already (a claim). */
+export async function insertOnce<T extends Document>(col: Collection<T>, doc: T): Promise<boolean> {
+  try {
+    await col.insertOne(doc as OptionalUnlessRequiredId<T>);
+    return true;
+  } catch (error) {
+    if (isDuplicateKey(error)) return false;
+    throw error;
+  }
+}
 
 /** Pings the server; resolves to an error message or undefined when reachable. */
 export async function pingMongo(db: Db): Promise<string | undefined> {

@@ -1,6 +1,6 @@
 import { countBy } from './count-by';
 import { newestByIdPage } from './paging';
-import type { Collection, Db, Filter } from 'mongodb';
+import type { Db, Filter } from 'mongodb';
 import { newId } from '../lib/ids';
 import { isDuplicateKey } from './mongo';
 
@@ -20,10 +20,8 @@ export interface Organization {
 export const SANDBOX_ORGANIZATION = 'sandbox';
 export const OPERATORS_ORGANIZATION = 'operators';
 
-export type OrganizationsRepo = ReturnType<typeof createOrganizationsRepo>;
-
 export function createOrganizationsRepo(db: Db) {
-  const col: Collection<Organization> = db.collection<Organization>('organizations');
+  const col = db.collection<Organization>('organizations');
   return {
     /** Organizations per status, and `total`. */
     countByStatus: () => countBy(col, 'status'),
@@ -66,3 +64,5 @@ export function createOrganizationsRepo(db: Db) {
     },
   };
 }
+
+export type OrganizationsRepo = ReturnType<typeof createOrganizationsRepo>;

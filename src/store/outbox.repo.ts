@@ -1,4 +1,4 @@
-import type { Collection, Db } from 'mongodb';
+import type { Db } from 'mongodb';
 
 /** A message put in the outbox by a `notify` action (one per action). */
 export interface OutboxMessage {
@@ -10,10 +10,8 @@ export interface OutboxMessage {
   created_at: string;
 }
 
-export type OutboxRepo = ReturnType<typeof createOutboxRepo>;
-
 export function createOutboxRepo(db: Db) {
-  const col: Collection<OutboxMessage> = db.collection<OutboxMessage>('outbox');
+  const col = db.collection<OutboxMessage>('outbox');
   return {
     /** Inserts once; returns the stored message either way. */
     async putOnce(message: OutboxMessage): Promise<OutboxMessage> {
@@ -22,3 +20,5 @@ export function createOutboxRepo(db: Db) {
     },
   };
 }
+
+export type OutboxRepo = ReturnType<typeof createOutboxRepo>;

@@ -1,6 +1,6 @@
 import { countBy } from './count-by';
 import { newestByIdPage } from './paging';
-import type { Collection, Db, Filter } from 'mongodb';
+import type { Db, Filter } from 'mongodb';
 import type { PrincipalRole } from '../auth/auth-context';
 import type { TenantStatus } from './organizations.repo';
 
@@ -25,10 +25,8 @@ export interface PrincipalFilter {
   role?: PrincipalRole;
 }
 
-export type PrincipalsRepo = ReturnType<typeof createPrincipalsRepo>;
-
 export function createPrincipalsRepo(db: Db) {
-  const col: Collection<Principal> = db.collection<Principal>('principals');
+  const col = db.collection<Principal>('principals');
   return {
     /** Principals per status, and `total`. */
     countByStatus: () => countBy(col, 'status'),
@@ -56,3 +54,5 @@ export function createPrincipalsRepo(db: Db) {
     },
   };
 }
+
+export type PrincipalsRepo = ReturnType<typeof createPrincipalsRepo>;

@@ -1,5 +1,5 @@
 import { newestByIdPage } from './paging';
-import type { Collection, Db, Filter } from 'mongodb';
+import type { Db, Filter } from 'mongodb';
 import type { TenantStatus } from './organizations.repo';
 
 /** A project inside an organization. */
@@ -20,10 +20,8 @@ export interface ProjectFilter {
   organization_id?: string;
 }
 
-export type ProjectsRepo = ReturnType<typeof createProjectsRepo>;
-
 export function createProjectsRepo(db: Db) {
-  const col: Collection<Project> = db.collection<Project>('projects');
+  const col = db.collection<Project>('projects');
   return {
     findById: (id: string) => col.findOne({ _id: id }),
     /** Inserts; throws a duplicate-key error when the organization has a project of that name. */
@@ -44,3 +42,5 @@ export function createProjectsRepo(db: Db) {
     },
   };
 }
+
+export type ProjectsRepo = ReturnType<typeof createProjectsRepo>;

@@ -1,5 +1,5 @@
 import { newestByIdPage } from './paging';
-import type { Collection, Db, Filter } from 'mongodb';
+import type { Db, Filter } from 'mongodb';
 import type { Entitlement } from '../auth/families';
 import type { TenantStatus } from './organizations.repo';
 
@@ -23,10 +23,8 @@ export interface PolicyFilter {
   entitlement?: Entitlement;
 }
 
-export type QuotaPoliciesRepo = ReturnType<typeof createQuotaPoliciesRepo>;
-
 export function createQuotaPoliciesRepo(db: Db) {
-  const col: Collection<QuotaPolicy> = db.collection<QuotaPolicy>('quota_policies');
+  const col = db.collection<QuotaPolicy>('quota_policies');
   return {
     async insert(policy: QuotaPolicy): Promise<QuotaPolicy> {
       await col.insertOne(policy);
@@ -72,3 +70,5 @@ export function createQuotaPoliciesRepo(db: Db) {
     },
   };
 }
+
+export type QuotaPoliciesRepo = ReturnType<typeof createQuotaPoliciesRepo>;

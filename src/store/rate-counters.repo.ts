@@ -1,4 +1,4 @@
-import type { Collection, Db } from 'mongodb';
+import type { Db } from 'mongodb';
 import { isDuplicateKey } from './mongo';
 
 /** Concurrent upserts of one _id can collide on FerretDB; the shard is then written. */
@@ -22,10 +22,8 @@ export interface RateCounterShard {
   expires_at: number;
 }
 
-export type RateCountersRepo = ReturnType<typeof createRateCountersRepo>;
-
 export function createRateCountersRepo(db: Db) {
-  const col: Collection<RateCounterShard> = db.collection<RateCounterShard>('rate_counters');
+  const col = db.collection<RateCounterShard>('rate_counters');
   return {
     /**
      * One replace per shard, side by side: FerretDB v1 was seen never to answer a bulkWrite
@@ -49,3 +47,5 @@ export function createRateCountersRepo(db: Db) {
     },
   };
 }
+
+export type RateCountersRepo = ReturnType<typeof createRateCountersRepo>;

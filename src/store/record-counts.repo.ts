@@ -1,7 +1,5 @@
 import type { Db } from 'mongodb';
 
-export type RecordCountsRepo = ReturnType<typeof createRecordCountsRepo>;
-
 /**
  * Headline counts of record collections, by the store's estimate (collection metadata on
  * MongoDB; FerretDB counts by reading the collection). For summaries, never for decisions.
@@ -14,3 +12,5 @@ export function createRecordCountsRepo(db: Db) {
     },
   };
 }
+
+export type RecordCountsRepo = ReturnType<typeof createRecordCountsRepo>;

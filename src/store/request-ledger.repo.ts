@@ -1,6 +1,6 @@
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
-import { Binary, type Collection, type Db, type Filter } from 'mongodb';
+import { Binary, type Db, type Filter } from 'mongodb';
 import { newId } from '../lib/ids';
 import { isDuplicateKey } from './mongo';
 
@@ -67,10 +67,8 @@ export interface LedgerPosition {
 /** How much one page may unpack before it answers short, with a cursor to continue. */
 const PAGE_BUDGET = { buckets: 1000, rows: 200_000 } as const;
 
-export type RequestLedgerRepo = ReturnType<typeof createRequestLedgerRepo>;
-
 export function createRequestLedgerRepo(db: Db) {
-  const col: Collection<RequestLedgerBucket> = db.collection<RequestLedgerBucket>('request_ledger');
+  const col = db.collection<RequestLedgerBucket>('request_ledger');
   return {
     /** A new bucket id (the writer keeps it across retries of one flush). */
     newBucketId: () => newId('req'),
@@ -268,3 +266,5 @@ async function unpack(bucket: RequestLedgerBucket): Promise<RequestLedgerRow[]> 
   const text = (await gunzipAsync(bucket.rows.buffer)).toString('utf8');
   return text.split('\n').map((line) => JSON.parse(line) as RequestLedgerRow);
 }
+
+export type RequestLedgerRepo = ReturnType<typeof createRequestLedgerRepo>;

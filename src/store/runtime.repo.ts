@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Collection, Db } from 'mongodb';
+import type { Db } from 'mongodb';
 import { isDuplicateKey } from './mongo';
 
 /** The runtime's own identity record: one document, created once per database. */
@@ -11,10 +11,8 @@ export interface RuntimeRecord {
   created_at: string;
 }
 
-export type RuntimeRepo = ReturnType<typeof createRuntimeRepo>;
-
 export function createRuntimeRepo(db: Db) {
-  const col: Collection<RuntimeRecord> = db.collection<RuntimeRecord>('runtime');
+  const col = db.collection<RuntimeRecord>('runtime');
   return {
     get: () => col.findOne({ _id: 'runtime' }),
     /** Creates the record once; concurrent first boots agree on whichever landed first. */
@@ -38,3 +36,5 @@ export function createRuntimeRepo(db: Db) {
     },
   };
 }
+
+export type RuntimeRepo = ReturnType<typeof createRuntimeRepo>;

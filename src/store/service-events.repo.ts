@@ -1,5 +1,5 @@
-import type { Collection, Db, Filter } from 'mongodb';
-import { isDuplicateKey } from './mongo';
+import type { Db, Filter } from 'mongodb';
+import { insertOnce } from './mongo';
 import { newestByTimePage, type PagePosition } from './paging';
 
 /** Severity of a service event. */
@@ -30,23 +30,15 @@ export interface ServiceEventFilter {
   until?: string;
 }
 
-export type ServiceEventsRepo = ReturnType<typeof createServiceEventsRepo>;
-
 export function createServiceEventsRepo(db: Db) {
-  const col: Collection<ServiceEvent> = db.collection<ServiceEvent>('service_events');
+  const col = db.collection<ServiceEvent>('service_events');
   return {
     /** Events of one kind at or after `since`. */
     countOfKindSince: (kind: string, since: string): Promise<number> =>
       col.countDocuments({ kind, at: { $gte: since } }),
     /** Inserts once: false when an event with this id is already there (a claim). */
     async insert(event: ServiceEvent): Promise<boolean> {
-      try {
-        await col.insertOne(event);
-        return true;
-      } catch (error) {
-        if (isDuplicateKey(error)) return false;
-        throw error;
-      }
+      return insertOnce(col, event);
     },
     /** Newest first by (`at`, `_id`), strictly after `after`. */
     async list(filter: ServiceEventFilter, limit: number, after?: PagePosition) {
@@ -81,3 +73,5 @@ export function createServiceEventsRepo(db: Db) {
     },
   };
 }
+
+export type ServiceEventsRepo = ReturnType<typeof createServiceEventsRepo>;

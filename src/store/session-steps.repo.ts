@@ -1,7 +1,7 @@
 import { createKeyedMutex } from '../lib/keyed-mutex';
 import { newestFilledSlot } from '../lib/slot-chain';
 import { LRUCache } from 'lru-cache';
-import { MongoBulkWriteError, type Collection, type Db, type WriteError } from 'mongodb';
+import { MongoBulkWriteError, type Db, type WriteError } from 'mongodb';
 
 /**
  * What a session has done up to and including one step: a fold over steps 1..`steps`,
@@ -43,8 +43,6 @@ export interface SessionStepRecord {
   state: SessionFold;
 }
 
-export type SessionStepsRepo = ReturnType<typeof createSessionStepsRepo>;
-
 /** Most steps written by one insert command. */
 const MAX_BATCH = 128;
 
@@ -68,7 +66,7 @@ export const stepId = (sessionId: string, step: number): string => `${sessionId}
  * failed insert or one more probe, never a wrong answer.
  */
 export function createSessionStepsRepo(db: Db) {
-  const col: Collection<SessionStepRecord> = db.collection<SessionStepRecord>('session_steps');
+  const col = db.collection<SessionStepRecord>('session_steps');
   const newest = new LRUCache<string, SessionStepRecord>({ max: 10_000 });
   /** Claims of one session run one at a time in this process (see `exclusive`). */
   const claims = createKeyedMutex();
@@ -180,3 +178,5 @@ export function createSessionStepsRepo(db: Db) {
     },
   };
 }
+
+export type SessionStepsRepo = ReturnType<typeof createSessionStepsRepo>;

@@ -1,8 +1,8 @@
 import { createKeyedMutex } from '../lib/keyed-mutex';
 import { newestFilledSlot } from '../lib/slot-chain';
 import { LRUCache } from 'lru-cache';
-import type { Collection, Db } from 'mongodb';
-import { isDuplicateKey } from './mongo';
+import type { Db } from 'mongodb';
+import { insertOnce } from './mongo';
 
 /** Continuity modes of a session (DESIGN.md section 5). */
 export type SessionContinuityMode = 'preserve' | 'fresh';
@@ -44,16 +44,14 @@ export interface LineageLink {
   digest: string;
 }
 
-export type SessionsRepo = ReturnType<typeof createSessionsRepo>;
-
 /**
  * Sessions and their lineage. Both are insert-only; the lineage is claimed slot by slot
  * like session steps (unique `_id`, dense), so its head and length are found with `_id`
  * reads alone. Records never change, so this process caches them.
  */
 export function createSessionsRepo(db: Db) {
-  const sessions: Collection<SessionRecord> = db.collection<SessionRecord>('sessions');
-  const lineage: Collection<LineageLink> = db.collection<LineageLink>('session_lineage');
+  const sessions = db.collection<SessionRecord>('sessions');
+  const lineage = db.collection<LineageLink>('session_lineage');
   const sessionCache = new LRUCache<string, SessionRecord>({ max: 10_000 });
   const linkCache = new LRUCache<number, LineageLink>({ max: 1_000 });
   let head: LineageLink | null = null;
@@ -105,12 +103,7 @@ export function createSessionsRepo(db: Db) {
     readLink: (seq: number): Promise<LineageLink | null> => lineage.findOne({ _id: seq }),
     /** Appends a link; false when its sequence number is already taken. */
     async appendLink(candidate: LineageLink): Promise<boolean> {
-      try {
-        await lineage.insertOne(candidate);
-      } catch (error) {
-        if (isDuplicateKey(error)) return false;
-        throw error;
-      }
+      if (!(await insertOnce(lineage, candidate))) return false;
       rememberLink(candidate);
       return true;
     },
@@ -126,3 +119,5 @@ export function createSessionsRepo(db: Db) {
     lineageLastKnown: async (): Promise<LineageLink | null> => head ?? headFrom(null),
   };
 }
+
+export type SessionsRepo = ReturnType<typeof createSessionsRepo>;

@@ -1,7 +1,7 @@
 import { countBy } from './count-by';
 import { newestByIdPage } from './paging';
-import type { Collection, Db, Filter } from 'mongodb';
-import { isDuplicateKey } from './mongo';
+import type { Db, Filter } from 'mongodb';
+import { insertOnce, isDuplicateKey } from './mongo';
 
 export type DeploymentStatus = 'running' | 'ready' | 'failed' | 'cancelled';
 
@@ -67,26 +67,16 @@ interface ManifestBinding {
   created_at: string;
 }
 
-export type SubstrateDeploymentsRepo = ReturnType<typeof createSubstrateDeploymentsRepo>;
-
 export function createSubstrateDeploymentsRepo(db: Db) {
-  const col: Collection<DeploymentRecord> =
-    db.collection<DeploymentRecord>('substrate_deployments');
-  const bindings: Collection<ManifestBinding> =
-    db.collection<ManifestBinding>('substrate_bindings');
+  const col = db.collection<DeploymentRecord>('substrate_deployments');
+  const bindings = db.collection<ManifestBinding>('substrate_bindings');
   return {
     /**
      * Inserts the api's first copy of a deployment whose workflow already started; false
      * when the workflow's projection got there first (its copy is newer: keep it).
      */
     async insertFirst(record: DeploymentRecord): Promise<boolean> {
-      try {
-        await col.insertOne(record);
-        return true;
-      } catch (error) {
-        if (isDuplicateKey(error)) return false;
-        throw error;
-      }
+      return insertOnce(col, record);
     },
     findById: (id: string) => col.findOne({ _id: id }),
     /**
@@ -128,18 +118,14 @@ export function createSubstrateDeploymentsRepo(db: Db) {
      * deployment took it first (exactly one wins: a unique insert).
      */
     async claimBinding(artifactId: string, n: number, deploymentId: string, now: string) {
-      try {
-        await bindings.insertOne({
-          _id: `${artifactId}:${n}`,
-          artifact_id: artifactId,
-          deployment_id: deploymentId,
-          created_at: now,
-        });
-        return true;
-      } catch (error) {
-        if (isDuplicateKey(error)) return false;
-        throw error;
-      }
+      return insertOnce(bindings, {
+        _id: `${artifactId}:${n}`,
+        artifact_id: artifactId,
+        deployment_id: deploymentId,
+        created_at: now,
+      });
     },
   };
 }
+
+export type SubstrateDeploymentsRepo = ReturnType<typeof createSubstrateDeploymentsRepo>;

@@ -1,4 +1,4 @@
-import { Binary, type Collection, type Db } from 'mongodb';
+import { Binary, type Db } from 'mongodb';
 import { isDuplicateKey } from './mongo';
 
 /** A recorded digest. */
@@ -24,15 +24,12 @@ export interface SubstrateSnapshot {
   created_at: string;
 }
 
-export type SubstrateSnapshotsRepo = ReturnType<typeof createSubstrateSnapshotsRepo>;
-
 export const snapshotId = (deploymentId: string, tick: number): string =>
   `${deploymentId}:${String(tick).padStart(10, '0')}`;
 
 /** Snapshots of running deployments, written once per (deployment, tick), read by `_id`. */
 export function createSubstrateSnapshotsRepo(db: Db) {
-  const col: Collection<SubstrateSnapshot> =
-    db.collection<SubstrateSnapshot>('substrate_snapshots');
+  const col = db.collection<SubstrateSnapshot>('substrate_snapshots');
   return {
     /** Stores the snapshot unless one exists for that tick (a deterministic engine wrote the same). */
     async putOnce(input: Omit<SubstrateSnapshot, '_id' | 'state'> & { state: Uint8Array }) {
@@ -50,3 +47,5 @@ export function createSubstrateSnapshotsRepo(db: Db) {
       col.findOne({ _id: snapshotId(deploymentId, tick) }),
   };
 }
+
+export type SubstrateSnapshotsRepo = ReturnType<typeof createSubstrateSnapshotsRepo>;

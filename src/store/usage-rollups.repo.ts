@@ -1,4 +1,4 @@
-import { MongoBulkWriteError, type Collection, type Db, type Filter } from 'mongodb';
+import { MongoBulkWriteError, type Db, type Filter } from 'mongodb';
 import { isDuplicateKey } from './mongo';
 
 /** Upper bounds (ms) of the latency histogram of a rollup; one more bucket holds the rest. */
@@ -35,10 +35,8 @@ export interface UsageRollup extends UsageCounts {
   family: string;
 }
 
-export type UsageRollupsRepo = ReturnType<typeof createUsageRollupsRepo>;
-
 export function createUsageRollupsRepo(db: Db) {
-  const col: Collection<UsageRollup> = db.collection<UsageRollup>('usage_rollups');
+  const col = db.collection<UsageRollup>('usage_rollups');
   return {
     /** Inserts the rollups of one flush; ids already there (a retried flush) are skipped. */
     async insertMany(rollups: UsageRollup[]): Promise<void> {
@@ -68,3 +66,5 @@ export function createUsageRollupsRepo(db: Db) {
     },
   };
 }
+
+export type UsageRollupsRepo = ReturnType<typeof createUsageRollupsRepo>;

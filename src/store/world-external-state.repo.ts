@@ -1,5 +1,5 @@
-import type { Collection, Db, Filter } from 'mongodb';
-import { isDuplicateKey } from './mongo';
+import type { Db, Filter } from 'mongodb';
+import { insertOnce } from './mongo';
 import type { WorldHistoryEvent } from './world-history.repo';
 import type { WorldRevisionsRepo } from './world-revisions.repo';
 
@@ -68,8 +68,6 @@ export interface ExternalStateFilter {
   kind?: string;
 }
 
-export type WorldExternalStateRepo = ReturnType<typeof createWorldExternalStateRepo>;
-
 export const revisionId = (objectId: string, revision: number): string => `${objectId}:${revision}`;
 
 /**
@@ -81,11 +79,8 @@ export function createWorldExternalStateRepo(
   db: Db,
   worldRevisions: Pick<WorldRevisionsRepo, 'advance'>,
 ) {
-  const objects: Collection<ObjectWithExternalState> =
-    db.collection<ObjectWithExternalState>('world_objects');
-  const revisions: Collection<ExternalStateRevision> = db.collection<ExternalStateRevision>(
-    'world_external_state_revisions',
-  );
+  const objects = db.collection<ObjectWithExternalState>('world_objects');
+  const revisions = db.collection<ExternalStateRevision>('world_external_state_revisions');
   return {
     /** The object with its projected external state, or null when there is no such object. */
     findObject: (objectId: string) =>
@@ -98,13 +93,7 @@ export function createWorldExternalStateRepo(
       revisions.findOne({ _id: revisionId(objectId, revision) }),
     /** Commits a revision; false when another writer committed this revision first. */
     async claimRevision(revision: ExternalStateRevision): Promise<boolean> {
-      try {
-        await revisions.insertOne(revision);
-        return true;
-      } catch (error) {
-        if (isDuplicateKey(error)) return false;
-        throw error;
-      }
+      return insertOnce(revisions, revision);
     },
     /**
      * Projects a committed state onto the object unless a later revision is there already.
@@ -143,3 +132,5 @@ export function createWorldExternalStateRepo(
     },
   };
 }
+
+export type WorldExternalStateRepo = ReturnType<typeof createWorldExternalStateRepo>;

@@ -1,5 +1,5 @@
-import type { Collection, Db, Filter } from 'mongodb';
-import { isDuplicateKey } from './mongo';
+import type { Db, Filter } from 'mongodb';
+import { insertOnce, isDuplicateKey } from './mongo';
 import { afterPosition, toPage, type PagePosition } from './paging';
 import type { WorldRevisionsRepo } from './world-revisions.repo';
 
@@ -24,8 +24,6 @@ export interface WorldHistoryFilter {
   kind?: string;
 }
 
-export type WorldHistoryRepo = ReturnType<typeof createWorldHistoryRepo>;
-
 function toQuery(filter: WorldHistoryFilter, after?: PagePosition): Filter<WorldHistoryEvent> {
   const clauses: Filter<WorldHistoryEvent>[] = [];
   if (filter.object_id) {
@@ -38,7 +36,7 @@ function toQuery(filter: WorldHistoryFilter, after?: PagePosition): Filter<World
 }
 
 export function createWorldHistoryRepo(db: Db, revisions: Pick<WorldRevisionsRepo, 'advance'>) {
-  const col: Collection<WorldHistoryEvent> = db.collection<WorldHistoryEvent>('world_history');
+  const col = db.collection<WorldHistoryEvent>('world_history');
   return {
     /** The newest event (by `at`, then `_id`), or null before any. */
     newest: async (): Promise<WorldHistoryEvent | null> =>
@@ -60,12 +58,7 @@ export function createWorldHistoryRepo(db: Db, revisions: Pick<WorldRevisionsRep
     },
     /** Inserts unless an event with this id exists; true when this call wrote it. */
     async insertOnce(event: WorldHistoryEvent): Promise<boolean> {
-      try {
-        await col.insertOne(event);
-      } catch (error) {
-        if (isDuplicateKey(error)) return false;
-        throw error;
-      }
+      if (!(await insertOnce(col, event))) return false;
       await revisions.advance();
       return true;
     },
@@ -88,3 +81,5 @@ export function createWorldHistoryRepo(db: Db, revisions: Pick<WorldRevisionsRep
     },
   };
 }
+
+export type WorldHistoryRepo = ReturnType<typeof createWorldHistoryRepo>;

@@ -1,5 +1,5 @@
 import type { Collection, Db, Filter } from 'mongodb';
-import { isDuplicateKey } from './mongo';
+import { insertOnce, isDuplicateKey } from './mongo';
 import type { WorldRevisionsRepo } from './world-revisions.repo';
 
 /** A world object (DESIGN.md section 5); `version` grows by one with every change. */
@@ -21,13 +21,11 @@ export interface WorldObjectFilter {
   kind?: string;
 }
 
-export type WorldObjectsRepo = ReturnType<typeof createWorldObjectsRepo>;
-
 const byKind = (filter: WorldObjectFilter): Filter<WorldObject> =>
   filter.kind ? { kind: filter.kind } : {};
 
 export function createWorldObjectsRepo(db: Db, revisions: Pick<WorldRevisionsRepo, 'advance'>) {
-  const col: Collection<WorldObject> = db.collection<WorldObject>('world_objects');
+  const col = db.collection<WorldObject>('world_objects');
   const versions: Collection<{ _id: string; object_id: string; action_id: string; at: string }> =
     db.collection('world_object_versions');
   return {
@@ -46,12 +44,7 @@ export function createWorldObjectsRepo(db: Db, revisions: Pick<WorldRevisionsRep
     },
     /** Inserts unless an object with this id exists; true when this call created it. */
     async insertOnce(object: WorldObject): Promise<boolean> {
-      try {
-        await col.insertOne(object);
-      } catch (error) {
-        if (isDuplicateKey(error)) return false;
-        throw error;
-      }
+      if (!(await insertOnce(col, object))) return false;
       await revisions.advance();
       return true;
     },
@@ -131,3 +124,5 @@ export function createWorldObjectsRepo(db: Db, revisions: Pick<WorldRevisionsRep
     },
   };
 }
+
+export type WorldObjectsRepo = ReturnType<typeof createWorldObjectsRepo>;

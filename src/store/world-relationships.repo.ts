@@ -1,5 +1,5 @@
-import type { Collection, Db, Filter } from 'mongodb';
-import { isDuplicateKey } from './mongo';
+import type { Db, Filter } from 'mongodb';
+import { insertOnce } from './mongo';
 
 /** A directed relationship between two world objects (DESIGN.md section 5). */
 export interface WorldRelationship {
@@ -17,8 +17,6 @@ export interface RelationshipFilter {
   kind?: string;
   direction: RelationshipDirection;
 }
-
-export type WorldRelationshipsRepo = ReturnType<typeof createWorldRelationshipsRepo>;
 
 function toQuery(
   objectId: string,
@@ -39,19 +37,12 @@ function toQuery(
 }
 
 export function createWorldRelationshipsRepo(db: Db) {
-  const col: Collection<WorldRelationship> =
-    db.collection<WorldRelationship>('world_relationships');
+  const col = db.collection<WorldRelationship>('world_relationships');
   return {
     findById: (id: string) => col.findOne({ _id: id }),
     /** Inserts unless the id or the edge exists; true when this call created it. */
     async insertOnce(relationship: WorldRelationship): Promise<boolean> {
-      try {
-        await col.insertOne(relationship);
-        return true;
-      } catch (error) {
-        if (isDuplicateKey(error)) return false;
-        throw error;
-      }
+      return insertOnce(col, relationship);
     },
     /** Relationships of one object in `_id` order after `afterId`; `limit + 1` rows. */
     listFor(
@@ -68,3 +59,5 @@ export function createWorldRelationshipsRepo(db: Db) {
     },
   };
 }
+
+export type WorldRelationshipsRepo = ReturnType<typeof createWorldRelationshipsRepo>;

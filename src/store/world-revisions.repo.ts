@@ -1,5 +1,5 @@
 import { newestFilledSlot } from '../lib/slot-chain';
-import type { Collection, Db } from 'mongodb';
+import type { Db } from 'mongodb';
 import { isDuplicateKey } from './mongo';
 
 /** One world revision: a marker that some world write completed before it was inserted. */
@@ -7,8 +7,6 @@ interface WorldRevision {
   _id: string;
   at: string;
 }
-
-export type WorldRevisionsRepo = ReturnType<typeof createWorldRevisionsRepo>;
 
 /** Revisions are strings so FerretDB finds them by `_id` without a scan; padded to sort. */
 const revisionKey = (revision: number): string => String(revision).padStart(12, '0');
@@ -28,7 +26,7 @@ const ADVANCE_ATTEMPTS = 3;
 const REPAY_EVERY_MS = 1000;
 
 export function createWorldRevisionsRepo(db: Db) {
-  const col: Collection<WorldRevision> = db.collection<WorldRevision>('world_revisions');
+  const col = db.collection<WorldRevision>('world_revisions');
   let known = 0;
   // Advances asked for while one runs share the next run, which starts after they asked.
   let running: Promise<number> | undefined;
@@ -142,3 +140,5 @@ export function createWorldRevisionsRepo(db: Db) {
     advance,
   };
 }
+
+export type WorldRevisionsRepo = ReturnType<typeof createWorldRevisionsRepo>;

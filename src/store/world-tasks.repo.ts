@@ -1,6 +1,6 @@
-import type { Collection, Db } from 'mongodb';
+import type { Db } from 'mongodb';
 import type { TaskState } from '../domain/world/schemas';
-import { isDuplicateKey } from './mongo';
+import { insertOnce, isDuplicateKey } from './mongo';
 import type { WorldHistoryEvent } from './world-history.repo';
 
 /** A world task as of one version (DESIGN.md section 5). */
@@ -28,16 +28,13 @@ export interface WorldTaskVersion {
   event: WorldHistoryEvent;
 }
 
-export type WorldTasksRepo = ReturnType<typeof createWorldTasksRepo>;
-
 const versionId = (taskId: string, version: number): string => `${taskId}:${version}`;
 
 export function createWorldTasksRepo(db: Db) {
   /** The newest version known to be complete, per task: a starting point for readers. */
-  const tasks: Collection<WorldTask> = db.collection<WorldTask>('world_tasks');
+  const tasks = db.collection<WorldTask>('world_tasks');
   /** Every version of every task; the source of truth. */
-  const versions: Collection<WorldTaskVersion> =
-    db.collection<WorldTaskVersion>('world_task_versions');
+  const versions = db.collection<WorldTaskVersion>('world_task_versions');
   return {
     /** The stored current task (may trail the version log; see `findVersion`). */
     findById: (id: string) => tasks.findOne({ _id: id }),
@@ -46,18 +43,12 @@ export function createWorldTasksRepo(db: Db) {
       versions.findOne({ _id: versionId(taskId, version) }),
     /** Claims `task.version` with its event; false when another writer claimed it first. */
     async claimVersion(task: WorldTask, event: WorldHistoryEvent): Promise<boolean> {
-      try {
-        await versions.insertOne({
-          _id: versionId(task._id, task.version),
-          task_id: task._id,
-          task,
-          event,
-        });
-        return true;
-      } catch (error) {
-        if (isDuplicateKey(error)) return false;
-        throw error;
-      }
+      return insertOnce(versions, {
+        _id: versionId(task._id, task.version),
+        task_id: task._id,
+        task,
+        event,
+      });
     },
     /**
      * Writes the current task unless a newer version is stored. Not a compare-and-set on
@@ -76,3 +67,5 @@ export function createWorldTasksRepo(db: Db) {
     },
   };
 }
+
+export type WorldTasksRepo = ReturnType<typeof createWorldTasksRepo>;
