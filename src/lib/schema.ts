@@ -223,6 +223,9 @@ export const pagedQuery = <F extends TProperties = Record<never, never>>(
 ): TObject<WithOptional<{ limit: typeof limitParam; cursor: typeof cursorParam } & F, never>> =>
   Type.Object(optionalize({ limit: limitParam, cursor: cursorParam, ...filters }, []));
 
+/** The filters of a paged query: what a repository's list takes. */
+export type ListFilter<Q> = Omit<Q, 'limit' | 'cursor'>;
+
 /** A query of optional filters (no paging). */
 export const filterQuery = <F extends TProperties>(filters: F): TObject<WithOptional<F, never>> =>
   Type.Object(optionalize(filters, []));

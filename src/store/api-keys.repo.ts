@@ -1,3 +1,5 @@
+import type { KeyListQuery } from '../domain/governance/schemas';
+import type { ListFilter } from '../lib/schema';
 import { countBy } from './count-by';
 import type { Db, Filter } from 'mongodb';
 import { insertOnce, isDuplicateKey } from './mongo';
@@ -40,12 +42,7 @@ const MAX_KEY_WRITES = 5;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Filters of the key listing. */
-export interface KeyFilter {
-  status?: KeyStatus;
-  organization_id?: string;
-  principal_id?: string;
-  entitlement?: Entitlement;
-}
+export type KeyFilter = ListFilter<KeyListQuery>;
 
 /** The claim of one rotation (`_id` `<key_id>:<n>`): a unique insert, so one rotator wins. */
 export interface RotationClaim {

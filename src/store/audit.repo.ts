@@ -1,3 +1,5 @@
+import type { AuditQuery } from '../domain/operations/schemas';
+import type { ListFilter } from '../lib/schema';
 import type { Db, Filter } from 'mongodb';
 import { newId } from '../lib/ids';
 import { newestByTimePage, type PagePosition } from './paging';
@@ -15,14 +17,7 @@ export interface AuditRow {
 }
 
 /** Filters of the audit listing; `until` is exclusive. */
-export interface AuditFilter {
-  key_id?: string;
-  principal_id?: string;
-  action?: string;
-  target_id?: string;
-  since?: string;
-  until?: string;
-}
+export type AuditFilter = ListFilter<AuditQuery>;
 
 export function createAuditRepo(db: Db) {
   const col = db.collection<AuditRow>('audit');

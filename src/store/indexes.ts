@@ -69,6 +69,8 @@ export const INDEXES: Record<string, IndexDescription[]> = {
 
 export async function ensureIndexes(db: Db): Promise<void> {
   for (const [collection, indexes] of Object.entries(INDEXES)) {
-    await db.collection(collection).createIndexes(indexes);
+    // One command per index: FerretDB v1 panics on some createIndexes of several at once.
+    for (const { key, ...options } of indexes)
+      await db.collection(collection).createIndex(key, options);
   }
 }

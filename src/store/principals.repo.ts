@@ -1,3 +1,5 @@
+import type { PrincipalListQuery } from '../domain/governance/schemas';
+import type { ListFilter } from '../lib/schema';
 import { countBy } from './count-by';
 import { newestByIdPage } from './paging';
 import type { Db, Filter } from 'mongodb';
@@ -19,11 +21,7 @@ export interface Principal {
 }
 
 /** Filters of the principal listing. */
-export interface PrincipalFilter {
-  status?: TenantStatus;
-  organization_id?: string;
-  role?: PrincipalRole;
-}
+export type PrincipalFilter = ListFilter<PrincipalListQuery>;
 
 export function createPrincipalsRepo(db: Db) {
   const col = db.collection<Principal>('principals');

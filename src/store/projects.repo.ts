@@ -1,3 +1,5 @@
+import type { ProjectListQuery } from '../domain/governance/schemas';
+import type { ListFilter } from '../lib/schema';
 import { newestByIdPage } from './paging';
 import type { Db, Filter } from 'mongodb';
 import type { TenantStatus } from './organizations.repo';
@@ -15,10 +17,7 @@ export interface Project {
 }
 
 /** Filters of the project listing. */
-export interface ProjectFilter {
-  status?: TenantStatus;
-  organization_id?: string;
-}
+export type ProjectFilter = ListFilter<ProjectListQuery>;
 
 export function createProjectsRepo(db: Db) {
   const col = db.collection<Project>('projects');

@@ -1,3 +1,5 @@
+import type { PolicyListQuery } from '../domain/governance/schemas';
+import type { ListFilter } from '../lib/schema';
 import { newestByIdPage } from './paging';
 import type { Db, Filter } from 'mongodb';
 import type { Entitlement } from '../auth/families';
@@ -16,12 +18,7 @@ export interface QuotaPolicy {
 }
 
 /** Filters of the policy listing (`key_id` etc. match the policy's scope). */
-export interface PolicyFilter {
-  status?: TenantStatus;
-  key_id?: string;
-  organization_id?: string;
-  entitlement?: Entitlement;
-}
+export type PolicyFilter = ListFilter<PolicyListQuery>;
 
 export function createQuotaPoliciesRepo(db: Db) {
   const col = db.collection<QuotaPolicy>('quota_policies');

@@ -1,3 +1,5 @@
+import type { RequestLedgerQuery } from '../domain/operations/schemas';
+import type { ListFilter } from '../lib/schema';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import { Binary, type Db, type Filter } from 'mongodb';
@@ -45,13 +47,7 @@ export interface RequestLedgerBucket {
 }
 
 /** Filters of the ledger listing; `since` inclusive, `until` exclusive. */
-export interface RequestLedgerFilter {
-  key_id?: string;
-  status?: number;
-  route?: string;
-  since?: string;
-  until?: string;
-}
+export type RequestLedgerFilter = ListFilter<RequestLedgerQuery>;
 
 /**
  * A row's place in the listing order, newest first: (`at`, bucket id, index in the bucket),

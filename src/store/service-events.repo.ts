@@ -1,3 +1,5 @@
+import type { ServiceEventQuery } from '../domain/operations/schemas';
+import type { ListFilter } from '../lib/schema';
 import type { Db, Filter } from 'mongodb';
 import { insertOnce } from './mongo';
 import { newestByTimePage, type PagePosition } from './paging';
@@ -23,12 +25,7 @@ export interface ServiceEvent {
 }
 
 /** Filters of the service-event listing; `until` is exclusive. */
-export interface ServiceEventFilter {
-  kind?: string;
-  level?: string;
-  since?: string;
-  until?: string;
-}
+export type ServiceEventFilter = ListFilter<ServiceEventQuery>;
 
 export function createServiceEventsRepo(db: Db) {
   const col = db.collection<ServiceEvent>('service_events');
@@ -44,7 +41,7 @@ export function createServiceEventsRepo(db: Db) {
     async list(filter: ServiceEventFilter, limit: number, after?: PagePosition) {
       const clauses: Filter<ServiceEvent>[] = [];
       if (filter.kind) clauses.push({ kind: filter.kind });
-      if (filter.level) clauses.push({ level: filter.level as ServiceEventLevel });
+      if (filter.level) clauses.push({ level: filter.level });
       return newestByTimePage(col, clauses, filter, limit, after);
     },
     /** The newest event of a kind, if any. */
