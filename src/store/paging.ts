@@ -58,6 +58,22 @@ export function idPage<T extends { _id: string }>(rows: T[], limit: number) {
 }
 
 /**
+ * One page of a list keyed by `_id`: decodes the cursor (ids of `prefix` only), reads
+ * `limit + 1` rows through `read`, and maps the page's rows to their views.
+ */
+export async function pageById<T extends { _id: string }, V>(
+  query: { limit?: number; cursor?: string },
+  prefix: string,
+  read: (limit: number, cursorId: string | undefined) => Promise<T[]>,
+  view: (row: T) => V,
+): Promise<{ items: V[]; next_cursor: string | null }> {
+  const limit = query.limit ?? 50;
+  const cursorId = query.cursor ? decodeIdCursor(query.cursor, prefix) : undefined;
+  const page = idPage(await read(limit, cursorId), limit);
+  return { items: page.items.map(view), next_cursor: page.next_cursor };
+}
+
+/**
  * Rows matching `filter` newest first by ULID `_id`, strictly before `beforeId`; `limit + 1`
  * rows, so `idPage` can tell whether more follow.
  */

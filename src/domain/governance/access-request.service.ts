@@ -1,9 +1,8 @@
 import type { AppDeps } from '../../app/deps';
 import { layerName } from '../../auth/families';
-import { Conflict } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { isDuplicateKey } from '../../store/mongo';
 import { SANDBOX_ORGANIZATION } from '../../store/organizations.repo';
+import { createdActive, insertUnique } from './audit';
 import { classLimitsView, issueKey } from './keys.service';
 import type { SandboxAccessRequest } from './schemas';
 
@@ -26,19 +25,13 @@ export async function requestSandboxAccess(
     email_key: input.email.toLowerCase(),
     organization_id: organization._id,
     role: 'member' as const,
-    status: 'active' as const,
     intended_use: input.intended_use,
-    created_at: now,
-    updated_at: now,
+    ...createdActive(now),
   };
-  try {
-    await deps.repos.principals.insert(principal);
-  } catch (error) {
-    if (isDuplicateKey(error)) {
-      throw new Conflict('an access grant already exists for this e-mail address');
-    }
-    throw error;
-  }
+  await insertUnique(
+    () => deps.repos.principals.insert(principal),
+    'an access grant already exists for this e-mail address',
+  );
   let issued;
   try {
     issued = await issueKey(deps, {

@@ -3,13 +3,13 @@ import { hashApiKey, mintApiKey } from '../../auth/api-key';
 import type { AuthContext } from '../../auth/auth-context';
 import { parseAccessLayer } from '../../auth/families';
 import { AppError, Conflict, InvalidState, Invalid, notFound } from '../../lib/errors';
-import type { ApiKeyRecord, KeyFilter, KeyStatus, RotationUpdate } from '../../store/api-keys.repo';
+import type { ApiKeyRecord, KeyFilter, RotationUpdate } from '../../store/api-keys.repo';
 import { decodeCursor, encodeCursor } from '../../store/paging';
 import { audit } from './audit';
 import { classLimitsView, issueKey } from './keys.service';
 import { changeStatus, refuseLockout } from './status-change';
 import { keyView } from './views';
-import type { CreateKeyBody } from './schemas';
+import type { CreateKeyBody, SetKeyStatusBody } from './schemas';
 
 /** Default rotation grace: the previous secret works for 24 h more. */
 export const DEFAULT_ROTATION_GRACE_SECONDS = 86_400;
@@ -94,7 +94,7 @@ export function setKeyStatus(
   deps: AppDeps,
   auth: AuthContext,
   requestId: string,
-  body: { key_id: string; status: KeyStatus },
+  body: SetKeyStatusBody,
 ) {
   return changeStatus(deps, auth, requestId, {
     action: 'key.status',

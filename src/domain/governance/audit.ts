@@ -1,5 +1,7 @@
 import type { AppDeps } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
+import { Conflict, InvalidState, notFound } from '../../lib/errors';
+import { isDuplicateKey } from '../../store/mongo';
 
 export interface AuditChange {
   action: string;
@@ -22,3 +24,39 @@ export async function audit(
     ...change,
   });
 }
+
+/** Audits a new record (`<noun>.create`, nothing before) and answers its view. */
+export async function auditCreated<V extends Record<string, unknown>>(
+  deps: Pick<AppDeps, 'repos'>,
+  auth: AuthContext,
+  requestId: string,
+  created: { action: string; type: string; id: string; view: V },
+): Promise<V> {
+  const { action, type, id, view } = created;
+  await audit(deps, auth, requestId, { action, target: { type, id }, before: null, after: view });
+  return view;
+}
+
+/** Runs an insert under a unique name; a name already taken is 409 `conflict` saying `taken`. */
+export async function insertUnique<T>(insert: () => Promise<T>, taken: string): Promise<T> {
+  try {
+    return await insert();
+  } catch (error) {
+    if (isDuplicateKey(error)) throw new Conflict(taken);
+    throw error;
+  }
+}
+
+/** The organization a new record goes into: 404 when unknown, 409 when not active. */
+export async function activeOrganization(deps: Pick<AppDeps, 'repos'>, organizationId: string) {
+  const organization = await deps.repos.organizations.findById(organizationId);
+  if (!organization) throw notFound(`organization ${organizationId}`);
+  if (organization.status !== 'active') {
+    throw new InvalidState(`organization ${organization._id} is ${organization.status}`);
+  }
+  return organization;
+}
+
+/** The status and timestamps of a record created now. */
+export const createdActive = (now: string) =>
+  ({ status: 'active', created_at: now, updated_at: now }) as const;

@@ -1,12 +1,10 @@
 import type { AppDeps } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
-import { Conflict, InvalidState, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { isDuplicateKey } from '../../store/mongo';
-import type { TenantStatus } from '../../store/organizations.repo';
-import { decodeIdCursor, idPage } from '../../store/paging';
+import { pageById } from '../../store/paging';
+import type { CreateProjectBody, ProjectListQuery, SetProjectStatusBody } from './schemas';
 import type { Project } from '../../store/projects.repo';
-import { audit } from './audit';
+import { activeOrganization, auditCreated, createdActive, insertUnique } from './audit';
 import { changeStatus } from './status-change';
 import { projectView } from './views';
 
@@ -19,65 +17,49 @@ export async function createProject(
   deps: AppDeps,
   auth: AuthContext,
   requestId: string,
-  body: { organization_id: string; name: string },
+  body: CreateProjectBody,
 ) {
-  const organization = await deps.repos.organizations.findById(body.organization_id);
-  if (!organization) throw notFound(`organization ${body.organization_id}`);
-  if (organization.status !== 'active') {
-    throw new InvalidState(`organization ${organization._id} is ${organization.status}`);
-  }
+  const organization = await activeOrganization(deps, body.organization_id);
   const now = new Date().toISOString();
   const project: Project = {
     _id: newId('prj'),
     organization_id: organization._id,
     name: body.name,
     name_key: body.name.toLowerCase(),
-    status: 'active',
-    created_at: now,
-    updated_at: now,
+    ...createdActive(now),
   };
-  try {
-    await deps.repos.projects.insert(project);
-  } catch (error) {
-    if (isDuplicateKey(error)) {
-      throw new Conflict(
-        `organization ${organization._id} already has a project named "${body.name}"`,
-      );
-    }
-    throw error;
-  }
-  const view = projectView(project);
-  await audit(deps, auth, requestId, {
+  await insertUnique(
+    () => deps.repos.projects.insert(project),
+    `organization ${organization._id} already has a project named "${body.name}"`,
+  );
+  return auditCreated(deps, auth, requestId, {
     action: 'project.create',
-    target: { type: 'project', id: project._id },
-    before: null,
-    after: view,
+    type: 'project',
+    id: project._id,
+    view: projectView(project),
   });
-  return view;
 }
 
 /** `GET /v1/admin/projects`: newest first, optionally of one organization or in one status. */
-export async function listProjects(
-  deps: Pick<AppDeps, 'repos'>,
-  query: { limit?: number; cursor?: string; status?: TenantStatus; organization_id?: string },
-) {
-  const limit = query.limit ?? 50;
-  const before = query.cursor ? decodeIdCursor(query.cursor, 'prj') : undefined;
-  const rows = await deps.repos.projects.list(
-    { status: query.status, organization_id: query.organization_id },
-    limit,
-    before,
+export const listProjects = (deps: Pick<AppDeps, 'repos'>, query: ProjectListQuery) =>
+  pageById(
+    query,
+    'prj',
+    (limit, before) =>
+      deps.repos.projects.list(
+        { status: query.status, organization_id: query.organization_id },
+        limit,
+        before,
+      ),
+    projectView,
   );
-  const page = idPage(rows, limit);
-  return { items: page.items.map(projectView), next_cursor: page.next_cursor };
-}
 
 /** Projects hold no keys, so a project's status changes nothing the authenticator sees. */
 export function setProjectStatus(
   deps: AppDeps,
   auth: AuthContext,
   requestId: string,
-  body: { project_id: string; status: TenantStatus },
+  body: SetProjectStatusBody,
 ) {
   return changeStatus(deps, auth, requestId, {
     action: 'project.status',

@@ -4,12 +4,11 @@ import type { KeyLimits } from '../../auth/limits';
 import { notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { ApiKeyRecord } from '../../store/api-keys.repo';
-import type { TenantStatus } from '../../store/organizations.repo';
-import { decodeIdCursor, idPage } from '../../store/paging';
-import type { PolicyFilter, QuotaPoliciesRepo, QuotaPolicy } from '../../store/quota-policies.repo';
-import { audit } from './audit';
+import { pageById } from '../../store/paging';
+import type { QuotaPoliciesRepo, QuotaPolicy } from '../../store/quota-policies.repo';
+import { auditCreated, createdActive } from './audit';
 import { changeStatus } from './status-change';
-import type { CreatePolicyBody } from './schemas';
+import type { CreatePolicyBody, PolicyListQuery, SetPolicyStatusBody } from './schemas';
 
 /** Specificity of a policy's scope: a key beats an organization beats a class. */
 const specificity = (policy: QuotaPolicy): number =>
@@ -74,33 +73,28 @@ export async function createPolicy(
     scope: body.scope,
     requests_per_minute: body.requests_per_minute,
     daily_quota: body.daily_quota,
-    status: 'active',
-    created_at: now,
-    updated_at: now,
+    ...createdActive(now),
   });
   deps.authenticator.invalidateAll();
-  const view = policyView(policy);
-  await audit(deps, auth, requestId, {
+  return auditCreated(deps, auth, requestId, {
     action: 'policy.create',
-    target: { type: 'quota_policy', id: policy._id },
-    before: null,
-    after: view,
+    type: 'quota_policy',
+    id: policy._id,
+    view: policyView(policy),
   });
-  return view;
 }
 
 /** `GET /v1/admin/policies`: newest first, optionally by status or by what they scope. */
-export async function listPolicies(
-  deps: Pick<AppDeps, 'repos'>,
-  query: PolicyFilter & { limit?: number; cursor?: string },
-) {
-  const limit = query.limit ?? 50;
-  const before = query.cursor ? decodeIdCursor(query.cursor, 'pol') : undefined;
-  const { limit: _limit, cursor: _cursor, ...filter } = query;
-  const rows = await deps.repos.quotaPolicies.list(filter, limit, before);
-  const page = idPage(rows, limit);
-  return { items: page.items.map(policyView), next_cursor: page.next_cursor };
-}
+export const listPolicies = (deps: Pick<AppDeps, 'repos'>, query: PolicyListQuery) =>
+  pageById(
+    query,
+    'pol',
+    (limit, before) => {
+      const { limit: _limit, cursor: _cursor, ...filter } = query;
+      return deps.repos.quotaPolicies.list(filter, limit, before);
+    },
+    policyView,
+  );
 
 /**
  * Only active policies apply: suspending or archiving one hands its keys to the next most
@@ -111,7 +105,7 @@ export function setPolicyStatus(
   deps: AppDeps,
   auth: AuthContext,
   requestId: string,
-  body: { policy_id: string; status: TenantStatus },
+  body: SetPolicyStatusBody,
 ) {
   return changeStatus(deps, auth, requestId, {
     action: 'policy.status',

@@ -141,26 +141,31 @@ export const statusBody = <F extends string, const S extends readonly string[]>(
   );
 
 export const setKeyStatusBody = statusBody('key_id', keyId('Key to change.'), KEY_STATUSES);
+export type SetKeyStatusBody = Static<typeof setKeyStatusBody>;
 export const setOrganizationStatusBody = statusBody(
   'organization_id',
   organizationId('Organization to change.'),
   TENANT_STATUSES,
 );
+export type SetOrganizationStatusBody = Static<typeof setOrganizationStatusBody>;
 export const setProjectStatusBody = statusBody(
   'project_id',
   idRef('prj', 'Project to change.'),
   TENANT_STATUSES,
 );
+export type SetProjectStatusBody = Static<typeof setProjectStatusBody>;
 export const setPrincipalStatusBody = statusBody(
   'principal_id',
   principalId('Principal to change.'),
   TENANT_STATUSES,
 );
+export type SetPrincipalStatusBody = Static<typeof setPrincipalStatusBody>;
 export const setPolicyStatusBody = statusBody(
   'policy_id',
   idRef('pol', 'Policy to change.'),
   TENANT_STATUSES,
 );
+export type SetPolicyStatusBody = Static<typeof setPolicyStatusBody>;
 
 /** Query of `GET /v1/admin/keys`. */
 export const keyListQuery = pagedQuery({

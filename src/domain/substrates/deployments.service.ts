@@ -3,7 +3,7 @@ import { Unavailable, Invalid, notFound } from '../../lib/errors';
 import type { DeploymentListQuery, SubstrateDeployRequest } from './schemas';
 import type { AuthContext } from '../../auth/auth-context';
 import { newId } from '../../lib/ids';
-import { decodeIdCursor, idPage } from '../../store/paging';
+import { pageById } from '../../store/paging';
 import type { DeploymentRecord, NormalizedSpec } from '../../store/substrate-deployments.repo';
 import {
   DeploymentStageKey,
@@ -31,13 +31,13 @@ export async function getDeployment(deps: Pick<AppDeps, 'repos'>, deploymentId: 
 }
 
 /** `GET /v1/substrates/deployments`: newest first, optionally in one stage. */
-export async function listDeployments(deps: Pick<AppDeps, 'repos'>, query: DeploymentListQuery) {
-  const limit = query.limit ?? 50;
-  const before = query.cursor ? decodeIdCursor(query.cursor, 'dep') : undefined;
-  const rows = await deps.repos.substrateDeployments.list({ stage: query.stage }, limit, before);
-  const page = idPage(rows, limit);
-  return { items: page.items.map(deploymentView), next_cursor: page.next_cursor };
-}
+export const listDeployments = (deps: Pick<AppDeps, 'repos'>, query: DeploymentListQuery) =>
+  pageById(
+    query,
+    'dep',
+    (limit, before) => deps.repos.substrateDeployments.list({ stage: query.stage }, limit, before),
+    deploymentView,
+  );
 
 /** The spec to deploy: the body's, or the one a compiled manifest was made from. */
 async function specToDeploy(deps: DeployDeps, body: SubstrateDeployRequest) {

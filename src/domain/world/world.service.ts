@@ -1,8 +1,7 @@
 import type { AppDeps } from '../../app/deps';
 import { notFound } from '../../lib/errors';
 import type { RelationshipQuery, WorldHistoryQuery, WorldKindQuery } from './schemas';
-import { decodeCursor } from '../../store/paging';
-import { decodeIdCursor, idPage } from '../../store/paging';
+import { decodeCursor, pageById } from '../../store/paging';
 import { historyEventView, objectView, relationshipView } from './views';
 
 type WorldDeps = Pick<AppDeps, 'repos'>;
@@ -10,13 +9,13 @@ type WorldDeps = Pick<AppDeps, 'repos'>;
 const DEFAULT_LIMIT = 50;
 
 /** A page of world objects in id order, optionally of one kind. */
-export async function listObjects(deps: WorldDeps, query: WorldKindQuery) {
-  const limit = query.limit ?? DEFAULT_LIMIT;
-  const after = query.cursor ? decodeIdCursor(query.cursor, 'obj') : undefined;
-  const rows = await deps.repos.worldObjects.list({ kind: query.kind }, limit, after);
-  const page = idPage(rows, limit);
-  return { items: page.items.map(objectView), next_cursor: page.next_cursor };
-}
+export const listObjects = (deps: WorldDeps, query: WorldKindQuery) =>
+  pageById(
+    query,
+    'obj',
+    (limit, after) => deps.repos.worldObjects.list({ kind: query.kind }, limit, after),
+    objectView,
+  );
 
 /** One world object; 404 when unknown. */
 export async function getObject(deps: WorldDeps, objectId: string) {
@@ -31,19 +30,21 @@ export async function listRelationships(
   objectId: string,
   query: RelationshipQuery,
 ) {
-  const limit = query.limit ?? DEFAULT_LIMIT;
-  const after = query.cursor ? decodeIdCursor(query.cursor, 'rel') : undefined;
   if (!(await deps.repos.worldObjects.exists(objectId))) {
     throw notFound(`world object ${objectId}`);
   }
-  const rows = await deps.repos.worldRelationships.listFor(
-    objectId,
-    { kind: query.kind, direction: query.direction ?? 'both' },
-    limit,
-    after,
+  return pageById(
+    query,
+    'rel',
+    (limit, after) =>
+      deps.repos.worldRelationships.listFor(
+        objectId,
+        { kind: query.kind, direction: query.direction ?? 'both' },
+        limit,
+        after,
+      ),
+    relationshipView,
   );
-  const page = idPage(rows, limit);
-  return { items: page.items.map(relationshipView), next_cursor: page.next_cursor };
 }
 
 /** A page of the append-only history, newest first. */
