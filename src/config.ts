@@ -32,6 +32,8 @@ export interface Config {
   /** How long a propose waits for the action's dry run before answering 503. */
   proposeTimeoutMs: number;
   shutdownGraceMs: number;
+  /** Threads of the api's engine pool for observe/recognize/render stepping (0: inline). */
+  engineThreads: number;
   /** URL prefixes `webhook.post` actions may reach (empty: none). */
   webhookAllowlist: string[];
   webhookSigningSecret: string;
@@ -78,6 +80,7 @@ const envSchema = {
     WEBHOOK_ALLOWLIST: { type: 'string', pattern: '^(https?://[^\\s,]+)(,https?://[^\\s,]+)*$' },
     WEBHOOK_SIGNING_SECRET: { type: 'string', minLength: 32 },
     WEBHOOK_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 120000 },
+    ENGINE_THREADS: { type: 'integer', minimum: 0, maximum: 64 },
     WORKFLOW_BUNDLE_PATH: { type: 'string', minLength: 1 },
     AUDIT_RETENTION_DAYS: { type: 'integer', minimum: 1, maximum: 36500 },
     SERVICE_MONITOR_INTERVAL_MS: { type: 'integer', minimum: 50, maximum: 3600000 },
@@ -138,6 +141,7 @@ export function loadConfig(env: Env = process.env): Config {
     idempotencyStaleMs: num('IDEMPOTENCY_STALE_MS', 60000),
     proposeTimeoutMs: num('PROPOSE_TIMEOUT_MS', 15000),
     shutdownGraceMs: num('SHUTDOWN_GRACE_MS', 10000),
+    engineThreads: num('ENGINE_THREADS', 1),
     webhookAllowlist: str('WEBHOOK_ALLOWLIST', '').split(',').filter(Boolean),
     // Without a secret of its own, webhooks are signed with a key derived from the pepper.
     webhookSigningSecret:

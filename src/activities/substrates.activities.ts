@@ -4,6 +4,7 @@ import { createSubstrate, type Substrate } from '../domain/substrates/engine';
 import { compileNormalized } from '../domain/substrates/compile.service';
 import { assayAndStore } from '../domain/substrates/inspection.service';
 import { SnapshotMissing, createSubstrateStates, storedStateAt } from '../domain/substrates/states';
+import { createStepper } from '../domain/substrates/stepper';
 import { validateSpec, type Violation } from '../domain/substrates/validation';
 import type { Repos } from '../store';
 import type {
@@ -44,7 +45,8 @@ export function createSubstrateActivities(deps: SubstrateActivityDeps) {
   // from memory instead of reloading its snapshot.
   const live = new LRUCache<string, Substrate>({ max: 4 });
   const specs = new LRUCache<string, NormalizedSpec>({ max: 64 });
-  const states = createSubstrateStates(repos.substrateSnapshots);
+  // Inline: these activities run on the compute queue, apart from the approval workflows.
+  const states = createSubstrateStates(repos.substrateSnapshots, createStepper({ threads: 0 }));
 
   /** The deployment as stored; its loss is final (retrying cannot bring it back). */
   async function deploymentOf(deploymentId: string): Promise<DeploymentRecord> {

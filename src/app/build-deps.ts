@@ -9,6 +9,7 @@ import { createMetrics } from '../observability/metrics';
 import { createWorldReadCache } from '../domain/world/world-read-cache';
 import { createReconciler } from '../domain/events/reconciler';
 import { createSubstrateStates } from '../domain/substrates/states';
+import { createStepper } from '../domain/substrates/stepper';
 import { RequestLedgerWriter } from '../observability/request-ledger-writer';
 import { ServiceEventRecorder } from '../observability/service-events';
 import { ServiceMonitor } from '../observability/service-monitor';
@@ -80,6 +81,7 @@ export async function buildDeps(
   limiter.start();
   ledger.start();
   monitor.start();
+  const stepper = createStepper({ threads: config.engineThreads });
   const infra = {
     config,
     logger: log,
@@ -95,7 +97,8 @@ export async function buildDeps(
     monitor,
     worldReads: createWorldReadCache(repos.worldRevisions),
     reconciler: createReconciler({ repos, logger: log }),
-    substrateStates: createSubstrateStates(repos.substrateSnapshots),
+    stepper,
+    substrateStates: createSubstrateStates(repos.substrateSnapshots, stepper),
     instanceId,
     startedAt: new Date(),
     checkedResponses: new Set<string>(),
@@ -110,6 +113,7 @@ export async function buildDeps(
         .catch((error: unknown) => log.warn({ err: error }, 'limiter flush failed'));
       await ledger.stop();
       await temporal.close();
+      await stepper.close();
       await mongo.close();
     },
   };

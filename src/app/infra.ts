@@ -12,6 +12,7 @@ import type { TemporalGateway } from '../temporal/gateway';
 import type { WorldReadCache } from '../domain/world/world-read-cache';
 import type { Reconciler } from '../domain/events/reconciler';
 import type { SubstrateStates } from '../domain/substrates/states';
+import type { Stepper } from '../domain/substrates/stepper';
 
 /** The infrastructure every service is built over (no services yet). */
 export interface AppInfra {
@@ -33,6 +34,8 @@ export interface AppInfra {
   reconciler: Reconciler;
   /** Whole-world reads, cached until the world revision moves. */
   worldReads: WorldReadCache;
+  /** Engine stepping for reads, on a pool of threads (`ENGINE_THREADS`). */
+  stepper: Stepper;
   /** Deployment states at any computed tick, recent ones cached. */
   substrateStates: SubstrateStates;
   /** This api process, as named in rate-limit shards and service events. */

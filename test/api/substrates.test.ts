@@ -403,7 +403,10 @@ describe('deployments', () => {
         )
         .sort();
     const t0 = await cellsAt(0);
+    // Tick 4 lies between snapshots: the api steps to it on its engine thread (risk 4).
+    const offloaded = app.deps.stepper.offloaded();
     expect((await cellsAt(4)).sort()).toEqual(shift(t0, 1));
+    expect(app.deps.stepper.offloaded()).toBe(offloaded + 1);
     expect((await cellsAt(8)).sort()).toEqual(shift(t0, 2));
 
     const newest = await post<{

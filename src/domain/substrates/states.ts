@@ -3,6 +3,7 @@ import { Conflict } from '../../lib/errors';
 import type { DeploymentRecord, NormalizedSpec } from '../../store/substrate-deployments.repo';
 import type { SubstrateSnapshotsRepo } from '../../store/substrate-snapshots.repo';
 import { createSubstrate, restoreSubstrate, type Substrate } from './engine';
+import type { Stepper } from './stepper';
 
 /** The newest snapshot tick at or before `tick`: snapshots sit every `interval` ticks. */
 export const snapshotTickBefore = (tick: number, interval: number): number =>
@@ -34,9 +35,14 @@ export async function storedStateAt(
  * The state of a deployment at any computed tick: the nearest snapshot at or before it (or
  * the spec, for the first interval) stepped forward (snapshots sit at every multiple of the
  * interval and at the newest computed tick), so a read costs at most one snapshot
- * interval of engine work. Recent states are cached per process; callers get clones.
+ * interval of engine work, done by `stepper` (off the event loop in the api). Recent states
+ * are cached per process; callers get their own copies.
  */
-export function createSubstrateStates(snapshots: SubstrateSnapshotsRepo, maxCached = 8) {
+export function createSubstrateStates(
+  snapshots: SubstrateSnapshotsRepo,
+  stepper: Stepper,
+  maxCached = 8,
+) {
   const cache = new LRUCache<string, Substrate>({ max: maxCached });
 
   async function base(deployment: DeploymentRecord, tick: number): Promise<Substrate> {
@@ -66,8 +72,7 @@ export function createSubstrateStates(snapshots: SubstrateSnapshotsRepo, maxCach
         );
       }
       const state = await base(deployment, tick);
-      state.step(tick - state.tick);
-      return state;
+      return stepper.advance(state, deployment.spec.params, tick - state.tick);
     },
   };
 }
