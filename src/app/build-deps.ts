@@ -18,7 +18,6 @@ import { createRepos, ensureIndexes } from '../store';
 import { connectMongo } from '../store/mongo';
 import { TemporalGateway } from '../temporal/gateway';
 import type { AppDeps } from './deps';
-import { buildServices } from './services';
 
 /** Builds every dependency of the api once; `close` releases them in reverse order. */
 export async function buildDeps(
@@ -105,7 +104,6 @@ export async function buildDeps(
   };
   return {
     ...infra,
-    services: buildServices(infra),
     async close() {
       await monitor.stop();
       await limiter

@@ -14,7 +14,7 @@ import type { Reconciler } from '../domain/events/reconciler';
 import type { SubstrateStates } from '../domain/substrates/states';
 import type { Stepper } from '../domain/substrates/stepper';
 
-/** The infrastructure every service is built over (no services yet). */
+/** What the api is built from: configuration, clients, repositories and the stateful parts. */
 export interface AppInfra {
   config: Config;
   logger: Logger;

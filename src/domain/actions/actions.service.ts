@@ -3,7 +3,7 @@ import {
   WorkflowUpdateFailedError,
   type WorkflowHandle,
 } from '@temporalio/client';
-import type { AppDeps } from '../../app/deps';
+import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
 import { FAMILIES, entitlementRank } from '../../auth/families';
 import { AppError, InvalidState, Unavailable, notFound, type AppErrorKind } from '../../lib/errors';
@@ -32,6 +32,8 @@ import {
 import { toContract } from './contract';
 import { planAction } from './planner';
 
+type Deps = Pick<AppInfra, 'config' | 'logger' | 'metrics' | 'repos' | 'temporal'>;
+
 /** How long `execute` waits for the effect before answering with the status so far. */
 const EXECUTE_WAIT_MS = 10_000;
 
@@ -43,7 +45,7 @@ const UPDATES = {
 } as const;
 
 /** Records the contract and starts its workflow; answers once the dry run has settled it. */
-export async function proposeAction(deps: AppDeps, auth: AuthContext, body: ExternalActionRequest) {
+export async function proposeAction(deps: Deps, auth: AuthContext, body: ExternalActionRequest) {
   const contract = toContract(body);
   const actionId = newId('act');
   const input: ActionWorkflowInput = {
@@ -98,7 +100,7 @@ export async function proposeAction(deps: AppDeps, auth: AuthContext, body: Exte
 }
 
 /** The plan a contract would get now, creating nothing. */
-export async function dryRunAction(deps: AppDeps, body: ExternalActionRequest) {
+export async function dryRunAction(deps: Deps, body: ExternalActionRequest) {
   const contract = toContract(body);
   const objectId = contract.target.world_object_ref;
   const object =
@@ -115,14 +117,14 @@ export async function dryRunAction(deps: AppDeps, body: ExternalActionRequest) {
   };
 }
 
-export async function getAction(deps: AppDeps, auth: AuthContext, actionId: string) {
+export async function getAction(deps: Deps, auth: AuthContext, actionId: string) {
   const record = await deps.repos.externalActions.findById(actionId);
   if (!record) throw notFound(`action ${actionId}`);
   return actionView(deps, record, auth);
 }
 
 /** The hash-chained ledger of transitions, newest first. */
-export async function actionHistory(deps: AppDeps, query: ActionHistoryQuery) {
+export async function actionHistory(deps: Deps, query: ActionHistoryQuery) {
   const page = await deps.repos.externalActions.listLedger(
     {
       status: query.status,
@@ -143,7 +145,7 @@ export async function actionHistory(deps: AppDeps, query: ActionHistoryQuery) {
  * whether it was accepted. `execute` then waits a little for the effect to land.
  */
 export async function decideAction(
-  deps: AppDeps,
+  deps: Deps,
   auth: AuthContext,
   actionId: string,
   decision: Decision,
@@ -194,7 +196,7 @@ const FAILURE_KINDS: Record<string, AppErrorKind> = {
 
 /** A refused update becomes its HTTP error; a closed workflow is the action's final state. */
 async function decisionError(
-  deps: AppDeps,
+  deps: Deps,
   actionId: string,
   decision: Decision,
   error: unknown,
@@ -222,7 +224,7 @@ async function decisionError(
   return new Unavailable('the workflow service did not take the decision; retry');
 }
 
-async function temporalClient(deps: AppDeps) {
+async function temporalClient(deps: Deps) {
   try {
     return await deps.temporal.getClient();
   } catch (error) {
@@ -248,7 +250,7 @@ function reaches(auth: AuthContext, family: 'external_action_execution'): boolea
 
 /** The action as clients see it, with what the calling key may do next. */
 export function actionView(
-  deps: Pick<AppDeps, 'config' | 'temporal'>,
+  deps: Pick<AppInfra, 'config' | 'temporal'>,
   record: ActionRecord,
   auth: AuthContext,
 ) {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
-import type { AppDeps } from '../../app/deps';
+import type { AppInfra } from '../../app/deps';
 import { NotFound, Unavailable, Invalid, notFound, type ValidationIssue } from '../../lib/errors';
 import {
   externalEventSchema,
@@ -17,6 +17,8 @@ import { decodeIdCursor, encodeIdCursor } from '../../store/paging';
 import { payloadIssues } from './payload';
 import { unmatched, type EventReconciliation } from './reconciler';
 import { eventView, externalStateView, reconciliationView, toStoredReconciliation } from './views';
+
+type Deps = Pick<AppInfra, 'reconciler' | 'repos'>;
 
 /** The dedup key of an event: sha256 of `source_family`, NUL, `source_event_id`. */
 export const eventKey = (sourceFamily: string, sourceEventId: string): string =>
@@ -59,7 +61,7 @@ function toRecord(event: ExternalEventRequest, receivedAt: string): ExternalEven
  * same events ingested one by one would; objects are reconciled in parallel.
  */
 async function reconcileAndRecord(
-  deps: AppDeps,
+  deps: Deps,
   records: ExternalEventRecord[],
 ): Promise<Map<string, StoredReconciliation>> {
   const reconciler = deps.reconciler;
@@ -92,7 +94,7 @@ async function reconcileAndRecord(
 }
 
 /** The output of a stored event, reconciling it now if its first ingest did not finish. */
-async function outputOf(deps: AppDeps, record: ExternalEventRecord): Promise<StoredReconciliation> {
+async function outputOf(deps: Deps, record: ExternalEventRecord): Promise<StoredReconciliation> {
   const existing = await deps.repos.externalEvents.findReconciliation(record.event_id);
   if (existing) return existing;
   return (await reconcileAndRecord(deps, [record])).get(record.event_id)!;
@@ -102,7 +104,7 @@ async function outputOf(deps: AppDeps, record: ExternalEventRecord): Promise<Sto
  * Ingests one event: claims its dedup key by inserting the record, reconciles it and records
  * the output. A repeat returns the first record and its output (`duplicate: true`).
  */
-export async function ingestEvent(deps: AppDeps, body: ExternalEventRequest) {
+export async function ingestEvent(deps: Deps, body: ExternalEventRequest) {
   const issues = semanticIssues(body, ['body']);
   if (issues.length > 0) throw new Invalid(issues);
   const record = toRecord(body, isoNow());
@@ -172,7 +174,7 @@ function itemIssues(item: unknown, index: number): ValidationIssue[] {
  * repeats (of stored events or of earlier items) are duplicates, the rest are claimed in
  * one unordered insert and reconciled per object in batch order.
  */
-export async function ingestBatch(deps: AppDeps, body: ExternalEventBatchRequest) {
+export async function ingestBatch(deps: Deps, body: ExternalEventBatchRequest) {
   const repo = deps.repos.externalEvents;
   const receivedAt = isoNow();
   const results: (BatchItemResult | undefined)[] = body.events.map(() => undefined);
@@ -261,7 +263,7 @@ export async function ingestBatch(deps: AppDeps, body: ExternalEventBatchRequest
 }
 
 /** One event by id, with its reconciliation outcome. */
-export async function getEvent(deps: AppDeps, eventId: string) {
+export async function getEvent(deps: Deps, eventId: string) {
   const record = await deps.repos.externalEvents.findByEventId(eventId);
   if (!record) throw notFound(`external event ${eventId}`);
   const output = await deps.repos.externalEvents.findReconciliation(eventId);
@@ -269,7 +271,7 @@ export async function getEvent(deps: AppDeps, eventId: string) {
 }
 
 /** What reconciliation did with one event. */
-export async function getReconciliation(deps: AppDeps, eventId: string) {
+export async function getReconciliation(deps: Deps, eventId: string) {
   const output = await deps.repos.externalEvents.findReconciliation(eventId);
   const event = output
     ? await deps.repos.externalEvents.findByKey(output.event_key)
@@ -284,7 +286,7 @@ export async function getReconciliation(deps: AppDeps, eventId: string) {
 }
 
 /** Ingested events, newest first. */
-export async function eventHistory(deps: AppDeps, query: EventHistoryQuery) {
+export async function eventHistory(deps: Deps, query: EventHistoryQuery) {
   const limit = query.limit ?? 50;
   const before = query.cursor ? decodeIdCursor(query.cursor, 'evt') : undefined;
   const page = await deps.repos.externalEvents.list(
@@ -305,7 +307,7 @@ export async function eventHistory(deps: AppDeps, query: EventHistoryQuery) {
  * projection and checked against its revision chain, so a pass still recording (or one that
  * died before recording) shows as committed with `Reconciled` False.
  */
-export async function externalStates(deps: AppDeps, query: ExternalStateQuery) {
+export async function externalStates(deps: Deps, query: ExternalStateQuery) {
   const repo = deps.repos.worldExternalState;
   const limit = query.limit ?? 50;
   const after = query.cursor ? decodeIdCursor(query.cursor, 'obj') : undefined;

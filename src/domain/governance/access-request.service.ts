@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../app/deps';
+import type { AppInfra } from '../../app/deps';
 import { layerName } from '../../auth/families';
 import { newId } from '../../lib/ids';
 import { SANDBOX_ORGANIZATION } from '../../store/organizations.repo';
@@ -6,13 +6,15 @@ import { createdActive, insertUnique } from './audit';
 import { classLimitsView, issueKey } from './keys.service';
 import type { SandboxAccessRequest } from './schemas';
 
+type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
+
 /**
  * Grants a sandbox key at once: a `member` principal in the sandbox organization and a
  * sandbox, layer-0 key. One grant per e-mail (case-insensitive); the api bounds the grants
  * per client address per hour.
  */
 export async function requestSandboxAccess(
-  deps: AppDeps,
+  deps: Deps,
   input: SandboxAccessRequest,
   requestId: string,
 ) {

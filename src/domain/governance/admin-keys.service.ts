@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../app/deps';
+import type { AppInfra } from '../../app/deps';
 import { hashApiKey, mintApiKey } from '../../auth/api-key';
 import type { AuthContext } from '../../auth/auth-context';
 import { parseAccessLayer } from '../../auth/families';
@@ -11,6 +11,8 @@ import { changeStatus, refuseLockout } from './status-change';
 import { keyView } from './views';
 import type { CreateKeyBody, SetKeyStatusBody } from './schemas';
 
+type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
+
 /** Default rotation grace: the previous secret works for 24 h more. */
 export const DEFAULT_ROTATION_GRACE_SECONDS = 86_400;
 /**
@@ -21,7 +23,7 @@ export const STALE_ROTATION_CLAIM_MS = 60_000;
 
 /** Mints a key for an existing, active principal; the secret is in this answer only. */
 export async function createKey(
-  deps: AppDeps,
+  deps: Deps,
   auth: AuthContext,
   requestId: string,
   body: CreateKeyBody,
@@ -68,7 +70,7 @@ export async function createKey(
  * time-ordered), optionally by status, organization, principal or class. Never a secret.
  */
 export async function listKeys(
-  deps: Pick<AppDeps, 'repos'>,
+  deps: Pick<AppInfra, 'repos'>,
   query: KeyFilter & { limit?: number; cursor?: string },
 ) {
   const limit = query.limit ?? 50;
@@ -91,7 +93,7 @@ export async function listKeys(
  * cannot take itself out of service.
  */
 export function setKeyStatus(
-  deps: AppDeps,
+  deps: Deps,
   auth: AuthContext,
   requestId: string,
   body: SetKeyStatusBody,
@@ -126,7 +128,7 @@ const rotationConflict = (keyId: string): AppError =>
  * Claims the next rotation number of a key by a unique insert (FerretDB's conditional
  * updates are no compare-and-set): of concurrent rotations exactly one wins, the others 409.
  */
-async function claimNextRotation(deps: Pick<AppDeps, 'repos'>, key: ApiKeyRecord) {
+async function claimNextRotation(deps: Pick<AppInfra, 'repos'>, key: ApiKeyRecord) {
   let n = (key.rotations ?? 0) + 1;
   for (let attempt = 0; attempt < 3; attempt += 1) {
     if (await deps.repos.apiKeys.claimRotation(key._id, n, new Date().toISOString())) return n;
@@ -143,7 +145,7 @@ async function claimNextRotation(deps: Pick<AppDeps, 'repos'>, key: ApiKeyRecord
  * answer only; the audit row carries the views, never a secret or hash.
  */
 export async function rotateKey(
-  deps: AppDeps,
+  deps: Deps,
   auth: AuthContext,
   requestId: string,
   body: { key_id: string; grace_seconds?: number },

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../app/deps';
+import type { AppInfra } from '../../app/deps';
 import { hashApiKey, mintApiKey, newKeyId } from '../../auth/api-key';
 import type { AccessLayer, Entitlement } from '../../auth/families';
 import { CLASS_LIMITS } from '../../auth/limits';
@@ -21,7 +21,7 @@ export interface IssueKeyInput {
 
 /** Mints a key for a principal and stores only its peppered hash. */
 export async function issueKey(
-  deps: Pick<AppDeps, 'repos' | 'config'>,
+  deps: Pick<AppInfra, 'repos' | 'config'>,
   input: IssueKeyInput,
 ): Promise<IssuedKey> {
   const keyId = newKeyId();

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../app/deps';
+import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
 import { pageById } from '../../store/paging';
 import type {
@@ -10,9 +10,11 @@ import { auditCreated, insertUnique } from './audit';
 import { changeStatus, refuseLockout } from './status-change';
 import { organizationView } from './views';
 
+type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
+
 /** Creates an active organization; a name already taken (case-insensitive) is 409. */
 export async function createOrganization(
-  deps: AppDeps,
+  deps: Deps,
   auth: AuthContext,
   requestId: string,
   body: CreateOrganizationBody,
@@ -30,7 +32,7 @@ export async function createOrganization(
 }
 
 /** `GET /v1/admin/organizations`: newest first, optionally in one status. */
-export const listOrganizations = (deps: Pick<AppDeps, 'repos'>, query: OrganizationListQuery) =>
+export const listOrganizations = (deps: Pick<AppInfra, 'repos'>, query: OrganizationListQuery) =>
   pageById(
     query,
     'org',
@@ -40,7 +42,7 @@ export const listOrganizations = (deps: Pick<AppDeps, 'repos'>, query: Organizat
 
 /** Suspending or archiving an organization makes every key of its principals answer 401. */
 export function setOrganizationStatus(
-  deps: AppDeps,
+  deps: Deps,
   auth: AuthContext,
   requestId: string,
   body: SetOrganizationStatusBody,

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../app/deps';
+import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
 import { newId } from '../../lib/ids';
 import { OPERATORS_ORGANIZATION, SANDBOX_ORGANIZATION } from '../../store/organizations.repo';
@@ -9,9 +9,11 @@ import { changeStatus, refuseLockout } from './status-change';
 import { principalView } from './views';
 import type { CreatePrincipalBody, PrincipalListQuery, SetPrincipalStatusBody } from './schemas';
 
+type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
+
 /** Creates a principal; without an organization, members join `sandbox`, operators `operators`. */
 export async function createPrincipal(
-  deps: AppDeps,
+  deps: Deps,
   auth: AuthContext,
   requestId: string,
   body: CreatePrincipalBody,
@@ -49,7 +51,7 @@ export async function createPrincipal(
 }
 
 /** `GET /v1/admin/principals`: newest first, optionally by organization, status or role. */
-export const listPrincipals = (deps: Pick<AppDeps, 'repos'>, query: PrincipalListQuery) =>
+export const listPrincipals = (deps: Pick<AppInfra, 'repos'>, query: PrincipalListQuery) =>
   pageById(
     query,
     'prn',
@@ -64,7 +66,7 @@ export const listPrincipals = (deps: Pick<AppDeps, 'repos'>, query: PrincipalLis
 
 /** Suspending or archiving a principal makes every key it holds answer 401. */
 export function setPrincipalStatus(
-  deps: AppDeps,
+  deps: Deps,
   auth: AuthContext,
   requestId: string,
   body: SetPrincipalStatusBody,

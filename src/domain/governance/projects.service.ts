@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../app/deps';
+import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
 import { newId } from '../../lib/ids';
 import { pageById } from '../../store/paging';
@@ -8,13 +8,15 @@ import { activeOrganization, auditCreated, createdActive, insertUnique } from '.
 import { changeStatus } from './status-change';
 import { projectView } from './views';
 
+type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
+
 /**
  * Creates an active project in an existing, active organization: an unknown organization
  * is 404, one not active 409 `invalid_state`, a name the organization already uses
  * (case-insensitive) 409 `conflict`.
  */
 export async function createProject(
-  deps: AppDeps,
+  deps: Deps,
   auth: AuthContext,
   requestId: string,
   body: CreateProjectBody,
@@ -41,7 +43,7 @@ export async function createProject(
 }
 
 /** `GET /v1/admin/projects`: newest first, optionally of one organization or in one status. */
-export const listProjects = (deps: Pick<AppDeps, 'repos'>, query: ProjectListQuery) =>
+export const listProjects = (deps: Pick<AppInfra, 'repos'>, query: ProjectListQuery) =>
   pageById(
     query,
     'prj',
@@ -56,7 +58,7 @@ export const listProjects = (deps: Pick<AppDeps, 'repos'>, query: ProjectListQue
 
 /** Projects hold no keys, so a project's status changes nothing the authenticator sees. */
 export function setProjectStatus(
-  deps: AppDeps,
+  deps: Deps,
   auth: AuthContext,
   requestId: string,
   body: SetProjectStatusBody,

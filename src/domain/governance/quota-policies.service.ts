@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../app/deps';
+import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
 import type { KeyLimits } from '../../auth/limits';
 import { notFound } from '../../lib/errors';
@@ -9,6 +9,8 @@ import type { QuotaPoliciesRepo, QuotaPolicy } from '../../store/quota-policies.
 import { auditCreated, createdActive } from './audit';
 import { changeStatus } from './status-change';
 import type { CreatePolicyBody, PolicyListQuery, SetPolicyStatusBody } from './schemas';
+
+type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
 
 /** Specificity of a policy's scope: a key beats an organization beats a class. */
 const specificity = (policy: QuotaPolicy): number =>
@@ -52,7 +54,7 @@ export function policyView(policy: QuotaPolicy) {
 
 /** Creates an active policy (the schema admits exactly one scope target); it reaches every api instance within the key-cache bound. */
 export async function createPolicy(
-  deps: AppDeps,
+  deps: Deps,
   auth: AuthContext,
   requestId: string,
   body: CreatePolicyBody,
@@ -85,7 +87,7 @@ export async function createPolicy(
 }
 
 /** `GET /v1/admin/policies`: newest first, optionally by status or by what they scope. */
-export const listPolicies = (deps: Pick<AppDeps, 'repos'>, query: PolicyListQuery) =>
+export const listPolicies = (deps: Pick<AppInfra, 'repos'>, query: PolicyListQuery) =>
   pageById(
     query,
     'pol',
@@ -102,7 +104,7 @@ export const listPolicies = (deps: Pick<AppDeps, 'repos'>, query: PolicyListQuer
  * within the key-cache bound elsewhere.
  */
 export function setPolicyStatus(
-  deps: AppDeps,
+  deps: Deps,
   auth: AuthContext,
   requestId: string,
   body: SetPolicyStatusBody,

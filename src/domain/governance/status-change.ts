@@ -1,8 +1,10 @@
-import type { AppDeps } from '../../app/deps';
+import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
 import { bootstrapKeyId } from '../../auth/authenticator';
 import { Conflict, InvalidState, notFound } from '../../lib/errors';
 import { audit } from './audit';
+
+type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
 
 /** A record whose status the control plane changes. */
 interface StatusRecord<S extends string> {
@@ -36,7 +38,7 @@ export interface StatusChangeSpec<S extends string, R extends StatusRecord<S>> {
  * applies here at once (other api instances within `KEY_CACHE_TTL_MS`).
  */
 export async function changeStatus<S extends string, R extends StatusRecord<S>>(
-  deps: AppDeps,
+  deps: Deps,
   auth: AuthContext,
   requestId: string,
   spec: StatusChangeSpec<S, R>,
@@ -77,7 +79,7 @@ type Holder = 'organization' | 'principal' | 'key';
  * restart re-activates it.
  */
 export async function refuseLockout(
-  deps: AppDeps,
+  deps: Deps,
   auth: AuthContext,
   target: { holder: Holder; id: string; status: string },
 ): Promise<void> {

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../app/deps';
+import type { AppInfra } from '../../app/deps';
 import type { AuditFilter, AuditRow } from '../../store/audit.repo';
 import { decodeCursor } from '../../store/paging';
 import { normalizeRange } from './periods';
@@ -17,7 +17,7 @@ const auditView = (row: AuditRow) => ({
 });
 
 /** `GET /v1/admin/audit`: control-plane changes newest first; cursor (`at`, `audit_id`). */
-export async function listAudit(deps: Pick<AppDeps, 'repos'>, query: AuditListQuery) {
+export async function listAudit(deps: Pick<AppInfra, 'repos'>, query: AuditListQuery) {
   const { limit = 50, cursor, ...filter } = normalizeRange(query);
   const page = await deps.repos.audit.list(
     filter,

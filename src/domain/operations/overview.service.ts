@@ -1,6 +1,8 @@
-import type { AppDeps } from '../../app/deps';
+import type { AppInfra } from '../../app/deps';
 import { periodKey, periodStart } from './periods';
 import { addRollup, emptyTotals, p95LatencyMs, usageView } from './usage-totals';
+
+type Deps = Pick<AppInfra, 'monitor' | 'repos'>;
 
 const HOUR_MS = 3_600_000;
 const TOP = 10;
@@ -9,7 +11,7 @@ const TOP = 10;
  * Keyed traffic of the current UTC hour and the 23 before it, summed from the usage
  * rollups: totals, the current hour alone, and the busiest families and keys.
  */
-async function traffic(deps: Pick<AppDeps, 'repos'>, nowMs: number) {
+async function traffic(deps: Pick<AppInfra, 'repos'>, nowMs: number) {
   const firstHour = periodKey(nowMs - 23 * HOUR_MS, 'hour');
   const thisHour = periodKey(nowMs, 'hour');
   const day = emptyTotals();
@@ -61,7 +63,7 @@ const pick = (usage: ReturnType<typeof usageView>) => ({
  * Service events of the last 24 hours by level, workflow failures among them, and the
  * backends whose latest transition (seen by any instance) in that window is `down`.
  */
-async function serviceEvents(deps: Pick<AppDeps, 'repos'>, nowMs: number) {
+async function serviceEvents(deps: Pick<AppInfra, 'repos'>, nowMs: number) {
   const since = new Date(nowMs - 24 * HOUR_MS).toISOString();
   const repo = deps.repos.serviceEvents;
   const [byLevel, transitions, workflowFailures] = await Promise.all([
@@ -88,7 +90,7 @@ async function serviceEvents(deps: Pick<AppDeps, 'repos'>, nowMs: number) {
  * keyed traffic of the last 24 hours from the rollups, the service events of the last 24
  * hours with the backends still down, and backend health in brief (no probe workflow).
  */
-export async function overview(deps: AppDeps) {
+export async function overview(deps: Deps) {
   const nowMs = Date.now();
   const { repos } = deps;
   const [organizations, principals, keys, actions, deployments, sessions, usage, events, probe] =

@@ -1,8 +1,10 @@
 import { invalidAt } from '../../lib/errors';
-import type { AppDeps } from '../../app/deps';
+import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
 import { audit } from '../governance/audit';
 import { normalizeInstant, periodKey } from './periods';
+
+type Deps = Pick<AppInfra, 'config' | 'repos'>;
 
 export interface PruneLedgersBody {
   older_than: string;
@@ -24,7 +26,7 @@ const DAY_MS = 86_400_000;
  * future is refused (422): it would delete the present.
  */
 export async function pruneLedgers(
-  deps: AppDeps,
+  deps: Deps,
   auth: AuthContext,
   requestId: string,
   body: PruneLedgersBody,

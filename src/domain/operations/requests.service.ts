@@ -1,5 +1,5 @@
 import { decodeCursor, encodeCursor } from '../../lib/cursor';
-import type { AppDeps } from '../../app/deps';
+import type { AppInfra } from '../../app/deps';
 import type {
   LedgerPosition,
   RequestLedgerFilter,
@@ -46,7 +46,7 @@ const rowView = (row: RequestLedgerRow) => ({
  * (`REQUEST_LEDGER_FLUSH_MS`); a page may be short with a non-null cursor when it stopped
  * at its unpacking budget, so clients page until `next_cursor` is null.
  */
-export async function listRequests(deps: Pick<AppDeps, 'repos'>, query: RequestListQuery) {
+export async function listRequests(deps: Pick<AppInfra, 'repos'>, query: RequestListQuery) {
   const { limit = 50, cursor, ...filter } = normalizeRange(query);
   const after = cursor ? decodeLedgerCursor(cursor) : undefined;
   const page = await deps.repos.requestLedger.page(filter, limit, after);

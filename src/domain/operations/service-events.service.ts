@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../app/deps';
+import type { AppInfra } from '../../app/deps';
 import { decodeCursor } from '../../store/paging';
 import type { ServiceEvent, ServiceEventFilter } from '../../store/service-events.repo';
 import { normalizeRange } from './periods';
@@ -17,7 +17,7 @@ const eventView = (event: ServiceEvent) => ({
 
 /** `GET /v1/admin/service-events`: newest first; cursor (`at`, `event_id`). */
 export async function listServiceEvents(
-  deps: Pick<AppDeps, 'repos'>,
+  deps: Pick<AppInfra, 'repos'>,
   query: ServiceEventListQuery,
 ) {
   const { limit = 50, cursor, ...filter } = normalizeRange(query);

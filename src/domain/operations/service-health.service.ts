@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { API_VERSION } from '../../lib/version';
-import type { AppDeps } from '../../app/deps';
+import type { AppInfra } from '../../app/deps';
 import type { ServiceProbeInput, ServiceProbeResult } from '../../workflows/shared';
+
+type Deps = Pick<
+  AppInfra,
+  'config' | 'instanceId' | 'ledger' | 'metrics' | 'monitor' | 'startedAt' | 'temporal'
+>;
 
 export type HealthStatus = 'ok' | 'degraded' | 'down';
 
@@ -23,7 +28,7 @@ type ProbeOutcome = { result: ServiceProbeResult } | { error: unknown } | { time
  * Runs `serviceProbeWorkflow` (api → Temporal → worker → activity → back) and waits at most
  * `PROBE_TIMEOUT_MS`. A probe still running then is terminated, so it never runs late.
  */
-async function probeWorker(deps: AppDeps): Promise<HealthComponent> {
+async function probeWorker(deps: Deps): Promise<HealthComponent> {
   const started = performance.now();
   try {
     const client = await deps.temporal.getClient();
@@ -79,7 +84,7 @@ async function probeWorker(deps: AppDeps): Promise<HealthComponent> {
 }
 
 /** This instance's request-ledger writer: how far behind the store it is. */
-function ledgerLag(deps: AppDeps): HealthComponent {
+function ledgerLag(deps: Deps): HealthComponent {
   const status = deps.ledger.status();
   const age = status.oldest_unflushed_at ? Date.now() - Date.parse(status.oldest_unflushed_at) : 0;
   const bound = Math.max(10 * deps.config.requestLedgerFlushMs, 10_000);
@@ -104,7 +109,7 @@ function ledgerLag(deps: AppDeps): HealthComponent {
  * lag. Overall: `down` when MongoDB is (nothing works), else `degraded` when any component
  * is not `ok`, else `ok`. The probe also feeds the backend transitions (service events).
  */
-export async function serviceHealth(deps: AppDeps) {
+export async function serviceHealth(deps: Deps) {
   const probe = await deps.monitor.probe();
   const components: HealthComponent[] = [
     {

@@ -1,9 +1,9 @@
-import type { AppDeps } from '../../app/deps';
+import type { AppInfra } from '../../app/deps';
 import { Unavailable } from '../../lib/errors';
 import { API_VERSION } from '../../lib/version';
 
 /** The runtime's status from its durable record plus this process's uptime. */
-export async function getRuntimeStatus(deps: Pick<AppDeps, 'repos' | 'startedAt'>) {
+export async function getRuntimeStatus(deps: Pick<AppInfra, 'repos' | 'startedAt'>) {
   const runtime = await deps.repos.runtime.get();
   if (!runtime) throw new Unavailable('runtime record not initialised yet');
   return {

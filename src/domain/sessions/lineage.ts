@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../app/deps';
+import type { AppInfra } from '../../app/deps';
 import { Conflict } from '../../lib/errors';
 import type { LineageLink, SessionContinuityMode } from '../../store/sessions.repo';
 import { lineageLinkDigest, sessionIdentityDigest } from './identity';
@@ -20,7 +20,7 @@ export interface LineageEntry {
  * session means reading the new head and chaining to it instead.
  */
 export async function appendLineage(
-  deps: Pick<AppDeps, 'repos'>,
+  deps: Pick<AppInfra, 'repos'>,
   runtimeDigest: string,
   entry: LineageEntry,
 ): Promise<LineageLink> {

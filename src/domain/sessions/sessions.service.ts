@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../app/deps';
+import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
 import { Conflict, InvalidState, Unavailable, notFound } from '../../lib/errors';
 import type { SessionCommand, SessionCreateRequest, SessionStepRequest } from './schemas';
@@ -13,9 +13,9 @@ import { freshStepDigest, sessionIdentityDigest } from './identity';
 import { appendLineage } from './lineage';
 import { checkRefs, inspectObject, listObjects, observeWorld } from './world-reads';
 
-type Deps = Pick<AppDeps, 'repos'>;
+type Deps = Pick<AppInfra, 'repos'>;
 /** Steps also read the world through its cache. */
-type StepDeps = Pick<AppDeps, 'repos' | 'worldReads'>;
+type StepDeps = Pick<AppInfra, 'repos' | 'worldReads'>;
 
 /** Most attempts at the next step number before answering 409 (others keep winning it). */
 const MAX_STEP_ATTEMPTS = 64;

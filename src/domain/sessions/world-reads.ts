@@ -1,8 +1,8 @@
-import type { AppDeps } from '../../app/deps';
+import type { AppInfra } from '../../app/deps';
 import { Invalid, notFound } from '../../lib/errors';
 import type { WorldObject } from '../../store/world-objects.repo';
 
-type WorldDeps = Pick<AppDeps, 'repos'>;
+type WorldDeps = Pick<AppInfra, 'repos'>;
 
 /** An object as a step lists it. */
 const brief = (object: WorldObject) => ({
@@ -15,7 +15,7 @@ const brief = (object: WorldObject) => ({
 
 /** `list_objects`: objects in creation (`_id`) order, optionally of one kind (cached, see docs/world.md). */
 export function listObjects(
-  deps: WorldDeps & Pick<AppDeps, 'worldReads'>,
+  deps: WorldDeps & Pick<AppInfra, 'worldReads'>,
   args: { kind?: string; limit: number },
 ) {
   const key = `list_objects:${JSON.stringify([args.kind, args.limit])}`;
@@ -52,7 +52,7 @@ export async function inspectObject(deps: WorldDeps, objectId: string) {
  * whole collections (FerretDB scans anything but `_id`), so the census is cached until the
  * world revision moves.
  */
-export async function observeWorld(deps: WorldDeps & Pick<AppDeps, 'worldReads'>, now: string) {
+export async function observeWorld(deps: WorldDeps & Pick<AppInfra, 'worldReads'>, now: string) {
   const census = await deps.worldReads.read('census', () => worldCensus(deps));
   return { ...census, observed_at: now };
 }

@@ -1,8 +1,8 @@
-import type { AppDeps } from '../../app/deps';
+import type { AppInfra } from '../../app/deps';
 import { notFound } from '../../lib/errors';
 import type { ArtifactRecord } from '../../store/artifacts.repo';
 
-type ArtifactDeps = Pick<AppDeps, 'repos'>;
+type ArtifactDeps = Pick<AppInfra, 'repos'>;
 
 /** Text content up to this size is returned inline by `GET /v1/artifacts/{path}`. */
 const INLINE_LIMIT = 256 * 1024;

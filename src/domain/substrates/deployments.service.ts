@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../app/deps';
+import type { AppInfra } from '../../app/deps';
 import { Unavailable, Invalid, notFound } from '../../lib/errors';
 import type { DeploymentListQuery, SubstrateDeployRequest } from './schemas';
 import type { AuthContext } from '../../auth/auth-context';
@@ -16,7 +16,7 @@ import { compileNormalized, requireValidSpec } from './compile.service';
 import { specOfManifest, type SubstrateManifest } from './manifest';
 import { envelopeRegistry } from './registry/registry';
 
-type DeployDeps = Pick<AppDeps, 'repos' | 'temporal' | 'metrics'>;
+type DeployDeps = Pick<AppInfra, 'repos' | 'temporal' | 'metrics'>;
 
 /** A deployment as clients see it. */
 export function deploymentView(record: DeploymentRecord) {
@@ -24,14 +24,14 @@ export function deploymentView(record: DeploymentRecord) {
   return { deployment_id: _id, ...rest };
 }
 
-export async function getDeployment(deps: Pick<AppDeps, 'repos'>, deploymentId: string) {
+export async function getDeployment(deps: Pick<AppInfra, 'repos'>, deploymentId: string) {
   const record = await deps.repos.substrateDeployments.findById(deploymentId);
   if (!record) throw notFound(`deployment ${deploymentId}`);
   return record;
 }
 
 /** `GET /v1/substrates/deployments`: newest first, optionally in one stage. */
-export const listDeployments = (deps: Pick<AppDeps, 'repos'>, query: DeploymentListQuery) =>
+export const listDeployments = (deps: Pick<AppInfra, 'repos'>, query: DeploymentListQuery) =>
   pageById(
     query,
     'dep',

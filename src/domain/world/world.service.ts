@@ -1,10 +1,10 @@
-import type { AppDeps } from '../../app/deps';
+import type { AppInfra } from '../../app/deps';
 import { notFound } from '../../lib/errors';
 import type { RelationshipQuery, WorldHistoryQuery, WorldKindQuery } from './schemas';
 import { decodeCursor, pageById } from '../../store/paging';
 import { historyEventView, objectView, relationshipView } from './views';
 
-type WorldDeps = Pick<AppDeps, 'repos'>;
+type WorldDeps = Pick<AppInfra, 'repos'>;
 
 const DEFAULT_LIMIT = 50;
 
@@ -61,7 +61,7 @@ export async function listHistory(deps: WorldDeps, query: WorldHistoryQuery) {
  * The world state: a page of objects, their total and the newest history event id. Cached
  * per query until the world revision moves: three collection scans on FerretDB otherwise.
  */
-export function worldState(deps: WorldDeps & Pick<AppDeps, 'worldReads'>, query: WorldKindQuery) {
+export function worldState(deps: WorldDeps & Pick<AppInfra, 'worldReads'>, query: WorldKindQuery) {
   const key = `state:${JSON.stringify([query.kind, query.limit, query.cursor])}`;
   return deps.worldReads.read(key, () => computeWorldState(deps, query));
 }
