@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import { createAuthenticator } from '../auth/authenticator';
+import { createDecisionSigner, decisionSeed } from '../auth/decision-signer';
 import { RateLimiter } from '../auth/rate-limiter';
 import type { Config } from '../config';
 import { ensureSystemRecords } from '../domain/governance/bootstrap';
@@ -96,6 +97,7 @@ export async function buildDeps(
     monitor,
     worldReads: createWorldReadCache(repos.worldRevisions),
     reconciler: createReconciler({ repos, logger: log }),
+    decisionSigner: createDecisionSigner(decisionSeed(config)),
     stepper,
     substrateStates: createSubstrateStates(repos.substrateSnapshots, stepper),
     instanceId,

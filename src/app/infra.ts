@@ -13,6 +13,7 @@ import type { WorldReadCache } from '../domain/world/world-read-cache';
 import type { Reconciler } from '../domain/events/reconciler';
 import type { SubstrateStates } from '../domain/substrates/states';
 import type { Stepper } from '../domain/substrates/stepper';
+import type { DecisionSigner } from '../auth/decision-signer';
 
 /** What the api is built from: configuration, clients, repositories and the stateful parts. */
 export interface AppInfra {
@@ -34,6 +35,8 @@ export interface AppInfra {
   reconciler: Reconciler;
   /** Whole-world reads, cached until the world revision moves. */
   worldReads: WorldReadCache;
+  /** Signs every decision the api forwards to an action workflow (Ed25519). */
+  decisionSigner: DecisionSigner;
   /** Engine stepping for reads, on a pool of threads (`ENGINE_THREADS`). */
   stepper: Stepper;
   /** Deployment states at any computed tick, recent ones cached. */

@@ -21,7 +21,8 @@ export type IdPrefix =
   | 'pol'
   | 'aud'
   | 'req'
-  | 'sev';
+  | 'sev'
+  | 'dec';
 
 const pool = Buffer.alloc(4096);
 let offset = pool.length;

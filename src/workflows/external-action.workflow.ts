@@ -10,6 +10,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ActionActivities } from '../activities';
+import { verifyDecision } from '../lib/decision-signature';
 import {
   ACTION_ERRORS,
   ActionStatusKey,
@@ -61,8 +62,20 @@ const { applyAction: applyInternalEffect } = proxyLocalActivities<ActionActiviti
 });
 
 const now = (): string => new Date().toISOString();
+
+/** A signature older than this (by the workflow's clock) is refused: a stale or replayed one. */
+const MAX_SIGNATURE_AGE_MS = 15 * 60_000;
+/** How far ahead of the workflow's clock a signature may be (the api's clock runs ahead). */
+const MAX_CLOCK_SKEW_MS = 5 * 60_000;
+/**
+ * Refused decisions recorded in the ledger per action; past that they are refused without a
+ * trace in history, so a flood of forged updates cannot grow the history without bound.
+ */
+const MAX_RECORDED_REFUSALS = 20;
 /** A deep copy that the workflow sandbox can always make (plain JSON state). */
 const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+type DecisionKind = ActionDecision['decision'];
 
 /**
  * One approval-gated outbound action, from proposal to its final status. The workflow is
@@ -92,6 +105,7 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
     updated_at: input.created_at,
     seq: 0,
     ledger_head: null,
+    refused_decisions: 0,
   };
 
   // Records run one after another, so the ledger chain and projection follow the state.
@@ -162,6 +176,63 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
     }
   };
 
+  // Decisions must carry the api's signature over exactly what they claim (DESIGN.md §10).
+  const usedDecisionIds = new Set<string>();
+  const signatureProblem = (d: ActionDecisionInput, kind: DecisionKind): string | null => {
+    const publicKey = input.decision_public_key;
+    if (!publicKey) return null;
+    if (!d.signature || !d.decision_id || !d.signed_at) {
+      return `this ${kind} is not signed by the api; decide through the api`;
+    }
+    if (usedDecisionIds.has(d.decision_id)) {
+      return `decision ${d.decision_id} was used already (a replay)`;
+    }
+    const age = Date.now() - Date.parse(d.signed_at);
+    if (!(age < MAX_SIGNATURE_AGE_MS && age > -MAX_CLOCK_SKEW_MS)) {
+      return `the signature of ${d.signed_at} is outside the accepted window`;
+    }
+    const claim = {
+      action_id: state.action_id,
+      decision: kind,
+      principal_id: d.principal_id,
+      key_id: d.key_id,
+      plan_digest: d.plan_digest ?? null,
+      reason: d.reason ?? null,
+      decision_id: d.decision_id,
+      signed_at: d.signed_at,
+    };
+    return verifyDecision(publicKey, claim, d.signature)
+      ? null
+      : `the signature does not match this ${kind}`;
+  };
+  const unsigned = (message: string) =>
+    ApplicationFailure.create({ type: ACTION_ERRORS.unsigned, message, nonRetryable: true });
+  /** A refused decision gets into history only this way: counted and in the ledger. */
+  const signedValidator =
+    (kind: DecisionKind, validate: (d: ActionDecisionInput) => void) =>
+    (d: ActionDecisionInput): void => {
+      const problem = signatureProblem(d, kind);
+      if (!problem) return validate(d);
+      if ((state.refused_decisions ?? 0) >= MAX_RECORDED_REFUSALS) throw unsigned(problem);
+    };
+  // Synchronous when the signature holds, so the handler takes the decision in the same
+  // turn its validator passed (no other update slips in between).
+  const refusalOf = (d: ActionDecisionInput, kind: DecisionKind): Promise<never> | null => {
+    const problem = signatureProblem(d, kind);
+    if (!problem) {
+      if (d.decision_id) usedDecisionIds.add(d.decision_id);
+      return null;
+    }
+    state.refused_decisions = (state.refused_decisions ?? 0) + 1;
+    return record('decision_refused', null, {
+      decision: kind,
+      claimed_by: { principal_id: d.principal_id, key_id: d.key_id },
+      problem,
+    }).then(() => {
+      throw unsigned(problem);
+    });
+  };
+
   setHandler(actionStateQuery, () => state);
   setHandler(planSettledUpdate, async () => {
     await condition(() => state.status !== 'proposed');
@@ -171,6 +242,8 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
   setHandler(
     approveActionUpdate,
     async (d: ActionDecisionInput) => {
+      const refused = refusalOf(d, 'approve');
+      if (refused) return refused;
       const approval = decision('approve', d);
       state.approvals.push(approval);
       state.decisions.push(approval);
@@ -183,7 +256,7 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
       return state;
     },
     {
-      validator: (d: ActionDecisionInput) => {
+      validator: signedValidator('approve', (d: ActionDecisionInput) => {
         validateDecider(d, 'approve');
         if (state.approvals.some((a) => a.principal_id === d.principal_id)) {
           throw ApplicationFailure.create({
@@ -192,27 +265,31 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
             details: [state.status],
           });
         }
-      },
+      }),
     },
   );
   setHandler(
     rejectActionUpdate,
     async (d: ActionDecisionInput) => {
+      const refused = refusalOf(d, 'reject');
+      if (refused) return refused;
       const rejection = decision('reject', d);
       state.decisions.push(rejection);
       await moveTo('rejected', d, { reason: rejection.reason });
       return state;
     },
-    { validator: (d: ActionDecisionInput) => validateDecider(d, 'reject') },
+    { validator: signedValidator('reject', (d) => validateDecider(d, 'reject')) },
   );
   setHandler(
     executeActionUpdate,
     async (d: ActionDecisionInput) => {
+      const refused = refusalOf(d, 'execute');
+      if (refused) return refused;
       state.decisions.push(decision('execute', d));
       await moveTo('executing', d, { reason: d.reason ?? null });
       return state;
     },
-    { validator: (_d: ActionDecisionInput) => requireStatus('approved', 'execute') },
+    { validator: signedValidator('execute', () => requireStatus('approved', 'execute')) },
   );
 
   // The start set ActionStatus=proposed; recording it and planning run side by side.

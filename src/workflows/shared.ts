@@ -117,6 +117,8 @@ export interface ActionState extends ActionContract {
   seq: number;
   /** Digest of the newest ledger entry of this action. */
   ledger_head: string | null;
+  /** Decisions refused for a missing, bad or replayed signature (sent around the api). */
+  refused_decisions?: number;
 }
 
 export interface ActionWorkflowInput {
@@ -124,12 +126,23 @@ export interface ActionWorkflowInput {
   contract: ActionContract;
   proposed_by: ActionActor;
   created_at: string;
+  /**
+   * The api's Ed25519 public key (hex): decisions must carry its signature. Absent only in
+   * workflows started before decisions were signed, which accept unsigned decisions.
+   */
+  decision_public_key?: string;
 }
 
-/** What a decision update carries: who decides (the calling key's principal) and why. */
+/**
+ * What a decision update carries: who decides (the calling key's principal) and why, signed
+ * by the api that authenticated them (`src/lib/decision-signature.ts`).
+ */
 export interface ActionDecisionInput extends ActionActor {
   reason?: string;
   plan_digest?: string;
+  decision_id?: string;
+  signed_at?: string;
+  signature?: string;
 }
 
 /** Error types the action workflow's update validators throw; the api maps them to HTTP. */
@@ -137,6 +150,8 @@ export const ACTION_ERRORS = {
   invalidState: 'InvalidState',
   forbidden: 'Forbidden',
   conflict: 'Conflict',
+  /** A decision without a valid api signature: forged, replayed or stale. */
+  unsigned: 'UnsignedDecision',
 } as const;
 
 export const actionWorkflowId = (actionId: string): string => `action-${actionId}`;

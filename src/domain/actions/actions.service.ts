@@ -32,7 +32,10 @@ import {
 import { toContract } from './contract';
 import { planAction } from './planner';
 
-type Deps = Pick<AppInfra, 'config' | 'logger' | 'metrics' | 'repos' | 'temporal'>;
+type Deps = Pick<
+  AppInfra,
+  'config' | 'decisionSigner' | 'logger' | 'metrics' | 'repos' | 'temporal'
+>;
 
 /** How long `execute` waits for the effect before answering with the status so far. */
 const EXECUTE_WAIT_MS = 10_000;
@@ -53,6 +56,7 @@ export async function proposeAction(deps: Deps, auth: AuthContext, body: Externa
     contract,
     proposed_by: { principal_id: auth.principalId, key_id: auth.keyId },
     created_at: new Date().toISOString(),
+    decision_public_key: deps.decisionSigner.publicKeyHex,
   };
   const client = await temporalClient(deps);
   const channel = contract.parameters['channel'];
@@ -130,6 +134,7 @@ export async function actionHistory(deps: Deps, query: ActionHistoryQuery) {
       status: query.status,
       action_kind: query.action_kind,
       shared_context_id: query.shared_context_id,
+      action_id: query.action_id,
     },
     query.limit ?? 50,
     query.cursor ? decodeCursor(query.cursor) : undefined,
@@ -155,6 +160,14 @@ export async function decideAction(
   if (!record) throw notFound(`action ${actionId}`);
   const client = await temporalClient(deps);
   const handle = client.workflow.getHandle(actionWorkflowId(actionId));
+  const claim = {
+    action_id: actionId,
+    decision,
+    principal_id: auth.principalId,
+    key_id: auth.keyId,
+    plan_digest: body?.plan_digest ?? null,
+    reason: body?.reason ?? null,
+  };
   let state: ActionState;
   try {
     state = await handle.executeUpdate(UPDATES[decision], {
@@ -164,6 +177,7 @@ export async function decideAction(
           key_id: auth.keyId,
           reason: body?.reason,
           plan_digest: body?.plan_digest,
+          ...deps.decisionSigner.sign(claim),
         },
       ],
     });
@@ -192,6 +206,7 @@ const FAILURE_KINDS: Record<string, AppErrorKind> = {
   [ACTION_ERRORS.invalidState]: 'invalid_state',
   [ACTION_ERRORS.forbidden]: 'forbidden',
   [ACTION_ERRORS.conflict]: 'conflict',
+  [ACTION_ERRORS.unsigned]: 'forbidden',
 };
 
 /** A refused update becomes its HTTP error; a closed workflow is the action's final state. */

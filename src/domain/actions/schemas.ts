@@ -109,8 +109,12 @@ export type ExternalActionDecisionRequest = Static<typeof decisionBodySchema>;
 
 /** Query of `GET /v1/external-actions/history`. */
 export const actionHistoryQuery = pagedQuery({
-  status: choice(ACTION_STATUSES, 'Only actions in this status.'),
-  action_kind: choice(ACTION_KINDS, 'Only actions of this kind.'),
-  shared_context_id: contextRef('Only actions in this shared context.'),
+  status: choice(
+    ACTION_STATUSES,
+    'Only ledger entries recorded with this status (an entry per transition, so an action appears once for each entry in that status; `GET /v1/external-actions` lists actions by their current status).',
+  ),
+  action_kind: choice(ACTION_KINDS, 'Only entries of actions of this kind.'),
+  shared_context_id: contextRef('Only entries of actions in this shared context.'),
+  action_id: idRef('act', 'Only the entries of this action.'),
 });
 export type ActionHistoryQuery = Static<typeof actionHistoryQuery>;

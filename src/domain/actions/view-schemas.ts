@@ -92,6 +92,11 @@ export const actionView = view(
     run_id: text('Temporal run id.', 128),
     created_at: dateTime('When proposed.'),
     updated_at: dateTime('Last change.'),
+    refused_decisions: integer(
+      'Decisions sent around the api and refused: unsigned, forged, replayed or stale (each in the ledger as `decision_refused`, up to 20).',
+      0,
+      100000,
+    ),
   },
   [
     'action_id',
@@ -119,7 +124,10 @@ export const ledgerEntryView = view(
     action_id: prefixedId('act', 'Action id.'),
     seq: integer("Position in the action's chain, from 1.", 1, 1000),
     at: dateTime('When.'),
-    event: text('What happened: a status reached, or `approval_recorded`.', 64),
+    event: text(
+      'What happened: a status reached, `approval_recorded`, or `decision_refused` (a decision without a valid api signature).',
+      64,
+    ),
     status: choice(ACTION_STATUSES, 'Status after the event.'),
     action_kind: choice(ACTION_KINDS, 'Action kind.'),
     shared_context_id: nullable(contextRef('Shared context.')),

@@ -73,7 +73,7 @@ export const externalActionsRoutes: RouteDefinition[] = [
     family: 'external_action_proposal',
     summary: 'ledger history',
     description:
-      'The ledger of outbound actions: one entry per transition (proposed, awaiting_approval, approval_recorded, approved, executing, executed, ...), newest first, optionally by the status reached, kind or shared context. Each entry carries the digest of the previous entry of its action (`prev_digest`) and its own (`digest`), so tampering is detectable.',
+      'The ledger of outbound actions: one entry per transition (proposed, awaiting_approval, approval_recorded, approved, executing, executed, decision_refused, ...), newest first, optionally by the status recorded with the entry, the kind, the shared context or one action. Each entry carries the digest of the previous entry of its action (`prev_digest`) and its own (`digest`), so tampering is detectable.',
     tags: TAGS,
     request: { query: actionHistoryQuery },
     responses: { 200: { description: 'A page of ledger entries.', schema: page(ledgerEntryView) } },

@@ -1,0 +1,58 @@
+import { createPrivateKey, createPublicKey, hkdfSync, sign } from 'node:crypto';
+import { decisionMessage, type DecisionClaim } from '../lib/decision-signature';
+import { newId } from '../lib/ids';
+
+/** The signature fields a forwarded decision carries. */
+export interface DecisionSignature {
+  decision_id: string;
+  signed_at: string;
+  /** Ed25519 over `decisionMessage`, hex. */
+  signature: string;
+}
+
+export interface DecisionSigner {
+  /** The raw 32-byte public key, hex: what each action workflow is started with. */
+  publicKeyHex: string;
+  sign(claim: Omit<DecisionClaim, 'decision_id' | 'signed_at'>): DecisionSignature;
+}
+
+// PKCS#8 DER header of an Ed25519 private key; the 32-byte seed follows it.
+const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+/**
+ * The signing seed: `DECISION_SIGNING_KEY` (32 bytes, base64) when set, as production should;
+ * otherwise derived from `KEY_PEPPER` with HKDF, so the embedded default keeps one key across
+ * restarts without a second secret to keep. Changing either changes the public key, and
+ * actions still awaiting approval then refuse every decision (docs/actions.md).
+ */
+export function decisionSeed(config: { decisionSigningKey?: string; keyPepper: string }): Buffer {
+  if (config.decisionSigningKey) return Buffer.from(config.decisionSigningKey, 'base64');
+  return Buffer.from(
+    hkdfSync('sha256', config.keyPepper, 'governed-runtime', 'decision-signing/v1', 32),
+  );
+}
+
+export function createDecisionSigner(seed: Buffer): DecisionSigner {
+  if (seed.length !== 32) throw new Error('the decision signing key must be 32 bytes');
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]),
+    format: 'der',
+    type: 'pkcs8',
+  });
+  const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
+  return {
+    publicKeyHex: spki.subarray(spki.length - 32).toString('hex'),
+    sign(claim) {
+      const full: DecisionClaim = {
+        ...claim,
+        decision_id: newId('dec'),
+        signed_at: new Date().toISOString(),
+      };
+      return {
+        decision_id: full.decision_id,
+        signed_at: full.signed_at,
+        signature: sign(null, decisionMessage(full), privateKey).toString('hex'),
+      };
+    },
+  };
+}
