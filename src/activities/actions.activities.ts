@@ -70,7 +70,13 @@ export function createActionActivities(deps: ActionActivityDeps) {
         digest: ledgerDigest(body),
       });
       const { action_id, ...rest } = state;
-      await repos.externalActions.project({ ...rest, _id: action_id, ledger_head: stored.digest });
+      await repos.externalActions.project({
+        ...rest,
+        _id: action_id,
+        ledger_head: stored.digest,
+        approved_by: state.approvals.map((approval) => approval.principal_id),
+        eligible: eligibleTokens(state.rule),
+      });
       return stored.digest;
     },
 
@@ -170,5 +176,16 @@ export function createActionActivities(deps: ActionActivityDeps) {
 }
 
 /** sha256 over the canonical JSON of an entry (its `prev_digest` included). */
+/** Who may decide under the rule, as tokens the inbox query matches with one `$in`. */
+export function eligibleTokens(rule: ActionState['rule']): string[] {
+  if (!rule || (rule.approver_roles.length === 0 && rule.approver_principals.length === 0)) {
+    return ['*'];
+  }
+  return [
+    ...rule.approver_principals.map((id) => `principal:${id}`),
+    ...rule.approver_roles.map((role) => `role:${role}`),
+  ];
+}
+
 export const ledgerDigest = (entry: Omit<ActionLedgerEntry, 'digest'>): string =>
   `sha256:${sha256(stringify(entry) ?? '')}`;

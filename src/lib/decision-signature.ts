@@ -12,6 +12,8 @@ export interface DecisionClaim {
   decision: 'approve' | 'reject' | 'execute';
   principal_id: string;
   key_id: string;
+  /** The decider's role as the api authenticated it (approval rules may admit roles). */
+  role: string | null;
   plan_digest: string | null;
   reason: string | null;
   /** Unique per decision: the workflow refuses a second use (a replay). */
@@ -31,6 +33,7 @@ export function decisionMessage(claim: DecisionClaim): Uint8Array {
       claim.decision,
       claim.principal_id,
       claim.key_id,
+      claim.role,
       claim.plan_digest,
       claim.reason,
       claim.decision_id,

@@ -22,7 +22,8 @@ export type IdPrefix =
   | 'aud'
   | 'req'
   | 'sev'
-  | 'dec';
+  | 'dec'
+  | 'apr';
 
 const pool = Buffer.alloc(4096);
 let offset = pool.length;

@@ -2,10 +2,18 @@ import { countBy } from './count-by';
 import type { Db, Filter } from 'mongodb';
 import type { ActionState } from '../workflows/shared';
 import { isDuplicateKey } from './mongo';
-import { afterPosition, toPage, type PagePosition } from './paging';
+import { afterPosition, newestByIdPage, toPage, type PagePosition } from './paging';
 
-/** The MongoDB projection of an action's workflow state, for reads and listings. */
-export type ActionRecord = Omit<ActionState, 'action_id'> & { _id: string };
+/**
+ * The MongoDB projection of an action's workflow state, for reads and listings, with two
+ * fields derived for the inbox query: who approved, and who may decide (`*`: anyone but the
+ * proposer; else `principal:<id>` and `role:<role>` tokens from the rule in force).
+ */
+export type ActionRecord = Omit<ActionState, 'action_id'> & {
+  _id: string;
+  approved_by?: string[];
+  eligible?: string[];
+};
 
 /** One transition of one action; each entry carries the digest of the one before it. */
 export interface ActionLedgerEntry {
@@ -22,6 +30,15 @@ export interface ActionLedgerEntry {
   detail: Record<string, unknown>;
   prev_digest: string | null;
   digest: string;
+}
+
+/** Filters of the action listing (current status); `awaiting` is the inbox of one principal. */
+export interface ActionListFilter {
+  status?: string;
+  action_kind?: string;
+  shared_context_id?: string;
+  proposed_by?: string;
+  awaiting?: { principal_id: string; role: string };
 }
 
 export interface ActionLedgerFilter {
@@ -49,6 +66,27 @@ export function createExternalActionsRepo(db: Db) {
       const stored = await actions.findOne({ _id: record._id }, { projection: { seq: 1 } });
       if (stored && stored.seq >= record.seq) return;
       await actions.replaceOne({ _id: record._id }, record, { upsert: true });
+    },
+    /** Actions newest first (ULID `_id` descending) before `beforeId`; `limit + 1` rows. */
+    list(filter: ActionListFilter, limit: number, beforeId?: string) {
+      const clauses: Filter<ActionRecord>[] = [];
+      if (filter.status) clauses.push({ status: filter.status as ActionRecord['status'] });
+      if (filter.action_kind) {
+        clauses.push({ action_kind: filter.action_kind as ActionRecord['action_kind'] });
+      }
+      if (filter.shared_context_id) clauses.push({ shared_context_id: filter.shared_context_id });
+      if (filter.proposed_by) clauses.push({ 'proposed_by.principal_id': filter.proposed_by });
+      const me = filter.awaiting;
+      if (me) {
+        clauses.push(
+          { status: 'awaiting_approval' },
+          { 'proposed_by.principal_id': { $ne: me.principal_id } },
+          { approved_by: { $ne: me.principal_id } },
+          { eligible: { $in: ['*', `principal:${me.principal_id}`, `role:${me.role}`] } },
+        );
+      }
+      const query: Filter<ActionRecord> = clauses.length === 0 ? {} : { $and: clauses };
+      return newestByIdPage(actions, query, limit, beforeId);
     },
     /** Appends a ledger entry once; a retry returns the entry already written. */
     async appendOnce(entry: ActionLedgerEntry): Promise<ActionLedgerEntry> {

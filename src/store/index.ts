@@ -19,6 +19,7 @@ import { createPrincipalsRepo } from './principals.repo';
 import { createProjectsRepo } from './projects.repo';
 import { createServiceEventsRepo } from './service-events.repo';
 import { createUsageRollupsRepo } from './usage-rollups.repo';
+import { createApprovalRulesRepo } from './approval-rules.repo';
 import { createQuotaPoliciesRepo } from './quota-policies.repo';
 import { createRateCountersRepo } from './rate-counters.repo';
 import { createRecordCountsRepo } from './record-counts.repo';
@@ -47,6 +48,7 @@ export function createRepos(db: Db) {
     sessions: createSessionsRepo(db),
     sessionSteps: createSessionStepsRepo(db),
     quotaPolicies: createQuotaPoliciesRepo(db),
+    approvalRules: createApprovalRulesRepo(db),
     externalActions: createExternalActionsRepo(db),
     worldRevisions,
     worldObjects: createWorldObjectsRepo(db, worldRevisions),

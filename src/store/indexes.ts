@@ -16,6 +16,7 @@ export const INDEXES: Record<string, IndexDescription[]> = {
     { key: { organization_id: 1, _id: 1 }, name: 'by_organization' },
     { key: { created_at: -1, _id: -1 }, name: 'by_created' },
   ],
+  approval_rules: [{ key: { status: 1, _id: -1 }, name: 'by_status' }],
   audit: [
     { key: { 'target.id': 1, _id: -1 }, name: 'by_target' },
     { key: { at: -1, _id: -1 }, name: 'by_time' },

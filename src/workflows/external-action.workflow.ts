@@ -17,6 +17,7 @@ import {
   actionStateQuery,
   approveActionUpdate,
   executeActionUpdate,
+  mayDecideUnder,
   planSettledUpdate,
   rejectActionUpdate,
   type ActionActor,
@@ -106,6 +107,8 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
     seq: 0,
     ledger_head: null,
     refused_decisions: 0,
+    rule: input.rule ?? null,
+    executable_at: null,
   };
 
   // Records run one after another, so the ledger chain and projection follow the state.
@@ -167,6 +170,19 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
         message: `the proposer cannot ${verb} their own action`,
       });
     }
+    const rule = state.rule;
+    if (rule && !mayDecideUnder(rule, d)) {
+      throw ApplicationFailure.create({
+        type: ACTION_ERRORS.forbidden,
+        message: `principal ${d.principal_id} may not ${verb} under approval rule "${rule.name}" (${rule.rule_id} v${rule.version})`,
+      });
+    }
+    if (rule?.require_reason && !d.reason) {
+      throw ApplicationFailure.create({
+        type: ACTION_ERRORS.forbidden,
+        message: `approval rule "${rule.name}" (${rule.rule_id}) requires a reason to ${verb}`,
+      });
+    }
     if (d.plan_digest && d.plan_digest !== state.dry_run?.plan_digest) {
       throw ApplicationFailure.create({
         type: ACTION_ERRORS.conflict,
@@ -196,6 +212,7 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
       decision: kind,
       principal_id: d.principal_id,
       key_id: d.key_id,
+      role: d.role ?? null,
       plan_digest: d.plan_digest ?? null,
       reason: d.reason ?? null,
       decision_id: d.decision_id,
@@ -289,7 +306,18 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
       await moveTo('executing', d, { reason: d.reason ?? null });
       return state;
     },
-    { validator: signedValidator('execute', () => requireStatus('approved', 'execute')) },
+    {
+      validator: signedValidator('execute', () => {
+        requireStatus('approved', 'execute');
+        if (state.executable_at && Date.now() < Date.parse(state.executable_at)) {
+          throw ApplicationFailure.create({
+            type: ACTION_ERRORS.invalidState,
+            message: `approval rule "${state.rule?.name}" makes execution wait until ${state.executable_at}`,
+            details: [state.status],
+          });
+        }
+      }),
+    },
   );
 
   // The start set ActionStatus=proposed; recording it and planning run side by side.
@@ -309,7 +337,35 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
     return finish();
   }
   if (state.status !== 'approved') return finish();
-  if (!(await condition(() => state.status === 'executing', untilExpiry()))) {
+  // The rule's wait: a durable timer from approval; execution may not start before it ends.
+  const waitMs = (state.rule?.wait_seconds ?? 0) * 1000;
+  state.executable_at = new Date(
+    Date.parse(state.status_timestamps.approved!) + waitMs,
+  ).toISOString();
+  if (state.rule?.auto_execute) {
+    const untilExecutable = Date.parse(state.executable_at) - Date.now();
+    const executing = () => state.status === 'executing';
+    if (
+      untilExecutable > 0 &&
+      !(await condition(executing, Math.min(untilExecutable, untilExpiry())))
+    ) {
+      if (Date.now() >= expiresAtMs) {
+        await moveTo('expired', null, { window: 'execution' });
+        return finish();
+      }
+    }
+    if (!executing()) {
+      state.decisions.push({
+        decision: 'execute',
+        principal_id: 'auto',
+        key_id: 'auto',
+        reason: `auto_execute under approval rule ${state.rule.rule_id}`,
+        plan_digest: null,
+        at: now(),
+      });
+      await moveTo('executing', null, { auto_execute: true, rule_id: state.rule.rule_id });
+    }
+  } else if (!(await condition(() => state.status === 'executing', untilExpiry()))) {
     await moveTo('expired', null, { window: 'execution' });
     return finish();
   }

@@ -63,6 +63,38 @@ export interface ActionContract {
   reason: string | null;
 }
 
+/**
+ * The approval rule in force for an action (DESIGN.md section 10), as it was when the action
+ * was proposed: later changes to the rule do not reach actions already proposed.
+ */
+export interface ActionRule {
+  rule_id: string;
+  name: string;
+  version: number;
+  /** What the rule asked for; the contract's `required_approvals` already includes it. */
+  required_approvals: number | null;
+  /** Who may approve or reject; both empty: anyone but the proposer. */
+  approver_roles: string[];
+  approver_principals: string[];
+  require_reason: boolean;
+  wait_seconds: number;
+  auto_execute: boolean;
+}
+
+/** True when the rule in force admits this principal to approve or reject. */
+export function mayDecideUnder(
+  rule: ActionRule | null | undefined,
+  decider: { principal_id: string; role?: string },
+): boolean {
+  if (!rule || (rule.approver_roles.length === 0 && rule.approver_principals.length === 0)) {
+    return true;
+  }
+  return (
+    rule.approver_principals.includes(decider.principal_id) ||
+    (decider.role !== undefined && rule.approver_roles.includes(decider.role))
+  );
+}
+
 /** A dry-run plan: what execution would do, and whether policy allows it. */
 export interface ActionPlan {
   plan_digest: string;
@@ -119,6 +151,10 @@ export interface ActionState extends ActionContract {
   ledger_head: string | null;
   /** Decisions refused for a missing, bad or replayed signature (sent around the api). */
   refused_decisions?: number;
+  /** The approval rule in force (null: none matched). */
+  rule?: ActionRule | null;
+  /** When execution may start: approval plus the rule's wait (set once approved). */
+  executable_at?: string | null;
 }
 
 export interface ActionWorkflowInput {
@@ -126,6 +162,8 @@ export interface ActionWorkflowInput {
   contract: ActionContract;
   proposed_by: ActionActor;
   created_at: string;
+  /** The approval rule in force, if any matched. */
+  rule?: ActionRule | null;
   /**
    * The api's Ed25519 public key (hex): decisions must carry its signature. Absent only in
    * workflows started before decisions were signed, which accept unsigned decisions.
@@ -138,6 +176,8 @@ export interface ActionWorkflowInput {
  * by the api that authenticated them (`src/lib/decision-signature.ts`).
  */
 export interface ActionDecisionInput extends ActionActor {
+  /** The decider's role, as the api authenticated it (rules may admit roles). */
+  role?: string;
   reason?: string;
   plan_digest?: string;
   decision_id?: string;

@@ -132,12 +132,14 @@ describe('decisions sent around the api', () => {
       decision: 'approve' as const,
       principal_id: approver.principalId,
       key_id: approver.keyId,
+      role: 'member',
       plan_digest: null,
       reason: 'looks right',
     };
     const signed = {
       principal_id: claim.principal_id,
       key_id: claim.key_id,
+      role: claim.role,
       reason: claim.reason,
       ...signer.sign(claim),
     };

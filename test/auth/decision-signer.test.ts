@@ -8,6 +8,7 @@ const claim = {
   decision: 'approve' as const,
   principal_id: 'prn_01JZZZZZZZZZZZZZZZZZZZZZZZ',
   key_id: 'a1b2c3d4e5f6',
+  role: 'member',
   plan_digest: `sha256:${'0'.repeat(64)}`,
   reason: 'ok\nwith a "quote"',
 };
@@ -26,6 +27,7 @@ describe('decision signatures', () => {
       { action_id: 'act_01JYYYYYYYYYYYYYYYYYYYYYYY' },
       { principal_id: 'prn_01JYYYYYYYYYYYYYYYYYYYYYYY' },
       { key_id: 'ffffffffffff' },
+      { role: 'operator' },
       { plan_digest: null },
       { reason: 'ok' },
       { decision_id: 'dec_01JYYYYYYYYYYYYYYYYYYYYYYY' },

@@ -5,8 +5,14 @@ import {
 } from '@temporalio/client';
 import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
-import { FAMILIES, entitlementRank } from '../../auth/families';
-import { AppError, InvalidState, Unavailable, notFound, type AppErrorKind } from '../../lib/errors';
+import {
+  AppError,
+  Invalid,
+  InvalidState,
+  Unavailable,
+  notFound,
+  type AppErrorKind,
+} from '../../lib/errors';
 import type {
   ActionHistoryQuery,
   ExternalActionDecisionRequest,
@@ -24,11 +30,15 @@ import {
   actionWorkflowId,
   approveActionUpdate,
   executeActionUpdate,
+  mayDecideUnder,
   planSettledUpdate,
   rejectActionUpdate,
+  type ActionRule,
   type ActionState,
   type ActionWorkflowInput,
 } from '../../workflows/shared';
+import { ruleFor } from '../approvals/rules.service';
+import { actionView } from './action-views';
 import { toContract } from './contract';
 import { planAction } from './planner';
 
@@ -50,9 +60,15 @@ const UPDATES = {
 /** Records the contract and starts its workflow; answers once the dry run has settled it. */
 export async function proposeAction(deps: Deps, auth: AuthContext, body: ExternalActionRequest) {
   const contract = toContract(body);
+  // The rule in force may raise the approvals needed, never lower them.
+  const rule = await ruleFor(deps.repos.approvalRules, contract);
+  if (rule?.required_approvals && rule.required_approvals > contract.bounds.required_approvals) {
+    contract.bounds.required_approvals = rule.required_approvals;
+  }
   const actionId = newId('act');
   const input: ActionWorkflowInput = {
     action_id: actionId,
+    rule,
     contract,
     proposed_by: { principal_id: auth.principalId, key_id: auth.keyId },
     created_at: new Date().toISOString(),
@@ -158,6 +174,7 @@ export async function decideAction(
 ) {
   const record = await deps.repos.externalActions.findById(actionId);
   if (!record) throw notFound(`action ${actionId}`);
+  if (decision !== 'execute') refuseUnderRule(record.rule, auth, decision, body);
   const client = await temporalClient(deps);
   const handle = client.workflow.getHandle(actionWorkflowId(actionId));
   const claim = {
@@ -165,6 +182,7 @@ export async function decideAction(
     decision,
     principal_id: auth.principalId,
     key_id: auth.keyId,
+    role: auth.role,
     plan_digest: body?.plan_digest ?? null,
     reason: body?.reason ?? null,
   };
@@ -175,6 +193,7 @@ export async function decideAction(
         {
           principal_id: auth.principalId,
           key_id: auth.keyId,
+          role: auth.role,
           reason: body?.reason,
           plan_digest: body?.plan_digest,
           ...deps.decisionSigner.sign(claim),
@@ -186,6 +205,32 @@ export async function decideAction(
   }
   if (decision === 'execute') state = await settledAfterExecute(handle);
   return actionView(deps, toRecord(state), auth);
+}
+
+/** The rule's answer before the workflow's: 403 naming the rule, 422 for a missing reason. */
+function refuseUnderRule(
+  rule: ActionRule | null | undefined,
+  auth: AuthContext,
+  decision: Decision,
+  body: ExternalActionDecisionRequest | undefined,
+): void {
+  if (!rule) return;
+  if (!mayDecideUnder(rule, { principal_id: auth.principalId, role: auth.role })) {
+    throw new AppError(
+      'forbidden',
+      `principal ${auth.principalId} may not ${decision} under approval rule "${rule.name}" (${rule.rule_id} v${rule.version})`,
+      { extra: { rule_id: rule.rule_id } },
+    );
+  }
+  if (rule.require_reason && !body?.reason) {
+    throw new Invalid([
+      {
+        loc: ['body', 'reason'],
+        msg: `approval rule "${rule.name}" (${rule.rule_id}) requires a reason to ${decision}`,
+        type: 'value_error.missing',
+      },
+    ]);
+  }
 }
 
 async function settledAfterExecute(handle: WorkflowHandle): Promise<ActionState> {
@@ -253,38 +298,3 @@ const toRecord = ({ action_id, ...rest }: ActionState): ActionRecord => ({
   _id: action_id,
   ...rest,
 });
-
-/** True when the key reaches the family (class and layer). */
-function reaches(auth: AuthContext, family: 'external_action_execution'): boolean {
-  const policy = FAMILIES[family];
-  return (
-    entitlementRank(auth.entitlement) >= entitlementRank(policy.minEntitlement) &&
-    auth.accessLayer >= policy.minLayer
-  );
-}
-
-/** The action as clients see it, with what the calling key may do next. */
-export function actionView(
-  deps: Pick<AppInfra, 'config' | 'temporal'>,
-  record: ActionRecord,
-  auth: AuthContext,
-) {
-  const mayDecide =
-    record.status === 'awaiting_approval' &&
-    reaches(auth, 'external_action_execution') &&
-    auth.principalId !== record.proposed_by.principal_id;
-  const { _id, seq: _seq, proposed_by, ...rest } = record;
-  return {
-    action_id: _id,
-    ...rest,
-    proposed_by: proposed_by.principal_id,
-    allowed: {
-      approve: mayDecide && !record.approvals.some((a) => a.principal_id === auth.principalId),
-      reject: mayDecide,
-      execute: record.status === 'approved' && reaches(auth, 'external_action_execution'),
-    },
-    links: {
-      temporal_ui: `${deps.config.temporalUiUrl}/namespaces/${deps.temporal.namespace}/workflows/${record.workflow_id}/${record.run_id}/history`,
-    },
-  };
-}

@@ -8,6 +8,7 @@ import {
   choice,
   closedObject,
   contextRef,
+  flag,
   freeObject,
   idRef,
   integer,
@@ -106,6 +107,18 @@ export const decisionBodySchema = closedObject({
   ),
 });
 export type ExternalActionDecisionRequest = Static<typeof decisionBodySchema>;
+
+/** Query of `GET /v1/external-actions`: actions by their current status. */
+export const actionListQuery = pagedQuery({
+  status: choice(ACTION_STATUSES, 'Only actions whose current status is this.'),
+  action_kind: choice(ACTION_KINDS, 'Only actions of this kind.'),
+  shared_context_id: contextRef('Only actions in this shared context.'),
+  proposed_by: idRef('prn', 'Only actions proposed by this principal.'),
+  awaiting_me: flag(
+    'Only actions the calling principal may approve now: awaiting approval, not proposed or already approved by them, and eligible under the rule in force.',
+  ),
+});
+export type ActionListQuery = Static<typeof actionListQuery>;
 
 /** Query of `GET /v1/external-actions/history`. */
 export const actionHistoryQuery = pagedQuery({

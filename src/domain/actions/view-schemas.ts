@@ -12,6 +12,7 @@ import {
   text,
   view,
 } from '../../lib/schema';
+import { ruleInForceView } from '../approvals/view-schemas';
 import { ACTION_KINDS, ACTION_STATUSES, planDigest } from './schemas';
 
 /** A dry-run plan. */
@@ -92,6 +93,10 @@ export const actionView = view(
     run_id: text('Temporal run id.', 128),
     created_at: dateTime('When proposed.'),
     updated_at: dateTime('Last change.'),
+    rule: nullable(ruleInForceView),
+    executable_at: nullable(
+      dateTime("When execution may start: approval plus the rule's wait (set once approved)."),
+    ),
     refused_decisions: integer(
       'Decisions sent around the api and refused: unsigned, forged, replayed or stale (each in the ledger as `decision_refused`, up to 20).',
       0,
@@ -115,6 +120,62 @@ export const actionView = view(
     'updated_at',
   ],
   'An outbound action contract and its ledger.',
+);
+
+/** One action in a list: what a person needs to decide, without the full record. */
+export const actionSummaryView = view(
+  {
+    action_id: prefixedId('act', 'Action id.'),
+    action_kind: choice(ACTION_KINDS, 'Action kind.'),
+    status: choice(ACTION_STATUSES, 'Current status.'),
+    target: freeObject('What the action acts on.'),
+    reason: nullable(text('Reason given at proposal.', 1024)),
+    diff_summary: nullable(
+      text('What execution would change, in one line (e.g. `status: "draft" → "published"`).', 512),
+    ),
+    plan_digest: nullable(planDigest('Digest of the dry-run plan a decision may name.')),
+    proposed_by: text('Proposing principal.', 64),
+    approvals: arrayOf(
+      view({ principal_id: text('Approving principal.', 64), at: dateTime('When.') }, [
+        'principal_id',
+        'at',
+      ]),
+      'Approvals so far.',
+      { maxItems: 5 },
+    ),
+    required_approvals: integer('Approvals needed.', 1, 5),
+    rule: nullable(ruleInForceView),
+    shared_context_id: nullable(contextRef('Shared context.')),
+    expires_at: dateTime('When the approval (then execution) window ends.'),
+    executable_at: nullable(dateTime('When execution may start, once approved.')),
+    allowed: view(
+      {
+        approve: flag('The calling key may approve now.'),
+        reject: flag('The calling key may reject now.'),
+        execute: flag('The calling key may execute now.'),
+      },
+      ['approve', 'reject', 'execute'],
+      'What the calling key may do next.',
+    ),
+    workflow_id: text('Temporal workflow id.', 128),
+    created_at: dateTime('When proposed.'),
+    updated_at: dateTime('Last change.'),
+  },
+  [
+    'action_id',
+    'action_kind',
+    'status',
+    'target',
+    'proposed_by',
+    'approvals',
+    'required_approvals',
+    'expires_at',
+    'allowed',
+    'workflow_id',
+    'created_at',
+    'updated_at',
+  ],
+  'An action in a list.',
 );
 
 /** One ledger entry. */

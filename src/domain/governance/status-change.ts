@@ -25,6 +25,8 @@ export interface StatusChangeSpec<S extends string, R extends StatusRecord<S>> {
   /** Refuses the change (throws a 409) after the record is found. */
   check?: (record: R) => Promise<void> | void;
   write: (record: R, now: string) => Promise<void>;
+  /** Other fields the write changes besides status and `updated_at` (a version, say). */
+  changes?: (record: R) => Partial<R>;
   view: (record: R) => Record<string, unknown>;
   /** Whether the change can alter what a key may do (drops this instance's key cache). */
   affectsKeys: boolean;
@@ -58,7 +60,7 @@ export async function changeStatus<S extends string, R extends StatusRecord<S>>(
   }
   await spec.write(record, now);
   if (spec.affectsKeys) deps.authenticator.invalidateAll();
-  const after = { ...record, status: spec.status, updated_at: now };
+  const after = { ...record, ...spec.changes?.(record), status: spec.status, updated_at: now };
   const view = spec.view(after);
   await audit(deps, auth, requestId, {
     action: spec.action,

@@ -1,4 +1,5 @@
 import type { RouteDefinition } from '../../route';
+import { approvalRuleRoutes } from './approval-rules.routes';
 import { tenantResourceRoutes } from './control-plane.routes';
 import { adminOpsRoutes } from './ops.routes';
 import { summaryRoutes } from './summaries.routes';
@@ -7,5 +8,6 @@ import { summaryRoutes } from './summaries.routes';
 export const adminRoutes = (routes: () => readonly RouteDefinition[]): RouteDefinition[] => [
   ...summaryRoutes(routes),
   ...tenantResourceRoutes,
+  ...approvalRuleRoutes,
   ...adminOpsRoutes,
 ];

@@ -5,12 +5,19 @@ import {
   getAction,
   proposeAction,
 } from '../../../domain/actions/actions.service';
+import { listActions } from '../../../domain/actions/list.service';
 import {
   actionHistoryQuery,
+  actionListQuery,
   actionRequestSchema,
   decisionBodySchema,
 } from '../../../domain/actions/schemas';
-import { actionView, dryRunView, ledgerEntryView } from '../../../domain/actions/view-schemas';
+import {
+  actionSummaryView,
+  actionView,
+  dryRunView,
+  ledgerEntryView,
+} from '../../../domain/actions/view-schemas';
 import { pathParams, prefixedId } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope, page } from '../common';
@@ -47,6 +54,20 @@ const decisionRoute = (
 
 /** Approval-gated outbound actions: propose, dry-run, approve, reject, execute, ledger. */
 export const externalActionsRoutes: RouteDefinition[] = [
+  defineRoute({
+    operationId: 'actions.list',
+    method: 'GET',
+    path: '/v1/external-actions',
+    family: 'external_action_proposal',
+    summary: 'list actions by current status (the approvals inbox)',
+    description:
+      'Lists actions by their current status, newest first, optionally by kind, shared context or proposer. `awaiting_me=true` is the inbox: what the calling principal may approve now (awaiting approval, not proposed or already approved by them, eligible under the rule in force). Each item carries the target, a one-line diff summary, the reason, approvals so far, the rule, the window end and what the key may do.',
+    tags: TAGS,
+    request: { query: actionListQuery },
+    responses: { 200: { description: 'A page of actions.', schema: page(actionSummaryView) } },
+    handler: async (req, deps) => ({ payload: await listActions(deps, req.auth, req.query) }),
+  }),
+
   defineRoute({
     operationId: 'actions.dryRun',
     method: 'POST',

@@ -1,0 +1,96 @@
+import type { AppInfra } from '../../app/deps';
+import type { AuthContext } from '../../auth/auth-context';
+import { FAMILIES, entitlementRank } from '../../auth/families';
+import type { ActionRecord } from '../../store/external-actions.repo';
+import { mayDecideUnder } from '../../workflows/shared';
+import { targetOf } from '../approvals/rules.service';
+
+/** True when the key reaches the family (class and layer). */
+export function reaches(auth: AuthContext, family: 'external_action_execution'): boolean {
+  const policy = FAMILIES[family];
+  return (
+    entitlementRank(auth.entitlement) >= entitlementRank(policy.minEntitlement) &&
+    auth.accessLayer >= policy.minLayer
+  );
+}
+
+/** What the calling key may do next with the action. */
+export function allowedFor(record: ActionRecord, auth: AuthContext, nowMs = Date.now()) {
+  const mayDecide =
+    record.status === 'awaiting_approval' &&
+    reaches(auth, 'external_action_execution') &&
+    auth.principalId !== record.proposed_by.principal_id &&
+    mayDecideUnder(record.rule, { principal_id: auth.principalId, role: auth.role });
+  return {
+    approve: mayDecide && !record.approvals.some((a) => a.principal_id === auth.principalId),
+    reject: mayDecide,
+    execute:
+      record.status === 'approved' &&
+      reaches(auth, 'external_action_execution') &&
+      (!record.executable_at || Date.parse(record.executable_at) <= nowMs),
+  };
+}
+
+/** The action as clients see it, with what the calling key may do next. */
+export function actionView(
+  deps: Pick<AppInfra, 'config' | 'temporal'>,
+  record: ActionRecord,
+  auth: AuthContext,
+) {
+  const { _id, seq: _seq, proposed_by, approved_by: _by, eligible: _eligible, ...rest } = record;
+  return {
+    action_id: _id,
+    ...rest,
+    proposed_by: proposed_by.principal_id,
+    allowed: allowedFor(record, auth),
+    links: {
+      temporal_ui: `${deps.config.temporalUiUrl}/namespaces/${deps.temporal.namespace}/workflows/${record.workflow_id}/${record.run_id}/history`,
+    },
+  };
+}
+
+/** An action as a list shows it. */
+export function actionSummary(record: ActionRecord, auth: AuthContext, nowMs = Date.now()) {
+  return {
+    action_id: record._id,
+    action_kind: record.action_kind,
+    status: record.status,
+    target: record.target,
+    reason: record.reason,
+    diff_summary: diffSummary(record),
+    plan_digest: record.dry_run?.plan_digest ?? null,
+    proposed_by: record.proposed_by.principal_id,
+    approvals: record.approvals.map(({ principal_id, at }) => ({ principal_id, at })),
+    required_approvals: record.bounds.required_approvals,
+    rule: record.rule ?? null,
+    shared_context_id: record.shared_context_id,
+    expires_at: record.expires_at,
+    executable_at: record.executable_at ?? null,
+    allowed: allowedFor(record, auth, nowMs),
+    workflow_id: record.workflow_id,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  };
+}
+
+const DIFF_SUMMARY_MAX = 512;
+
+/** One line of what execution would do, from the dry-run plan. */
+export function diffSummary(
+  record: Pick<ActionRecord, 'action_kind' | 'dry_run' | 'target' | 'parameters'>,
+): string | null {
+  const plan = record.dry_run;
+  if (!plan) return null;
+  let line: string;
+  if (!plan.ok) line = `dry run failed: ${plan.policy.reasons.join('; ')}`;
+  else if (plan.diff) {
+    line = Object.entries(plan.diff.changes)
+      .map(
+        ([field, { from, to }]) =>
+          `${field}: ${JSON.stringify(from) ?? 'unset'} → ${JSON.stringify(to)}`,
+      )
+      .join(', ');
+  } else if (record.action_kind === 'webhook.post') line = `POST ${record.target.url ?? ''}`;
+  else line = `notify ${targetOf(record)}`;
+  return line.length > DIFF_SUMMARY_MAX ? `${line.slice(0, DIFF_SUMMARY_MAX - 1)}…` : line;
+}

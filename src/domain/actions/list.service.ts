@@ -1,0 +1,37 @@
+import type { AppInfra } from '../../app/deps';
+import type { AuthContext } from '../../auth/auth-context';
+import { pageById } from '../../store/paging';
+import { actionSummary, reaches } from './action-views';
+import type { ActionListQuery } from './schemas';
+
+type Deps = Pick<AppInfra, 'repos'>;
+
+/**
+ * Actions by their current status, newest first: one query per page. `awaiting_me` is the
+ * caller's inbox; a key that cannot reach the execution family may approve nothing.
+ */
+export async function listActions(deps: Deps, auth: AuthContext, query: ActionListQuery) {
+  if (query.awaiting_me && !reaches(auth, 'external_action_execution')) {
+    return { items: [], next_cursor: null };
+  }
+  const nowMs = Date.now();
+  return pageById(
+    query,
+    'act',
+    (limit, before) =>
+      deps.repos.externalActions.list(
+        {
+          status: query.status,
+          action_kind: query.action_kind,
+          shared_context_id: query.shared_context_id,
+          proposed_by: query.proposed_by,
+          awaiting: query.awaiting_me
+            ? { principal_id: auth.principalId, role: auth.role }
+            : undefined,
+        },
+        limit,
+        before,
+      ),
+    (record) => actionSummary(record, auth, nowMs),
+  );
+}

@@ -1,0 +1,126 @@
+import type { AppInfra } from '../../app/deps';
+import type { AuthContext } from '../../auth/auth-context';
+import { newId } from '../../lib/ids';
+import type { ApprovalRule, ApprovalRulesRepo } from '../../store/approval-rules.repo';
+import { pageById } from '../../store/paging';
+import type { ActionContract, ActionRule } from '../../workflows/shared';
+import { auditCreated, createdActive } from '../governance/audit';
+import { changeStatus } from '../governance/status-change';
+import type {
+  ApprovalRuleListQuery,
+  CreateApprovalRuleBody,
+  SetApprovalRuleStatusBody,
+} from './schemas';
+
+type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
+
+export function approvalRuleView(rule: ApprovalRule) {
+  const { _id, ...rest } = rule;
+  return { rule_id: _id, ...rest };
+}
+
+/** Creates an active rule (version 1); it governs actions proposed from now on. */
+export async function createApprovalRule(
+  deps: Deps,
+  auth: AuthContext,
+  requestId: string,
+  body: CreateApprovalRuleBody,
+) {
+  const rule = await deps.repos.approvalRules.insert({
+    _id: newId('apr'),
+    name: body.name,
+    match: body.match,
+    required_approvals: body.required_approvals ?? null,
+    approver_roles: body.approver_roles ?? [],
+    approver_principals: body.approver_principals ?? [],
+    require_reason: body.require_reason ?? false,
+    wait_seconds: body.wait_seconds ?? 0,
+    auto_execute: body.auto_execute ?? false,
+    version: 1,
+    ...createdActive(new Date().toISOString()),
+  });
+  return auditCreated(deps, auth, requestId, {
+    action: 'approval_rule.create',
+    type: 'approval_rule',
+    id: rule._id,
+    view: approvalRuleView(rule),
+  });
+}
+
+/** `GET /v1/admin/approval-rules`: newest first, optionally by status or kind matched. */
+export const listApprovalRules = (deps: Pick<AppInfra, 'repos'>, query: ApprovalRuleListQuery) =>
+  pageById(
+    query,
+    'apr',
+    (limit, before) =>
+      deps.repos.approvalRules.list(
+        { status: query.status, action_kind: query.action_kind },
+        limit,
+        before,
+      ),
+    approvalRuleView,
+  );
+
+/** Suspending or archiving a rule leaves actions already proposed under it as they are. */
+export function setApprovalRuleStatus(
+  deps: Deps,
+  auth: AuthContext,
+  requestId: string,
+  body: SetApprovalRuleStatusBody,
+) {
+  return changeStatus(deps, auth, requestId, {
+    action: 'approval_rule.status',
+    type: 'approval_rule',
+    id: body.rule_id,
+    status: body.status,
+    find: (id) => deps.repos.approvalRules.findById(id),
+    write: (record, now) => deps.repos.approvalRules.setStatus(record, body.status, now),
+    changes: (record) => ({ version: record.version + 1 }),
+    view: approvalRuleView,
+    affectsKeys: false,
+  });
+}
+
+/** What a rule's `target_prefix` is compared with. */
+export function targetOf(contract: Pick<ActionContract, 'target' | 'parameters'>): string {
+  const channel = contract.parameters['channel'];
+  return (
+    contract.target.world_object_ref ??
+    contract.target.url ??
+    (typeof channel === 'string' ? channel : '')
+  );
+}
+
+const matches = (rule: ApprovalRule, contract: ActionContract): boolean =>
+  (!rule.match.action_kind || rule.match.action_kind === contract.action_kind) &&
+  (!rule.match.target_prefix || targetOf(contract).startsWith(rule.match.target_prefix)) &&
+  (!rule.match.shared_context_id || rule.match.shared_context_id === contract.shared_context_id);
+
+const specificity = (rule: ApprovalRule): number =>
+  Object.values(rule.match).filter((value) => value !== undefined).length;
+
+/**
+ * The rule in force for a contract: of the active rules that match it, the most specific
+ * (most match fields given), and of those the newest. Null when none matches.
+ */
+export async function ruleFor(
+  repo: Pick<ApprovalRulesRepo, 'active'>,
+  contract: ActionContract,
+): Promise<ActionRule | null> {
+  let best: ApprovalRule | undefined;
+  for (const rule of await repo.active()) {
+    if (matches(rule, contract) && (!best || specificity(rule) > specificity(best))) best = rule;
+  }
+  if (!best) return null;
+  return {
+    rule_id: best._id,
+    name: best.name,
+    version: best.version,
+    required_approvals: best.required_approvals,
+    approver_roles: best.approver_roles,
+    approver_principals: best.approver_principals,
+    require_reason: best.require_reason,
+    wait_seconds: best.wait_seconds,
+    auto_execute: best.auto_execute,
+  };
+}
