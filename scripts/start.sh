@@ -33,7 +33,7 @@ if [[ ! -f "$SECRETS" ]]; then
     const { mintApiKey } = require("./dist/src/auth/api-key");
     console.log("KEY_PEPPER=" + randomBytes(32).toString("hex"));
     console.log("ADMIN_API_KEY=" + mintApiKey(randomBytes(6).toString("hex")));
-    console.log("DECISION_SIGNING_KEY=" + randomBytes(32).toString("base64"));
+    console.log("DECISION_SIGNING_KEY=" + randomBytes(32).toString("hex"));
   ' >"$SECRETS.tmp"
   mv "$SECRETS.tmp" "$SECRETS"
 fi

@@ -34,7 +34,7 @@ export interface Config {
   shutdownGraceMs: number;
   /** Threads of the api's engine pool for observe/recognize/render stepping (0: inline). */
   engineThreads: number;
-  /** Ed25519 seed (32 bytes, base64) the api signs decisions with; derived from KEY_PEPPER when unset. */
+  /** Ed25519 seed (32 bytes, hex or base64) the api signs decisions with; derived from KEY_PEPPER when unset. */
   decisionSigningKey?: string;
   /** URL prefixes `webhook.post` actions may reach (empty: none). */
   webhookAllowlist: string[];
@@ -83,7 +83,7 @@ const envSchema = {
     WEBHOOK_SIGNING_SECRET: { type: 'string', minLength: 32 },
     WEBHOOK_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 120000 },
     ENGINE_THREADS: { type: 'integer', minimum: 0, maximum: 64 },
-    DECISION_SIGNING_KEY: { type: 'string', pattern: '^[A-Za-z0-9+/]{43}=$' },
+    DECISION_SIGNING_KEY: { type: 'string', pattern: '^([0-9a-f]{64}|[A-Za-z0-9+/]{43}=?)$' },
     WORKFLOW_BUNDLE_PATH: { type: 'string', minLength: 1 },
     AUDIT_RETENTION_DAYS: { type: 'integer', minimum: 1, maximum: 36500 },
     SERVICE_MONITOR_INTERVAL_MS: { type: 'integer', minimum: 50, maximum: 3600000 },

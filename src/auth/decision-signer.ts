@@ -20,13 +20,14 @@ export interface DecisionSigner {
 const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 /**
- * The signing seed: `DECISION_SIGNING_KEY` (32 bytes, base64) when set, as production should;
+ * The signing seed: `DECISION_SIGNING_KEY` (32 bytes, hex or base64) when set, as production should;
  * otherwise derived from `KEY_PEPPER` with HKDF, so the embedded default keeps one key across
  * restarts without a second secret to keep. Changing either changes the public key, and
  * actions still awaiting approval then refuse every decision (docs/actions.md).
  */
 export function decisionSeed(config: { decisionSigningKey?: string; keyPepper: string }): Buffer {
-  if (config.decisionSigningKey) return Buffer.from(config.decisionSigningKey, 'base64');
+  const key = config.decisionSigningKey;
+  if (key) return Buffer.from(key, /^[0-9a-f]{64}$/.test(key) ? 'hex' : 'base64');
   return Buffer.from(
     hkdfSync('sha256', config.keyPepper, 'governed-runtime', 'decision-signing/v1', 32),
   );

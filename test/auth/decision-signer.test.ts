@@ -57,6 +57,8 @@ describe('decision signatures', () => {
     });
     expect(explicit.equals(seed)).toBe(true);
     expect(createDecisionSigner(explicit).publicKeyHex).not.toBe(signer.publicKeyHex);
+    const hex = decisionSeed({ keyPepper: pepper, decisionSigningKey: seed.toString('hex') });
+    expect(hex.equals(seed)).toBe(true);
     expect(signer.sign(claim).decision_id).not.toBe(signed.decision_id);
   });
 });
