@@ -4,10 +4,15 @@ import stringify from 'safe-stable-stringify';
 import { planAction } from '../domain/actions/planner';
 import type { Repos } from '../store';
 import type { ActionLedgerEntry } from '../store/external-actions.repo';
+import { diffSummary } from '../domain/actions/action-views';
+import { NOTIFICATION_EVENTS, type NotificationEvent } from '../domain/notifications/schemas';
 import type { ActionActor, ActionContract, ActionPlan, ActionState } from '../workflows/shared';
+import type { NotifiableEvent } from './notifications.activities';
 
 export interface ActionActivityDeps {
   repos: Pick<Repos, 'externalActions' | 'worldObjects' | 'worldHistory' | 'outbox'>;
+  /** Tells subscribers about the transition (`action.<status>`), when one is wanted. */
+  notify?: (event: NotifiableEvent) => Promise<number>;
   webhookAllowlist: readonly string[];
   webhookSigningSecret: string;
   webhookTimeoutMs: number;
@@ -77,6 +82,21 @@ export function createActionActivities(deps: ActionActivityDeps) {
         approved_by: state.approvals.map((approval) => approval.principal_id),
         eligible: eligibleTokens(state.rule),
       });
+      const event = `action.${input.event}`;
+      if (deps.notify && NOTIFIED_ACTION_EVENTS.has(event)) {
+        await deps.notify({
+          event: event as NotificationEvent,
+          event_id: `${state.action_id}:${state.seq}`,
+          subject: { type: 'action', id: state.action_id },
+          at: state.updated_at,
+          data: actionNotice(state),
+          action: {
+            action_kind: state.action_kind,
+            shared_context_id: state.shared_context_id,
+            expires_at: state.expires_at,
+          },
+        });
+      }
       return stored.digest;
     },
 
@@ -176,6 +196,29 @@ export function createActionActivities(deps: ActionActivityDeps) {
 }
 
 /** sha256 over the canonical JSON of an entry (its `prev_digest` included). */
+const NOTIFIED_ACTION_EVENTS = new Set<string>(
+  NOTIFICATION_EVENTS.filter((event) => event.startsWith('action.')),
+);
+
+/** What a notification about an action says: enough to decide whether to look. */
+function actionNotice(state: ActionState): Record<string, unknown> {
+  return {
+    action_id: state.action_id,
+    action_kind: state.action_kind,
+    status: state.status,
+    target: state.target,
+    reason: state.reason,
+    diff_summary: diffSummary(state),
+    proposed_by: state.proposed_by.principal_id,
+    approvals: state.approvals.length,
+    required_approvals: state.bounds.required_approvals,
+    rule_id: state.rule?.rule_id ?? null,
+    shared_context_id: state.shared_context_id,
+    expires_at: state.expires_at,
+    workflow_id: state.workflow_id,
+  };
+}
+
 /** Who may decide under the rule, as tokens the inbox query matches with one `$in`. */
 export function eligibleTokens(rule: ActionState['rule']): string[] {
   if (!rule || (rule.approver_roles.length === 0 && rule.approver_principals.length === 0)) {

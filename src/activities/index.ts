@@ -1,22 +1,31 @@
 import { createActionActivities, type ActionActivityDeps } from './actions.activities';
+import {
+  createNotificationActivities,
+  createNotifier,
+  type NotificationDeps,
+} from './notifications.activities';
 import { createProbeActivities } from './probe.activities';
 import { createSubstrateActivities, type SubstrateActivityDeps } from './substrates.activities';
 
 export type ProbeActivities = ReturnType<typeof createProbeActivities>;
 export type ActionActivities = ReturnType<typeof createActionActivities>;
 export type SubstrateActivities = ReturnType<typeof createSubstrateActivities>;
+export type NotificationActivities = ReturnType<typeof createNotificationActivities>;
 
-export interface ActivityDeps extends ActionActivityDeps {
-  repos: ActionActivityDeps['repos'] & SubstrateActivityDeps['repos'];
+export interface ActivityDeps
+  extends Omit<ActionActivityDeps, 'notify'>, Omit<NotificationDeps, 'repos'> {
+  repos: ActionActivityDeps['repos'] & SubstrateActivityDeps['repos'] & NotificationDeps['repos'];
   workerIdentity: string;
 }
 
 /** Every activity, built over the worker's dependencies. */
 export function createActivities(deps: ActivityDeps) {
+  const notify = createNotifier(deps);
   return {
     ...createProbeActivities(deps),
-    ...createActionActivities(deps),
-    ...createSubstrateActivities(deps),
+    ...createActionActivities({ ...deps, notify }),
+    ...createSubstrateActivities({ ...deps, notify }),
+    ...createNotificationActivities(deps),
   };
 }
 

@@ -14,9 +14,12 @@ import type {
 } from '../store/substrate-deployments.repo';
 import type { TrailPoint } from '../store/substrate-snapshots.repo';
 import { DEPLOYMENT_ERRORS, type DeploymentProgressState } from '../workflows/shared';
+import type { NotifiableEvent } from './notifications.activities';
 
 export interface SubstrateActivityDeps {
   repos: Pick<Repos, 'artifacts' | 'substrateDeployments' | 'substrateSnapshots'>;
+  /** Tells subscribers a deployment is ready or failed. */
+  notify?: (event: NotifiableEvent) => Promise<number>;
 }
 
 /** One chunk of a run: ids and ticks only (the spec is read from the store, by id). */
@@ -92,6 +95,22 @@ export function createSubstrateActivities(deps: SubstrateActivityDeps) {
     /** Writes the workflow's view of the deployment to MongoDB (the projection). */
     async recordDeployment(state: DeploymentProgressState): Promise<void> {
       await repos.substrateDeployments.project(state);
+      if ((state.stage === 'ready' || state.stage === 'failed') && deps.notify) {
+        await deps.notify({
+          event: state.stage === 'ready' ? 'deployment.ready' : 'deployment.failed',
+          event_id: `${state._id}:${state.stage}`,
+          subject: { type: 'deployment', id: state._id },
+          at: state.updated_at,
+          data: {
+            deployment_id: state._id,
+            stage: state.stage,
+            status: state.status,
+            error: state.error,
+            final_digest: state.final?.digest ?? null,
+            workflow_id: state.workflow_id,
+          },
+        });
+      }
     },
 
     /** Validates the spec again, against the envelopes this worker knows. */

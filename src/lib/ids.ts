@@ -23,7 +23,9 @@ export type IdPrefix =
   | 'req'
   | 'sev'
   | 'dec'
-  | 'apr';
+  | 'apr'
+  | 'sub'
+  | 'ntf';
 
 const pool = Buffer.alloc(4096);
 let offset = pool.length;

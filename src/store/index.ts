@@ -20,6 +20,8 @@ import { createProjectsRepo } from './projects.repo';
 import { createServiceEventsRepo } from './service-events.repo';
 import { createUsageRollupsRepo } from './usage-rollups.repo';
 import { createApprovalRulesRepo } from './approval-rules.repo';
+import { createNotificationsRepo } from './notifications.repo';
+import { createSubscriptionsRepo } from './subscriptions.repo';
 import { createQuotaPoliciesRepo } from './quota-policies.repo';
 import { createRateCountersRepo } from './rate-counters.repo';
 import { createRecordCountsRepo } from './record-counts.repo';
@@ -49,6 +51,8 @@ export function createRepos(db: Db) {
     sessionSteps: createSessionStepsRepo(db),
     quotaPolicies: createQuotaPoliciesRepo(db),
     approvalRules: createApprovalRulesRepo(db),
+    subscriptions: createSubscriptionsRepo(db),
+    notifications: createNotificationsRepo(db),
     externalActions: createExternalActionsRepo(db),
     worldRevisions,
     worldObjects: createWorldObjectsRepo(db, worldRevisions),

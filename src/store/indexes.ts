@@ -25,6 +25,7 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   external_events: [{ key: { event_id: -1 }, name: 'by_event_id' }],
   idempotency_keys: [{ key: { created_at: 1 }, name: 'by_created' }],
   organizations: [{ key: { name_key: 1 }, unique: true, name: 'name_key_unique' }],
+  notifications: [{ key: { subscription_id: 1, at: -1, _id: -1 }, name: 'by_subscription' }],
   outbox: [{ key: { channel: 1, created_at: -1 }, name: 'by_channel' }],
   principals: [
     { key: { email_key: 1 }, unique: true, name: 'email_key_unique' },
@@ -48,6 +49,7 @@ export const INDEXES: Record<string, IndexDescription[]> = {
     { key: { kind: 1, at: -1 }, name: 'by_kind' },
   ],
   substrate_deployments: [{ key: { stage: 1, _id: -1 }, name: 'by_stage' }],
+  subscriptions: [{ key: { status: 1 }, name: 'by_status' }],
   usage_rollups: [
     { key: { key_id: 1, hour: 1 }, name: 'by_key_hour' },
     { key: { hour: -1, key_id: 1 }, name: 'by_hour' },

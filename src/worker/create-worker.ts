@@ -1,15 +1,20 @@
 import { hostname } from 'node:os';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import type { ChunkInput } from '../activities/substrates.activities';
-import { computeTaskQueueOf } from '../workflows/shared';
+import {
+  computeTaskQueueOf,
+  notificationWorkflowId,
+  type NotificationDeliveryInput,
+} from '../workflows/shared';
 
 export interface CreateWorkerOptions {
   address: string;
   namespace: string;
   taskQueue: string;
-  /** Everything activities need except the worker identity. */
-  activityDeps: Omit<ActivityDeps, 'workerIdentity'>;
+  /** Everything activities need except what the worker makes: identity, delivery starts. */
+  activityDeps: Omit<ActivityDeps, 'workerIdentity' | 'startDelivery'>;
   /** A pre-built workflow bundle (tests build it once); otherwise bundled from source. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   connection?: NativeConnection;
@@ -40,7 +45,36 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Create
   const identity = options.identity ?? `${process.pid}@${hostname()}`;
   // One set of activities for both queues, so a chunk finds the state its previous chunk
   // left in memory whichever worker of this process ran it.
-  const activities = createActivities({ ...options.activityDeps, workerIdentity: identity });
+  // Activities start notification deliveries through a client of their own, connected on
+  // first use (most workers never notify anyone) and closed when the workers stop.
+  let client: Promise<Client> | undefined;
+  const clientOf = () =>
+    (client ??= Connection.connect({ address: options.address }).then(
+      (clientConnection) =>
+        new Client({ connection: clientConnection, namespace: options.namespace }),
+    ));
+  const startDelivery = async (notificationId: string, deliverAt: string): Promise<void> => {
+    const input: NotificationDeliveryInput = {
+      notification_id: notificationId,
+      deliver_at: deliverAt,
+    };
+    try {
+      await (
+        await clientOf()
+      ).workflow.start('notificationDeliveryWorkflow', {
+        workflowId: notificationWorkflowId(notificationId),
+        taskQueue: options.taskQueue,
+        args: [input],
+      });
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    }
+  };
+  const activities = createActivities({
+    ...options.activityDeps,
+    workerIdentity: identity,
+    startDelivery,
+  });
   const worker = await Worker.create({
     connection,
     namespace: options.namespace,
@@ -76,6 +110,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Create
     connection,
     async run() {
       const results = await Promise.allSettled(workers.map((w) => w.run()));
+      if (client) await client.then((c) => c.connection.close()).catch(() => undefined);
       const failed = results.find((r) => r.status === 'rejected');
       if (failed) throw failed.reason;
     },

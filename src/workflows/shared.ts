@@ -261,3 +261,13 @@ export const DeploymentStageKey = defineSearchAttributeKey(
   'DeploymentStage',
   SearchAttributeType.KEYWORD,
 );
+
+/** What a notification delivery workflow is started with. */
+export interface NotificationDeliveryInput {
+  notification_id: string;
+  /** When the delivery is due: now, or a reminder's time before an approval window ends. */
+  deliver_at: string;
+}
+
+export const notificationWorkflowId = (notificationId: string): string =>
+  `notification-${notificationId}`;

@@ -687,7 +687,7 @@ describe('access layers and entitlements', () => {
       min_entitlement: 'sandbox',
       min_layer: 'layer0_public',
       operator_only: true,
-      routes: 21,
+      routes: 25,
     });
     expect(families.find((f) => f['family'] === 'restricted_partner_future')).toMatchObject({
       exposure: 'planned_layer3',
@@ -736,7 +736,7 @@ describe('non-operator keys', () => {
   it('get 403 on every control-plane route', async () => {
     const member = await createTestKey(a, { entitlement: 'strategic', accessLayer: 3 });
     const routes = allRoutes(() => ({})).filter((r) => r.family === 'admin_control_plane');
-    expect(routes).toHaveLength(21);
+    expect(routes).toHaveLength(25);
     for (const route of routes) {
       const res = await call<Body>(a.url, route.method, route.path, {
         key: member.apiKey,

@@ -1,0 +1,92 @@
+/**
+ * Notifications (DESIGN.md section 10): operator-managed subscriptions to action and
+ * deployment events, delivered durably and signed. Request types derive from the schemas.
+ */
+import type { Static } from '@sinclair/typebox';
+import {
+  arrayOf,
+  choice,
+  closedObject,
+  contextRef,
+  idRef,
+  integer,
+  pagedQuery,
+  patterned,
+  text,
+} from '../../lib/schema';
+import { ACTION_KINDS } from '../actions/schemas';
+import { TENANT_STATUSES, tenantStatus } from '../governance/schemas';
+
+/** Events a subscription may ask for. */
+export const NOTIFICATION_EVENTS = [
+  'action.awaiting_approval',
+  'action.approved',
+  'action.rejected',
+  'action.executed',
+  'action.failed',
+  'action.expired',
+  'action.reminder',
+  'deployment.ready',
+  'deployment.failed',
+] as const;
+export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
+
+/** Delivery states: `pending` until a 2xx (`delivered`), a refusal or the retries run out. */
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'skipped'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export const subscriptionId = (description: string) => idRef('sub', description);
+
+/** Body of `POST /v1/admin/subscriptions/create`. */
+export const createSubscriptionBody = closedObject(
+  {
+    name: text('Subscription name.', 128),
+    url: patterned(
+      'Where deliveries are POSTed; it must start with one of WEBHOOK_ALLOWLIST.',
+      '^https?://[^\\s]+$',
+      2048,
+    ),
+    events: arrayOf(choice(NOTIFICATION_EVENTS, 'An event.'), 'Events to deliver.', {
+      minItems: 1,
+      maxItems: NOTIFICATION_EVENTS.length,
+      uniqueItems: true,
+    }),
+    match: closedObject(
+      {
+        action_kind: choice(ACTION_KINDS, 'Only actions of this kind.'),
+        shared_context_id: contextRef('Only actions in this shared context.'),
+      },
+      [],
+      'Only action events that match (deployment events ignore it).',
+    ),
+    reminder_before_seconds: integer(
+      'For `action.reminder`: how long before an approval window ends the reminder goes out.',
+      1,
+      604_800,
+    ),
+  },
+  ['name', 'url', 'events'],
+);
+export type CreateSubscriptionBody = Static<typeof createSubscriptionBody>;
+
+/** Query of `GET /v1/admin/subscriptions`. */
+export const subscriptionListQuery = pagedQuery({
+  status: tenantStatus('Only subscriptions in this status.'),
+});
+export type SubscriptionListQuery = Static<typeof subscriptionListQuery>;
+
+/** Body of `POST /v1/admin/subscriptions/status`. */
+export const setSubscriptionStatusBody = closedObject(
+  {
+    subscription_id: subscriptionId('Subscription to change.'),
+    status: choice(TENANT_STATUSES, 'New status; only active subscriptions get deliveries.'),
+  },
+  ['subscription_id', 'status'],
+);
+export type SetSubscriptionStatusBody = Static<typeof setSubscriptionStatusBody>;
+
+/** Query of `GET /v1/admin/subscriptions/{subscription_id}/deliveries`. */
+export const deliveryListQuery = pagedQuery({
+  status: choice(DELIVERY_STATUSES, 'Only deliveries in this state.'),
+});
+export type DeliveryListQuery = Static<typeof deliveryListQuery>;

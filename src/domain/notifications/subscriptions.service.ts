@@ -1,0 +1,117 @@
+import type { AppInfra } from '../../app/deps';
+import type { AuthContext } from '../../auth/auth-context';
+import { Invalid, notFound } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import type { Notification } from '../../store/notifications.repo';
+import { decodeCursor, pageById } from '../../store/paging';
+import type { Subscription } from '../../store/subscriptions.repo';
+import { auditCreated, createdActive } from '../governance/audit';
+import { changeStatus } from '../governance/status-change';
+import type {
+  CreateSubscriptionBody,
+  DeliveryListQuery,
+  SetSubscriptionStatusBody,
+  SubscriptionListQuery,
+} from './schemas';
+
+type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
+
+export function subscriptionView(subscription: Subscription) {
+  const { _id, ...rest } = subscription;
+  return { subscription_id: _id, ...rest };
+}
+
+export function deliveryView(notification: Notification) {
+  const { _id, ...rest } = notification;
+  return { delivery_id: _id, ...rest };
+}
+
+/**
+ * Creates an active subscription. Its URL must start with a WEBHOOK_ALLOWLIST prefix (the
+ * one list of places the service may call); `action.reminder` needs `reminder_before_seconds`.
+ */
+export async function createSubscription(
+  deps: Deps,
+  auth: AuthContext,
+  requestId: string,
+  body: CreateSubscriptionBody,
+) {
+  const issues = [];
+  if (!deps.config.webhookAllowlist.some((prefix) => body.url.startsWith(prefix))) {
+    issues.push({
+      loc: ['body', 'url'],
+      msg: `the URL is not under WEBHOOK_ALLOWLIST (${deps.config.webhookAllowlist.join(', ') || 'empty'})`,
+      type: 'value_error.allowlist',
+    });
+  }
+  if (body.events.includes('action.reminder') && body.reminder_before_seconds === undefined) {
+    issues.push({
+      loc: ['body', 'reminder_before_seconds'],
+      msg: '`action.reminder` needs reminder_before_seconds',
+      type: 'value_error.missing',
+    });
+  }
+  if (issues.length > 0) throw new Invalid(issues);
+  const subscription = await deps.repos.subscriptions.insert({
+    _id: newId('sub'),
+    name: body.name,
+    url: body.url,
+    events: body.events,
+    match: body.match ?? {},
+    reminder_before_seconds: body.reminder_before_seconds ?? null,
+    version: 1,
+    ...createdActive(new Date().toISOString()),
+  });
+  return auditCreated(deps, auth, requestId, {
+    action: 'subscription.create',
+    type: 'subscription',
+    id: subscription._id,
+    view: subscriptionView(subscription),
+  });
+}
+
+export const listSubscriptions = (deps: Pick<AppInfra, 'repos'>, query: SubscriptionListQuery) =>
+  pageById(
+    query,
+    'sub',
+    (limit, before) => deps.repos.subscriptions.list({ status: query.status }, limit, before),
+    subscriptionView,
+  );
+
+/** Deliveries not yet made to a subscription suspended or archived are skipped. */
+export function setSubscriptionStatus(
+  deps: Deps,
+  auth: AuthContext,
+  requestId: string,
+  body: SetSubscriptionStatusBody,
+) {
+  return changeStatus(deps, auth, requestId, {
+    action: 'subscription.status',
+    type: 'subscription',
+    id: body.subscription_id,
+    status: body.status,
+    find: (id) => deps.repos.subscriptions.findById(id),
+    write: (record, now) => deps.repos.subscriptions.setStatus(record, body.status, now),
+    changes: (record) => ({ version: record.version + 1 }),
+    view: subscriptionView,
+    affectsKeys: false,
+  });
+}
+
+/** A subscription's deliveries, newest first, each with its attempts. */
+export async function listDeliveries(
+  deps: Pick<AppInfra, 'repos'>,
+  subscriptionId: string,
+  query: DeliveryListQuery,
+) {
+  if (!(await deps.repos.subscriptions.findById(subscriptionId))) {
+    throw notFound(`subscription ${subscriptionId}`);
+  }
+  const page = await deps.repos.notifications.listFor(
+    subscriptionId,
+    { status: query.status },
+    query.limit ?? 50,
+    query.cursor ? decodeCursor(query.cursor) : undefined,
+  );
+  return { items: page.items.map(deliveryView), next_cursor: page.next_cursor };
+}
