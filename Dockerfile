@@ -14,6 +14,7 @@ WORKDIR /app
 ENV NODE_ENV=production
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY console ./console
 COPY package.json ./
 USER node
 CMD ["node", "dist/src/main.js"]

@@ -55,6 +55,22 @@ export default tseslint.config(
     },
   },
   {
+    // The approvals console: a browser ES module, served as is (no build step).
+    files: ['console/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: {
+        document: 'readonly',
+        window: 'readonly',
+        location: 'writable',
+        sessionStorage: 'readonly',
+        fetch: 'readonly',
+        URLSearchParams: 'readonly',
+        Node: 'readonly',
+      },
+    },
+  },
+  {
     // Jest's asymmetric matchers (expect.any, expect.stringMatching) are typed `any`.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-unsafe-assignment': 'off' },

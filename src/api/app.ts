@@ -7,13 +7,14 @@ import { requestId } from './middleware/request-id';
 import { mountRoutes } from './mount';
 import { buildOpenApiDocument } from './openapi';
 import { apiRoutes } from './routes';
+import { consoleRoutes } from './routes/console.routes';
 import { systemRoutes } from './routes/system.routes';
 import type { RouteDefinition } from './route';
 
 /** Every route the service answers, in registration order. */
 export function allRoutes(openApi: () => Record<string, unknown>): RouteDefinition[] {
   const routes: RouteDefinition[] = [];
-  routes.push(...systemRoutes(openApi), ...apiRoutes(() => routes));
+  routes.push(...systemRoutes(openApi), ...consoleRoutes(), ...apiRoutes(() => routes));
   return routes;
 }
 

@@ -1,0 +1,77 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { choice, pathParams } from '../../lib/schema';
+import { defineRoute, type RouteDefinition } from '../route';
+
+/** The console's static files: `console/` at the repository (and image) root. */
+function consoleDir(): string {
+  for (let dir = __dirname; dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'console'))) {
+      return join(dir, 'console');
+    }
+  }
+  throw new Error('console/ not found above the api');
+}
+
+const CONSOLE_ASSETS = {
+  'console.js': 'application/javascript; charset=utf-8',
+  'console.css': 'text/css; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
+} as const;
+
+/**
+ * The page may run only its own script and talk only to this origin: an API key pasted
+ * into it can leave only as the X-API-Key of requests to this api.
+ */
+const CONSOLE_HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-cache',
+};
+
+/** The approvals console (docs/console.md): static files, the API does the rest. */
+export function consoleRoutes(): RouteDefinition[] {
+  const dir = consoleDir();
+  return [
+    defineRoute({
+      operationId: 'console.page',
+      method: 'GET',
+      path: '/console',
+      family: 'public',
+      summary: 'approvals console',
+      description:
+        'The approvals console: an inbox of what awaits the caller, action details with the plan diff, approve/reject/execute, history and Temporal UI links. Static files; the API key stays in the browser tab.',
+      tags: ['system'],
+      responses: { 200: { description: 'HTML page.' } },
+      handler: async () => ({
+        raw: {
+          body: await readFile(join(dir, 'index.html')),
+          contentType: 'text/html; charset=utf-8',
+        },
+        headers: CONSOLE_HEADERS,
+      }),
+    }),
+    defineRoute({
+      operationId: 'console.asset',
+      method: 'GET',
+      path: '/console/assets/{asset}',
+      family: 'public',
+      summary: 'approvals console asset',
+      hidden: true,
+      request: {
+        params: pathParams({ asset: choice(Object.keys(CONSOLE_ASSETS), 'Asset file name.') }),
+      },
+      responses: { 200: { description: 'Static asset.' } },
+      handler: async (req) => {
+        const asset = req.params.asset as keyof typeof CONSOLE_ASSETS;
+        return {
+          raw: { body: await readFile(join(dir, asset)), contentType: CONSOLE_ASSETS[asset] },
+          headers: CONSOLE_HEADERS,
+        };
+      },
+    }),
+  ];
+}
