@@ -1,6 +1,7 @@
 import { createUnlimitedKey, mongoCommands } from './lib/api';
 import { meanOf, runLoad, type LoadResult } from './lib/load';
 import { startApiAndBare } from './lib/processes';
+import { seedActions } from './lib/seed-actions';
 import type { BenchContext, BenchReport } from './lib/report';
 
 const OURS_PORT = 18480;
@@ -11,6 +12,10 @@ export interface GetVsBareOptions {
   description: string;
   /** Our authenticated route, measured with full middleware. */
   path: string;
+  /** The bare route it is compared with (default: the runtime document). */
+  barePath?: string;
+  /** Writes what both read before the load (the api is up, so its indexes exist). */
+  seed?: (mongoUri: string) => Promise<void>;
   minThroughputRatio: number;
   maxP99Ratio?: number;
   /** Auth and limits must add no database command per request (only the route's own). */
@@ -44,6 +49,22 @@ export const worldStateBench = (ctx: BenchContext): Promise<BenchReport> =>
     minThroughputRatio: 0.6,
   });
 
+/**
+ * The approvals inbox (issue 11): `GET /v1/external-actions?status=awaiting_approval` with
+ * 10,000 actions stored, against a bare Koa route reading the same page of the same
+ * collection; ≥ 0.6×.
+ */
+export const inboxBench = (ctx: BenchContext): Promise<BenchReport> =>
+  getVsBare(ctx, {
+    suite: 'inbox',
+    description:
+      'GET /v1/external-actions?status=awaiting_approval (10,000 actions stored) vs bare Koa reading the same page',
+    path: '/v1/external-actions?status=awaiting_approval',
+    barePath: '/actions?status=awaiting_approval',
+    minThroughputRatio: 0.6,
+    seed: (mongoUri) => seedActions(mongoUri, 10_000),
+  });
+
 /** One authenticated GET of ours against the bare Koa route, interleaved rounds. */
 async function getVsBare(ctx: BenchContext, options: GetVsBareOptions): Promise<BenchReport> {
   const servers = await startApiAndBare({
@@ -59,7 +80,8 @@ async function getVsBare(ctx: BenchContext, options: GetVsBareOptions): Promise<
       url: `http://127.0.0.1:${OURS_PORT}${options.path}`,
       headers: { 'X-API-Key': apiKey },
     };
-    const bareTarget = { url: `${servers.bareUrl}/runtime/status` };
+    const bareTarget = { url: `${servers.bareUrl}${options.barePath ?? '/runtime/status'}` };
+    await options.seed?.(servers.mongoUri);
     const load = { connections: ctx.connections, durationSeconds: ctx.durationSeconds };
 
     // Warm both (JIT, pools, key cache, limiter windows), then interleave measured rounds.

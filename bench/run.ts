@@ -3,7 +3,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { actionsBench } from './actions.bench';
 import { eventsBench } from './events.bench';
-import { foundationBench, worldStateBench } from './get-vs-bare.bench';
+import { foundationBench, inboxBench, worldStateBench } from './get-vs-bare.bench';
 import { sessionsBench } from './sessions.bench';
 import { substrateDeploymentBench } from './substrate-deployment.bench';
 import { substrateEngineBench } from './substrate-engine.bench';
@@ -14,6 +14,7 @@ const SUITES: Record<string, (ctx: BenchContext) => Promise<BenchReport>> = {
   actions: actionsBench,
   sessions: sessionsBench,
   'world-state': worldStateBench,
+  inbox: inboxBench,
   events: eventsBench,
   'substrate-engine': substrateEngineBench,
   'substrate-deployment': substrateDeploymentBench,

@@ -8,10 +8,21 @@ import { MongoClient } from 'mongodb';
 async function main(): Promise<void> {
   const client = await MongoClient.connect(process.env['MONGODB_URI']!, { maxPoolSize: 50 });
   const runtime = client.db().collection<{ _id: string }>('runtime');
+  const actions = client.db().collection<{ _id: string; status: string }>('external_actions');
   const app = new Koa();
   app.use(async (ctx) => {
     if (ctx.path === '/healthz') {
       ctx.body = { status: 'ok' };
+      return;
+    }
+    if (ctx.path === '/actions') {
+      // The same page the inbox reads: newest first, one status, limit + 1 rows.
+      const rows = await actions
+        .find({ status: String(ctx.query['status']) })
+        .sort({ _id: -1 })
+        .limit(51)
+        .toArray();
+      ctx.body = { ok: true, payload: { items: rows.slice(0, 50), next_cursor: null } };
       return;
     }
     const doc = await runtime.findOne({ _id: 'runtime' });

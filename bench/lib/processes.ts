@@ -72,6 +72,8 @@ export interface ApiAndBare {
   oursUrl: string;
   bareUrl: string;
   adminKey: string;
+  /** The database both read. */
+  mongoUri: string;
   stop(): Promise<void>;
 }
 
@@ -117,6 +119,7 @@ export async function startApiAndBare(options: ApiAndBareOptions): Promise<ApiAn
       oursUrl,
       bareUrl,
       adminKey,
+      mongoUri,
       async stop() {
         await ours.stop();
         await bare.stop();

@@ -194,6 +194,7 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
 
   // Decisions must carry the api's signature over exactly what they claim (DESIGN.md §10).
   const usedDecisionIds = new Set<string>();
+  const verified = new Map<string, boolean>();
   const signatureProblem = (d: ActionDecisionInput, kind: DecisionKind): string | null => {
     const publicKey = input.decision_public_key;
     if (!publicKey) return null;
@@ -218,9 +219,14 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
       decision_id: d.decision_id,
       signed_at: d.signed_at,
     };
-    return verifyDecision(publicKey, claim, d.signature)
-      ? null
-      : `the signature does not match this ${kind}`;
+    // The validator and then the handler check each decision: verify its signature once.
+    const key = `${kind}|${d.decision_id}|${d.signature}|${JSON.stringify(claim)}`;
+    let valid = verified.get(key);
+    if (valid === undefined) {
+      valid = verifyDecision(publicKey, claim, d.signature);
+      verified.set(key, valid);
+    }
+    return valid ? null : `the signature does not match this ${kind}`;
   };
   const unsigned = (message: string) =>
     ApplicationFailure.create({ type: ACTION_ERRORS.unsigned, message, nonRetryable: true });

@@ -1,0 +1,79 @@
+import { MongoClient } from 'mongodb';
+import { newId } from '../../src/lib/ids';
+import type { ActionRecord } from '../../src/store/external-actions.repo';
+
+const STATUSES: ActionRecord['status'][] = [
+  'awaiting_approval',
+  'executed',
+  'executed',
+  'rejected',
+  'expired',
+  'executed',
+  'approved',
+  'executed',
+  'failed',
+  'executed',
+];
+
+/** `count` action projections as the workflows write them, one in ten awaiting approval. */
+export async function seedActions(mongoUri: string, count: number): Promise<void> {
+  const client = await MongoClient.connect(mongoUri);
+  try {
+    const actions = client.db().collection<ActionRecord>('external_actions');
+    const at = new Date().toISOString();
+    for (let start = 0; start < count; start += 500) {
+      const batch: ActionRecord[] = [];
+      for (let i = start; i < Math.min(count, start + 500); i += 1) {
+        const id = newId('act');
+        const status = STATUSES[i % STATUSES.length];
+        batch.push({
+          _id: id,
+          action_kind: 'world.update_object',
+          target: { world_object_ref: `obj_seed${String(i).padStart(20, '0')}` },
+          parameters: { patch: { status: 'published' } },
+          bounds: { allowed_fields: ['status'], expires_in_seconds: 86_400, required_approvals: 1 },
+          shared_context_id: `ctx-${i % 50}`,
+          reason: 'seeded for the inbox benchmark',
+          status,
+          status_timestamps: { proposed: at, [status]: at },
+          proposed_by: { principal_id: 'prn_seed0000000000000000000000', key_id: '000000000000' },
+          approvals: [],
+          decisions: [],
+          dry_run: {
+            plan_digest: `sha256:${'0'.repeat(64)}`,
+            ok: true,
+            diff: {
+              object_id: `obj_seed${String(i).padStart(20, '0')}`,
+              base_version: 1,
+              changes: { status: { from: 'draft', to: 'published' } },
+            },
+            request: null,
+            bounds: {
+              allowed_fields: ['status'],
+              expires_in_seconds: 86_400,
+              required_approvals: 1,
+            },
+            policy: { allowed: true, reasons: [] },
+            planned_at: at,
+          },
+          execution: null,
+          expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+          workflow_id: `action-${id}`,
+          run_id: 'seeded',
+          created_at: at,
+          updated_at: at,
+          seq: 3,
+          ledger_head: null,
+          refused_decisions: 0,
+          rule: null,
+          executable_at: null,
+          approved_by: [],
+          eligible: ['*'],
+        });
+      }
+      await actions.insertMany(batch, { ordered: false });
+    }
+  } finally {
+    await client.close();
+  }
+}
