@@ -1,7 +1,7 @@
 import { createUnlimitedKey, mongoCommands } from './lib/api';
 import { meanOf, runLoad, type LoadResult } from './lib/load';
 import { startApiAndBare } from './lib/processes';
-import { seedActions } from './lib/seed-actions';
+import { naivePageMs, seedActions } from './lib/seed-actions';
 import type { BenchContext, BenchReport } from './lib/report';
 
 const OURS_PORT = 18480;
@@ -16,6 +16,8 @@ export interface GetVsBareOptions {
   barePath?: string;
   /** Writes what both read before the load (the api is up, so its indexes exist). */
   seed?: (mongoUri: string) => Promise<void>;
+  /** Other figures measured in the same run, after the load. */
+  figures?: (mongoUri: string) => Promise<Record<string, number>>;
   minThroughputRatio: number;
   maxP99Ratio?: number;
   /** Auth and limits must add no database command per request (only the route's own). */
@@ -63,6 +65,8 @@ export const inboxBench = (ctx: BenchContext): Promise<BenchReport> =>
     barePath: '/actions?status=awaiting_approval',
     minThroughputRatio: 0.6,
     seed: (mongoUri) => seedActions(mongoUri, 10_000),
+    // What the inbox collection saves on FerretDB: the same page read from every action.
+    figures: async (mongoUri) => ({ pageFromAllActionsMs: await naivePageMs(mongoUri) }),
   });
 
 /** One authenticated GET of ours against the bare Koa route, interleaved rounds. */
@@ -137,6 +141,7 @@ async function getVsBare(ctx: BenchContext, options: GetVsBareOptions): Promise<
         bare: { ...bareMean, peakRssMiB: bare.peakRssMiB(), dbCommandsPerRequest: 1 },
       },
       ratios: { throughput: throughputRatio, p99: p99Ratio },
+      ...(options.figures ? { figures: await options.figures(servers.mongoUri) } : {}),
       targets,
     };
   } finally {

@@ -8,7 +8,8 @@ import { MongoClient } from 'mongodb';
 async function main(): Promise<void> {
   const client = await MongoClient.connect(process.env['MONGODB_URI']!, { maxPoolSize: 50 });
   const runtime = client.db().collection<{ _id: string }>('runtime');
-  const actions = client.db().collection<{ _id: string; status: string }>('external_actions');
+  // The inbox's own collection: what awaits approval, as the record activity keeps it.
+  const actions = client.db().collection<{ _id: string; status: string }>('action_inbox');
   const app = new Koa();
   app.use(async (ctx) => {
     if (ctx.path === '/healthz') {

@@ -18,6 +18,8 @@ export interface BenchReport {
   description: string;
   results: Record<string, Record<string, number>>;
   ratios: Record<string, number>;
+  /** Other figures of the run that are not ratios against the baseline. */
+  figures?: Record<string, number | string>;
   targets: { name: string; met: boolean }[];
 }
 
@@ -45,6 +47,14 @@ export function writeReport(
     `Ratios: ${Object.entries(report.ratios)
       .map(([k, v]) => `${k} ${v}×`)
       .join(', ')}`,
+    ...(report.figures
+      ? [
+          '',
+          `Figures: ${Object.entries(report.figures)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')}`,
+        ]
+      : []),
     '',
     ...report.targets.map((t) => `- [${t.met ? 'x' : ' '}] ${t.name}`),
     '',

@@ -15,11 +15,15 @@ const STATUSES: ActionRecord['status'][] = [
   'executed',
 ];
 
-/** `count` action projections as the workflows write them, one in ten awaiting approval. */
+/**
+ * `count` action projections as the workflows write them, one in ten awaiting approval
+ * (those also in the inbox collection, as the record activity puts them).
+ */
 export async function seedActions(mongoUri: string, count: number): Promise<void> {
   const client = await MongoClient.connect(mongoUri);
   try {
     const actions = client.db().collection<ActionRecord>('external_actions');
+    const inbox = client.db().collection<ActionRecord>('action_inbox');
     const at = new Date().toISOString();
     for (let start = 0; start < count; start += 500) {
       const batch: ActionRecord[] = [];
@@ -72,7 +76,26 @@ export async function seedActions(mongoUri: string, count: number): Promise<void
         });
       }
       await actions.insertMany(batch, { ordered: false });
+      const awaiting = batch.filter((action) => action.status === 'awaiting_approval');
+      if (awaiting.length > 0) await inbox.insertMany(awaiting, { ordered: false });
     }
+  } finally {
+    await client.close();
+  }
+}
+
+/** How long one page of what awaits approval takes read from every action (ms, median of 3). */
+export async function naivePageMs(mongoUri: string): Promise<number> {
+  const client = await MongoClient.connect(mongoUri);
+  try {
+    const actions = client.db().collection<ActionRecord>('external_actions');
+    const times: number[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const started = Date.now();
+      await actions.find({ status: 'awaiting_approval' }).sort({ _id: -1 }).limit(51).toArray();
+      times.push(Date.now() - started);
+    }
+    return times.sort((a, b) => a - b)[1];
   } finally {
     await client.close();
   }

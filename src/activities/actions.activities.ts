@@ -10,7 +10,10 @@ import type { ActionActor, ActionContract, ActionPlan, ActionState } from '../wo
 import type { NotifiableEvent } from './notifications.activities';
 
 export interface ActionActivityDeps {
-  repos: Pick<Repos, 'externalActions' | 'worldObjects' | 'worldHistory' | 'outbox'>;
+  repos: Pick<
+    Repos,
+    'externalActions' | 'actionInbox' | 'worldObjects' | 'worldHistory' | 'outbox'
+  >;
   /** Tells subscribers about the transition (`action.<status>`), when one is wanted. */
   notify?: (event: NotifiableEvent) => Promise<number>;
   webhookAllowlist: readonly string[];
@@ -75,13 +78,15 @@ export function createActionActivities(deps: ActionActivityDeps) {
         digest: ledgerDigest(body),
       });
       const { action_id, ...rest } = state;
-      await repos.externalActions.project({
+      const record = {
         ...rest,
         _id: action_id,
         ledger_head: stored.digest,
         approved_by: state.approvals.map((approval) => approval.principal_id),
         eligible: eligibleTokens(state.rule),
-      });
+      };
+      await repos.externalActions.project(record);
+      await repos.actionInbox.project(record);
       const event = `action.${input.event}`;
       if (deps.notify && NOTIFIED_ACTION_EVENTS.has(event)) {
         await deps.notify({

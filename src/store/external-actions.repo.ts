@@ -67,7 +67,10 @@ export function createExternalActionsRepo(db: Db) {
       if (stored && stored.seq >= record.seq) return;
       await actions.replaceOne({ _id: record._id }, record, { upsert: true });
     },
-    /** Actions newest first (ULID `_id` descending) before `beforeId`; `limit + 1` rows. */
+    /**
+     * Actions newest first (ULID `_id` descending) before `beforeId`; `limit + 1` rows. What
+     * awaits approval is read from the inbox (`action-inbox.repo.ts`) instead.
+     */
     list(filter: ActionListFilter, limit: number, beforeId?: string) {
       const clauses: Filter<ActionRecord>[] = [];
       if (filter.status) clauses.push({ status: filter.status as ActionRecord['status'] });
@@ -76,15 +79,6 @@ export function createExternalActionsRepo(db: Db) {
       }
       if (filter.shared_context_id) clauses.push({ shared_context_id: filter.shared_context_id });
       if (filter.proposed_by) clauses.push({ 'proposed_by.principal_id': filter.proposed_by });
-      const me = filter.awaiting;
-      if (me) {
-        clauses.push(
-          { status: 'awaiting_approval' },
-          { 'proposed_by.principal_id': { $ne: me.principal_id } },
-          { approved_by: { $ne: me.principal_id } },
-          { eligible: { $in: ['*', `principal:${me.principal_id}`, `role:${me.role}`] } },
-        );
-      }
       const query: Filter<ActionRecord> = clauses.length === 0 ? {} : { $and: clauses };
       return newestByIdPage(actions, query, limit, beforeId);
     },

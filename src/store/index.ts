@@ -19,6 +19,7 @@ import { createPrincipalsRepo } from './principals.repo';
 import { createProjectsRepo } from './projects.repo';
 import { createServiceEventsRepo } from './service-events.repo';
 import { createUsageRollupsRepo } from './usage-rollups.repo';
+import { createActionInboxRepo } from './action-inbox.repo';
 import { createApprovalRulesRepo } from './approval-rules.repo';
 import { createNotificationsRepo } from './notifications.repo';
 import { createSubscriptionsRepo } from './subscriptions.repo';
@@ -51,6 +52,7 @@ export function createRepos(db: Db) {
     sessionSteps: createSessionStepsRepo(db),
     quotaPolicies: createQuotaPoliciesRepo(db),
     approvalRules: createApprovalRulesRepo(db),
+    actionInbox: createActionInboxRepo(db),
     subscriptions: createSubscriptionsRepo(db),
     notifications: createNotificationsRepo(db),
     externalActions: createExternalActionsRepo(db),

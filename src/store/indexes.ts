@@ -7,6 +7,7 @@ import type { Db, IndexDescription } from 'mongodb';
  * FerretDB v1 and MongoDB both build: plain and unique indexes, never TTL or partial ones.
  */
 export const INDEXES: Record<string, IndexDescription[]> = {
+  action_inbox: [{ key: { status: 1, _id: -1 }, name: 'by_status' }],
   action_ledger: [
     { key: { at: -1, _id: -1 }, name: 'by_time' },
     { key: { action_id: 1, seq: 1 }, name: 'by_action' },

@@ -19,7 +19,10 @@ export async function listActions(deps: Deps, auth: AuthContext, query: ActionLi
     query,
     'act',
     (limit, before) =>
-      deps.repos.externalActions.list(
+      (query.awaiting_me || query.status === 'awaiting_approval'
+        ? deps.repos.actionInbox
+        : deps.repos.externalActions
+      ).list(
         {
           status: query.status,
           action_kind: query.action_kind,

@@ -1,0 +1,79 @@
+import type { Collection, Db, Filter } from 'mongodb';
+import type { ActionListFilter, ActionRecord } from './external-actions.repo';
+import { newestByIdPage } from './paging';
+
+/** An action that left `awaiting_approval`: kept a while so a late write cannot revive it. */
+interface Departure {
+  _id: string;
+  seq: number;
+  status: ActionRecord['status'];
+  left: true;
+  updated_at: string;
+}
+
+type InboxDoc = (ActionRecord & { left?: false }) | Departure;
+
+/** How long a departure is kept: far beyond any retry of the activity that wrote it. */
+const DEPARTURE_KEPT_MS = 60 * 60_000;
+
+/**
+ * The actions awaiting approval now, apart from the other actions: the inbox reads this
+ * short collection instead of every action ever proposed. FerretDB v1 pushes down only an
+ * `_id` equality, so a filtered, sorted page of `external_actions` decodes the whole
+ * collection (2.4 s at 10,000 actions); this one holds only what awaits approval, plus
+ * the departures of the last hour. Written by the action's record activity, guarded by
+ * `seq` like the projection, so a late retry of an older record never goes back.
+ */
+export function createActionInboxRepo(db: Db) {
+  const inbox = db.collection<InboxDoc>('action_inbox');
+  let lastPruneMs = 0;
+  return {
+    async project(record: ActionRecord): Promise<void> {
+      const stored = await inbox.findOne({ _id: record._id }, { projection: { seq: 1 } });
+      if (stored && stored.seq >= record.seq) return;
+      if (record.status === 'awaiting_approval') {
+        await inbox.replaceOne({ _id: record._id }, record, { upsert: true });
+      } else if (stored) {
+        await inbox.replaceOne(
+          { _id: record._id },
+          {
+            seq: record.seq,
+            status: record.status,
+            left: true,
+            updated_at: record.updated_at,
+          },
+        );
+        await this.pruneDepartures(Date.now());
+      }
+    },
+    /** Drops departures older than an hour, at most once a minute per process. */
+    async pruneDepartures(nowMs: number): Promise<void> {
+      if (nowMs - lastPruneMs < 60_000) return;
+      lastPruneMs = nowMs;
+      const cutoff = new Date(nowMs - DEPARTURE_KEPT_MS).toISOString();
+      await inbox.deleteMany({ left: true, updated_at: { $lt: cutoff } });
+    },
+    /** Awaiting actions newest first, before `beforeId`; `limit + 1` rows. */
+    list(filter: ActionListFilter, limit: number, beforeId?: string): Promise<ActionRecord[]> {
+      const clauses: Filter<ActionRecord>[] = [{ status: 'awaiting_approval' }];
+      if (filter.action_kind) {
+        clauses.push({ action_kind: filter.action_kind as ActionRecord['action_kind'] });
+      }
+      if (filter.shared_context_id) clauses.push({ shared_context_id: filter.shared_context_id });
+      if (filter.proposed_by) clauses.push({ 'proposed_by.principal_id': filter.proposed_by });
+      const me = filter.awaiting;
+      if (me) {
+        clauses.push(
+          { 'proposed_by.principal_id': { $ne: me.principal_id } },
+          { approved_by: { $ne: me.principal_id } },
+          { eligible: { $in: ['*', `principal:${me.principal_id}`, `role:${me.role}`] } },
+        );
+      }
+      // Departures never match `awaiting_approval`: the page holds live entries only.
+      const live = inbox as unknown as Collection<ActionRecord>;
+      return newestByIdPage(live, { $and: clauses }, limit, beforeId);
+    },
+  };
+}
+
+export type ActionInboxRepo = ReturnType<typeof createActionInboxRepo>;
