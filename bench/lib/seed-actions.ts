@@ -1,6 +1,7 @@
 import { MongoClient } from 'mongodb';
 import { newId } from '../../src/lib/ids';
-import type { ActionRecord } from '../../src/store/external-actions.repo';
+import { listEntryOf } from '../../src/domain/actions/action-views';
+import type { ActionListEntry, ActionRecord } from '../../src/store/external-actions.repo';
 
 const STATUSES: ActionRecord['status'][] = [
   'awaiting_approval',
@@ -23,7 +24,7 @@ export async function seedActions(mongoUri: string, count: number): Promise<void
   const client = await MongoClient.connect(mongoUri);
   try {
     const actions = client.db().collection<ActionRecord>('external_actions');
-    const inbox = client.db().collection<ActionRecord>('action_inbox');
+    const inbox = client.db().collection<ActionListEntry>('action_inbox');
     const at = new Date().toISOString();
     for (let start = 0; start < count; start += 500) {
       const batch: ActionRecord[] = [];
@@ -77,7 +78,9 @@ export async function seedActions(mongoUri: string, count: number): Promise<void
       }
       await actions.insertMany(batch, { ordered: false });
       const awaiting = batch.filter((action) => action.status === 'awaiting_approval');
-      if (awaiting.length > 0) await inbox.insertMany(awaiting, { ordered: false });
+      if (awaiting.length > 0) {
+        await inbox.insertMany(awaiting.map(listEntryOf), { ordered: false });
+      }
     }
   } finally {
     await client.close();

@@ -4,7 +4,7 @@ import stringify from 'safe-stable-stringify';
 import { planAction } from '../domain/actions/planner';
 import type { Repos } from '../store';
 import type { ActionLedgerEntry } from '../store/external-actions.repo';
-import { diffSummary } from '../domain/actions/action-views';
+import { diffSummary, listEntryOf } from '../domain/actions/action-views';
 import { NOTIFICATION_EVENTS, type NotificationEvent } from '../domain/notifications/schemas';
 import type { ActionActor, ActionContract, ActionPlan, ActionState } from '../workflows/shared';
 import type { NotifiableEvent } from './notifications.activities';
@@ -86,7 +86,7 @@ export function createActionActivities(deps: ActionActivityDeps) {
         eligible: eligibleTokens(state.rule),
       };
       await repos.externalActions.project(record);
-      await repos.actionInbox.project(record);
+      await repos.actionInbox.project(listEntryOf(record));
       const event = `action.${input.event}`;
       if (deps.notify && NOTIFIED_ACTION_EVENTS.has(event)) {
         await deps.notify({

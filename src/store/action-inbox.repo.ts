@@ -1,17 +1,17 @@
 import type { Collection, Db, Filter } from 'mongodb';
-import type { ActionListFilter, ActionRecord } from './external-actions.repo';
+import type { ActionListEntry, ActionListFilter } from './external-actions.repo';
 import { newestByIdPage } from './paging';
 
 /** An action that left `awaiting_approval`: kept a while so a late write cannot revive it. */
 interface Departure {
   _id: string;
   seq: number;
-  status: ActionRecord['status'];
+  status: ActionListEntry['status'];
   left: true;
   updated_at: string;
 }
 
-type InboxDoc = (ActionRecord & { left?: false }) | Departure;
+type InboxDoc = (ActionListEntry & { left?: false }) | Departure;
 
 /** How long a departure is kept: far beyond any retry of the activity that wrote it. */
 const DEPARTURE_KEPT_MS = 60 * 60_000;
@@ -21,14 +21,14 @@ const DEPARTURE_KEPT_MS = 60 * 60_000;
  * short collection instead of every action ever proposed. FerretDB v1 pushes down only an
  * `_id` equality, so a filtered, sorted page of `external_actions` decodes the whole
  * collection (2.4 s at 10,000 actions); this one holds only what awaits approval, plus
- * the departures of the last hour. Written by the action's record activity, guarded by
+ * the departures of the last hour, and only what a list shows of each (`ActionListEntry`). Written by the action's record activity, guarded by
  * `seq` like the projection, so a late retry of an older record never goes back.
  */
 export function createActionInboxRepo(db: Db) {
   const inbox = db.collection<InboxDoc>('action_inbox');
   let lastPruneMs = 0;
   return {
-    async project(record: ActionRecord): Promise<void> {
+    async project(record: ActionListEntry): Promise<void> {
       const stored = await inbox.findOne({ _id: record._id }, { projection: { seq: 1 } });
       if (stored && stored.seq >= record.seq) return;
       if (record.status === 'awaiting_approval') {
@@ -54,10 +54,10 @@ export function createActionInboxRepo(db: Db) {
       await inbox.deleteMany({ left: true, updated_at: { $lt: cutoff } });
     },
     /** Awaiting actions newest first, before `beforeId`; `limit + 1` rows. */
-    list(filter: ActionListFilter, limit: number, beforeId?: string): Promise<ActionRecord[]> {
-      const clauses: Filter<ActionRecord>[] = [{ status: 'awaiting_approval' }];
+    list(filter: ActionListFilter, limit: number, beforeId?: string): Promise<ActionListEntry[]> {
+      const clauses: Filter<ActionListEntry>[] = [{ status: 'awaiting_approval' }];
       if (filter.action_kind) {
-        clauses.push({ action_kind: filter.action_kind as ActionRecord['action_kind'] });
+        clauses.push({ action_kind: filter.action_kind as ActionListEntry['action_kind'] });
       }
       if (filter.shared_context_id) clauses.push({ shared_context_id: filter.shared_context_id });
       if (filter.proposed_by) clauses.push({ 'proposed_by.principal_id': filter.proposed_by });
@@ -70,7 +70,7 @@ export function createActionInboxRepo(db: Db) {
         );
       }
       // Departures never match `awaiting_approval`: the page holds live entries only.
-      const live = inbox as unknown as Collection<ActionRecord>;
+      const live = inbox as unknown as Collection<ActionListEntry>;
       return newestByIdPage(live, { $and: clauses }, limit, beforeId);
     },
   };

@@ -32,6 +32,32 @@ export interface ActionLedgerEntry {
   digest: string;
 }
 
+/**
+ * What a list shows of an action: the projection without its parameters, plan, decisions
+ * and execution (up to 64 KiB each), with the plan's digest and one-line diff kept.
+ */
+export type ActionListEntry = Pick<
+  ActionRecord,
+  | '_id'
+  | 'seq'
+  | 'status'
+  | 'action_kind'
+  | 'target'
+  | 'reason'
+  | 'shared_context_id'
+  | 'proposed_by'
+  | 'approvals'
+  | 'bounds'
+  | 'rule'
+  | 'expires_at'
+  | 'executable_at'
+  | 'workflow_id'
+  | 'created_at'
+  | 'updated_at'
+  | 'approved_by'
+  | 'eligible'
+> & { diff_summary: string | null; plan_digest: string | null };
+
 /** Filters of the action listing (current status); `awaiting` is the inbox of one principal. */
 export interface ActionListFilter {
   status?: string;

@@ -1,6 +1,6 @@
 import { MongoClient } from 'mongodb';
 import { createActionInboxRepo } from '../../src/store/action-inbox.repo';
-import type { ActionRecord } from '../../src/store/external-actions.repo';
+import type { ActionListEntry } from '../../src/store/external-actions.repo';
 import { newId } from '../../src/lib/ids';
 import { freshDbName } from '../helpers/test-app';
 
@@ -14,7 +14,7 @@ afterAll(async () => {
   await client.close();
 });
 
-const record = (id: string, seq: number, status: ActionRecord['status']) =>
+const record = (id: string, seq: number, status: ActionListEntry['status']) =>
   ({
     _id: id,
     seq,
@@ -25,7 +25,7 @@ const record = (id: string, seq: number, status: ActionRecord['status']) =>
     approved_by: [],
     eligible: ['*'],
     updated_at: new Date().toISOString(),
-  }) as unknown as ActionRecord;
+  }) as unknown as ActionListEntry;
 
 describe('the action inbox', () => {
   it('holds what awaits approval, and a late retry of an older record never revives a departed action', async () => {

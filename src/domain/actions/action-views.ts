@@ -1,7 +1,7 @@
 import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
 import { FAMILIES, entitlementRank } from '../../auth/families';
-import type { ActionRecord } from '../../store/external-actions.repo';
+import type { ActionListEntry, ActionRecord } from '../../store/external-actions.repo';
 import { mayDecideUnder } from '../../workflows/shared';
 import { targetOf } from '../approvals/rules.service';
 
@@ -15,7 +15,11 @@ export function reaches(auth: AuthContext, family: 'external_action_execution'):
 }
 
 /** What the calling key may do next with the action. */
-export function allowedFor(record: ActionRecord, auth: AuthContext, nowMs = Date.now()) {
+export function allowedFor(
+  record: Pick<ActionRecord, 'status' | 'proposed_by' | 'rule' | 'approvals' | 'executable_at'>,
+  auth: AuthContext,
+  nowMs = Date.now(),
+) {
   const mayDecide =
     record.status === 'awaiting_approval' &&
     reaches(auth, 'external_action_execution') &&
@@ -49,16 +53,42 @@ export function actionView(
   };
 }
 
+/** What a list keeps of an action (and the inbox stores). */
+export function listEntryOf(record: ActionRecord): ActionListEntry {
+  return {
+    _id: record._id,
+    seq: record.seq,
+    status: record.status,
+    action_kind: record.action_kind,
+    target: record.target,
+    reason: record.reason,
+    shared_context_id: record.shared_context_id,
+    proposed_by: record.proposed_by,
+    approvals: record.approvals,
+    bounds: record.bounds,
+    rule: record.rule ?? null,
+    expires_at: record.expires_at,
+    executable_at: record.executable_at ?? null,
+    workflow_id: record.workflow_id,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+    approved_by: record.approved_by ?? record.approvals.map((a) => a.principal_id),
+    eligible: record.eligible ?? ['*'],
+    diff_summary: diffSummary(record),
+    plan_digest: record.dry_run?.plan_digest ?? null,
+  };
+}
+
 /** An action as a list shows it. */
-export function actionSummary(record: ActionRecord, auth: AuthContext, nowMs = Date.now()) {
+export function actionSummary(record: ActionListEntry, auth: AuthContext, nowMs = Date.now()) {
   return {
     action_id: record._id,
     action_kind: record.action_kind,
     status: record.status,
     target: record.target,
     reason: record.reason,
-    diff_summary: diffSummary(record),
-    plan_digest: record.dry_run?.plan_digest ?? null,
+    diff_summary: record.diff_summary,
+    plan_digest: record.plan_digest,
     proposed_by: record.proposed_by.principal_id,
     approvals: record.approvals.map(({ principal_id, at }) => ({ principal_id, at })),
     required_approvals: record.bounds.required_approvals,

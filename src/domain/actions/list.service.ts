@@ -1,10 +1,16 @@
 import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
 import { pageById } from '../../store/paging';
-import { actionSummary, reaches } from './action-views';
+import { actionSummary, listEntryOf, reaches } from './action-views';
 import type { ActionListQuery } from './schemas';
 
 type Deps = Pick<AppInfra, 'repos'>;
+
+/** The listing over every action, its rows cut to list entries. */
+const allActions = (deps: Deps) => ({
+  list: async (...args: Parameters<Deps['repos']['externalActions']['list']>) =>
+    (await deps.repos.externalActions.list(...args)).map(listEntryOf),
+});
 
 /**
  * Actions by their current status, newest first: one query per page. `awaiting_me` is the
@@ -21,7 +27,7 @@ export async function listActions(deps: Deps, auth: AuthContext, query: ActionLi
     (limit, before) =>
       (query.awaiting_me || query.status === 'awaiting_approval'
         ? deps.repos.actionInbox
-        : deps.repos.externalActions
+        : allActions(deps)
       ).list(
         {
           status: query.status,
