@@ -227,6 +227,28 @@ describe('notification subscriptions', () => {
     });
   });
 
+  it('stop once suspended: no delivery for later events', async () => {
+    const context = `ctx-suspend-${newId('tsk')}`;
+    const sub = await subscribe({
+      name: 'to be suspended',
+      url: `${receiverUrl}/suspended`,
+      events: ['action.awaiting_approval'],
+      match: { shared_context_id: context },
+    });
+    const id = sub.body.payload.subscription_id;
+    const suspended = await call<{ payload: { item: { status: string; version: number } } }>(
+      app.url,
+      'POST',
+      '/v1/admin/subscriptions/status',
+      { key: app.adminKey, body: { subscription_id: id, status: 'suspended' } },
+    );
+    expect(suspended.status).toBe(200);
+    expect(suspended.body.payload.item).toMatchObject({ status: 'suspended', version: 2 });
+    await propose(context);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await deliveries(id)).toEqual([]);
+  });
+
   it('refuse a URL outside the allowlist and a reminder without its lead, with 422', async () => {
     const outside = await subscribe({
       name: 'x',
