@@ -1,23 +1,19 @@
 import type { Db, Filter } from 'mongodb';
 import type { ApprovalRuleListQuery, RuleMatch } from '../domain/approvals/schemas';
 import type { ListFilter } from '../lib/schema';
+import type { ActionRule } from '../workflows/shared';
 import type { TenantStatus } from './organizations.repo';
 import { newestByIdPage } from './paging';
 
-/** An approval rule: which actions it governs and what approving them takes. */
-export interface ApprovalRule {
+/**
+ * An approval rule: which actions it governs and what approving them takes (the settings an
+ * action records as its `ActionRule`). `version` is 1 at creation and one more at every
+ * change: actions record the version they were proposed under.
+ */
+export interface ApprovalRule extends Omit<ActionRule, 'rule_id'> {
   _id: string;
-  name: string;
   match: RuleMatch;
-  required_approvals: number | null;
-  approver_roles: string[];
-  approver_principals: string[];
-  require_reason: boolean;
-  wait_seconds: number;
-  auto_execute: boolean;
   status: TenantStatus;
-  /** 1 at creation, one more at every change: actions record the version they ran under. */
-  version: number;
   created_at: string;
   updated_at: string;
 }

@@ -1,3 +1,4 @@
+import { proposeUpdate } from '../helpers/actions';
 import { newId } from '../../src/lib/ids';
 import { storedIn } from '../helpers/collections';
 import { call } from '../helpers/http';
@@ -51,38 +52,12 @@ afterAll(async () => {
   await app.close();
 });
 
-async function propose(context: string, extra: Record<string, unknown> = {}) {
-  const now = new Date().toISOString();
-  const object = await app.deps.repos.worldObjects.insert({
-    _id: newId('obj'),
-    kind: 'document',
-    name: 'Runbook',
-    attributes: { status: 'draft' },
-    external_state: {},
-    version: 1,
-    created_at: now,
-    updated_at: now,
+const propose = (context: string) =>
+  proposeUpdate(app, proposer, {
+    patch: { status: 'published' },
+    shared_context_id: context,
+    reason: 'publish the runbook',
   });
-  const res = await call<{ payload: { action_id: string; status: string } }>(
-    app.url,
-    'POST',
-    '/v1/external-actions/propose',
-    {
-      key: proposer.apiKey,
-      body: {
-        action_kind: 'world.update_object',
-        target: { world_object_ref: object._id },
-        parameters: { patch: { status: 'published' } },
-        bounds: { allowed_fields: ['status'] },
-        shared_context_id: context,
-        reason: 'publish the runbook',
-        ...extra,
-      },
-    },
-  );
-  expect(res.status).toBe(201);
-  return res.body.payload.action_id;
-}
 
 const list = (key: TestKey, query: string) =>
   call<{ payload: Page<Summary> }>(app.url, 'GET', `/v1/external-actions?${query}`, {

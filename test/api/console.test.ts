@@ -1,3 +1,4 @@
+import { proposeUpdate } from '../helpers/actions';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -56,36 +57,12 @@ let approver: TestKey;
     await app?.close();
   });
 
-  async function propose(): Promise<string> {
-    const now = new Date().toISOString();
-    const object = await app.deps.repos.worldObjects.insert({
-      _id: newId('obj'),
-      kind: 'service',
-      name: 'Payments API',
+  const propose = () =>
+    proposeUpdate(app, proposer, {
+      patch: { tier: 'critical' },
       attributes: { tier: 'standard', owner: 'ops' },
-      external_state: {},
-      version: 1,
-      created_at: now,
-      updated_at: now,
+      reason: 'payments moved to the critical tier after the incident review',
     });
-    const res = await call<{ payload: { action_id: string } }>(
-      app.url,
-      'POST',
-      '/v1/external-actions/propose',
-      {
-        key: proposer.apiKey,
-        body: {
-          action_kind: 'world.update_object',
-          target: { world_object_ref: object._id },
-          parameters: { patch: { tier: 'critical' } },
-          bounds: { allowed_fields: ['tier'] },
-          reason: 'payments moved to the critical tier after the incident review',
-        },
-      },
-    );
-    expect(res.status).toBe(201);
-    return res.body.payload.action_id;
-  }
 
   async function signIn(page: Page, key: TestKey): Promise<void> {
     await page.goto(`${app.url}/console`);

@@ -1,8 +1,8 @@
+import { proposeUpdate } from '../helpers/actions';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createDecisionSigner, decisionSeed } from '../../src/auth/decision-signer';
-import { newId } from '../../src/lib/ids';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -43,28 +43,11 @@ afterAll(async () => {
 });
 
 async function proposeTwoApprovalAction(): Promise<ActionView> {
-  const now = new Date().toISOString();
-  const object = await app.deps.repos.worldObjects.insert({
-    _id: newId('obj'),
-    kind: 'document',
-    name: 'Signed report',
-    attributes: { status: 'draft' },
-    external_state: {},
-    version: 1,
-    created_at: now,
-    updated_at: now,
+  const id = await proposeUpdate(app, proposer, {
+    patch: { status: 'published' },
+    bounds: { required_approvals: 2 },
   });
-  const res = await call<{ payload: ActionView }>(app.url, 'POST', '/v1/external-actions/propose', {
-    key: proposer.apiKey,
-    body: {
-      action_kind: 'world.update_object',
-      target: { world_object_ref: object._id },
-      parameters: { patch: { status: 'published' } },
-      bounds: { allowed_fields: ['status'], required_approvals: 2 },
-    },
-  });
-  expect(res.status).toBe(201);
-  return res.body.payload;
+  return actionOf(id);
 }
 
 /** `temporal workflow update execute`: resolves with the CLI's exit code and output. */

@@ -1,3 +1,4 @@
+import { proposeUpdate } from '../helpers/actions';
 import { createHmac } from 'node:crypto';
 import { newId } from '../../src/lib/ids';
 import { call } from '../helpers/http';
@@ -45,37 +46,13 @@ const subscribe = (body: Record<string, unknown>) =>
     { key: app.adminKey, body },
   );
 
-async function propose(context: string) {
-  const now = new Date().toISOString();
-  const object = await app.deps.repos.worldObjects.insert({
-    _id: newId('obj'),
-    kind: 'document',
-    name: 'Notice',
-    attributes: { status: 'draft' },
-    external_state: {},
-    version: 1,
-    created_at: now,
-    updated_at: now,
+const propose = (context: string) =>
+  proposeUpdate(app, proposer, {
+    patch: { status: 'sent' },
+    bounds: { expires_in_seconds: 60 },
+    shared_context_id: context,
+    reason: 'tell the team',
   });
-  const res = await call<{ payload: { action_id: string } }>(
-    app.url,
-    'POST',
-    '/v1/external-actions/propose',
-    {
-      key: proposer.apiKey,
-      body: {
-        action_kind: 'world.update_object',
-        target: { world_object_ref: object._id },
-        parameters: { patch: { status: 'sent' } },
-        bounds: { allowed_fields: ['status'], expires_in_seconds: 60 },
-        shared_context_id: context,
-        reason: 'tell the team',
-      },
-    },
-  );
-  expect(res.status).toBe(201);
-  return res.body.payload.action_id;
-}
 
 const deliveries = async (subscriptionId: string) =>
   (

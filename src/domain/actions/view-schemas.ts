@@ -15,6 +15,17 @@ import {
 import { ruleInForceView } from '../approvals/view-schemas';
 import { ACTION_KINDS, ACTION_STATUSES, planDigest } from './schemas';
 
+/** What the calling key may do next with an action. */
+const allowedView = view(
+  {
+    approve: flag('The calling key may approve now.'),
+    reject: flag('The calling key may reject now.'),
+    execute: flag('The calling key may execute now.'),
+  },
+  ['approve', 'reject', 'execute'],
+  'What the calling key may do next.',
+);
+
 /** A dry-run plan. */
 export const planView = view(
   {
@@ -77,15 +88,7 @@ export const actionView = view(
         'Execution outcome, once executed.',
       ),
     ),
-    allowed: view(
-      {
-        approve: flag('The calling key may approve now.'),
-        reject: flag('The calling key may reject now.'),
-        execute: flag('The calling key may execute now.'),
-      },
-      ['approve', 'reject', 'execute'],
-      'What the calling key may do next.',
-    ),
+    allowed: allowedView,
     shared_context_id: nullable(contextRef('Shared context.')),
     reason: nullable(text('Reason given at proposal.', 1024)),
     expires_at: dateTime('When an unapproved action expires.'),
@@ -148,15 +151,7 @@ export const actionSummaryView = view(
     shared_context_id: nullable(contextRef('Shared context.')),
     expires_at: dateTime('When the approval (then execution) window ends.'),
     executable_at: nullable(dateTime('When execution may start, once approved.')),
-    allowed: view(
-      {
-        approve: flag('The calling key may approve now.'),
-        reject: flag('The calling key may reject now.'),
-        execute: flag('The calling key may execute now.'),
-      },
-      ['approve', 'reject', 'execute'],
-      'What the calling key may do next.',
-    ),
+    allowed: allowedView,
     workflow_id: text('Temporal workflow id.', 128),
     created_at: dateTime('When proposed.'),
     updated_at: dateTime('Last change.'),
