@@ -1,4 +1,5 @@
 import { createActionActivities, type ActionActivityDeps } from './actions.activities';
+import { createCheckpointActivities, type CheckpointActivityDeps } from './checkpoints.activities';
 import {
   createNotificationActivities,
   createNotifier,
@@ -11,10 +12,14 @@ export type ProbeActivities = ReturnType<typeof createProbeActivities>;
 export type ActionActivities = ReturnType<typeof createActionActivities>;
 export type SubstrateActivities = ReturnType<typeof createSubstrateActivities>;
 export type NotificationActivities = ReturnType<typeof createNotificationActivities>;
+export type CheckpointActivities = ReturnType<typeof createCheckpointActivities>;
 
 export interface ActivityDeps
   extends Omit<ActionActivityDeps, 'notify'>, Omit<NotificationDeps, 'repos'> {
-  repos: ActionActivityDeps['repos'] & SubstrateActivityDeps['repos'] & NotificationDeps['repos'];
+  repos: ActionActivityDeps['repos'] &
+    SubstrateActivityDeps['repos'] &
+    NotificationDeps['repos'] &
+    CheckpointActivityDeps['repos'];
   workerIdentity: string;
 }
 
@@ -26,6 +31,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createActionActivities({ ...deps, notify }),
     ...createSubstrateActivities({ ...deps, notify }),
     ...createNotificationActivities(deps),
+    ...createCheckpointActivities(deps),
   };
 }
 

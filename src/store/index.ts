@@ -21,6 +21,8 @@ import { createServiceEventsRepo } from './service-events.repo';
 import { createUsageRollupsRepo } from './usage-rollups.repo';
 import { createActionInboxRepo } from './action-inbox.repo';
 import { createApprovalRulesRepo } from './approval-rules.repo';
+import { createCheckpointsRepo } from './checkpoints.repo';
+import { createCollectionReader } from './collection-reader';
 import { createNotificationsRepo } from './notifications.repo';
 import { createSubscriptionsRepo } from './subscriptions.repo';
 import { createQuotaPoliciesRepo } from './quota-policies.repo';
@@ -53,6 +55,8 @@ export function createRepos(db: Db) {
     quotaPolicies: createQuotaPoliciesRepo(db),
     approvalRules: createApprovalRulesRepo(db),
     actionInbox: createActionInboxRepo(db),
+    checkpoints: createCheckpointsRepo(db),
+    collectionReader: createCollectionReader(db),
     subscriptions: createSubscriptionsRepo(db),
     notifications: createNotificationsRepo(db),
     externalActions: createExternalActionsRepo(db),

@@ -22,6 +22,7 @@ export const INDEXES: Record<string, IndexDescription[]> = {
     { key: { 'target.id': 1, _id: -1 }, name: 'by_target' },
     { key: { at: -1, _id: -1 }, name: 'by_time' },
   ],
+  checkpoints: [{ key: { status: 1, _id: -1 }, name: 'by_status' }],
   external_actions: [{ key: { status: 1, _id: -1 }, name: 'by_status' }],
   external_events: [{ key: { event_id: -1 }, name: 'by_event_id' }],
   idempotency_keys: [{ key: { created_at: 1 }, name: 'by_created' }],

@@ -1,3 +1,4 @@
+export { checkpointWorkflow } from './checkpoint.workflow';
 export { externalActionWorkflow } from './external-action.workflow';
 export { notificationDeliveryWorkflow } from './notification-delivery.workflow';
 export { serviceProbeWorkflow } from './service-probe.workflow';

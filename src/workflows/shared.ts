@@ -1,5 +1,6 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { CheckpointRecord } from '../store/checkpoints.repo';
 import type { DeploymentRecord, NormalizedSpec } from '../store/substrate-deployments.repo';
 
 /**
@@ -271,3 +272,11 @@ export interface NotificationDeliveryInput {
 
 export const notificationWorkflowId = (notificationId: string): string =>
   `notification-${notificationId}`;
+
+/** What a checkpoint workflow is started with: its first record and what each scope copies. */
+export interface CheckpointWorkflowInput {
+  record: CheckpointRecord;
+  collections: Record<string, readonly string[]>;
+}
+
+export const checkpointWorkflowId = (checkpointId: string): string => `checkpoint-${checkpointId}`;

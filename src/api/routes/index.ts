@@ -2,6 +2,7 @@ import type { RouteDefinition } from '../route';
 import { accessRoutes } from './access';
 import { adminRoutes } from './admin';
 import { artifactRoutes } from './artifacts';
+import { continuousOpsRoutes } from './continuous-ops';
 import { externalActionsRoutes } from './external-actions';
 import { externalEventsRoutes } from './external-events';
 import { plannedApiRoutes } from './planned';
@@ -24,6 +25,7 @@ export const apiRoutes = (catalog: () => readonly RouteDefinition[]): RouteDefin
   ...externalActionsRoutes,
   ...substratesRoutes,
   ...artifactRoutes,
+  ...continuousOpsRoutes,
   ...adminRoutes(catalog),
   ...plannedApiRoutes,
 ];

@@ -76,7 +76,10 @@ export const deploymentView = view(
 export const artifactView = view(
   {
     artifact_id: prefixedId('art', 'Artifact id.'),
-    kind: choice(['manifest', 'snapshot', 'assay_report', 'render'], 'What the artifact is.'),
+    kind: choice(
+      ['manifest', 'snapshot', 'assay_report', 'render', 'checkpoint'],
+      'What the artifact is.',
+    ),
     path: text('Artifact path (`GET /v1/artifacts/{artifact_path}`).', 512),
     content_type: text('Content type.', 128),
     size: count('Size in bytes.'),

@@ -7,39 +7,12 @@ import {
   prefixedId,
   text,
 } from '../../../lib/schema';
-import { arrayOf } from '../../../lib/schema';
 import { plannedRoutes } from './table';
 
-/** Scopes a checkpoint can cover (DESIGN.md section 9). */
-const CHECKPOINT_SCOPES = ['world', 'actions', 'events', 'sessions', 'substrates'] as const;
 const objectId = prefixedId('obj', 'World object id.');
 
-/** Checkpoints and repair as durable workflows (DESIGN.md section 9): issue #12. */
+/** Repair as durable workflows (DESIGN.md section 9): issue #12 (checkpoints are built). */
 export const checkpointAndRepairRoutes = plannedRoutes(12, 'continuous-ops', [
-  {
-    operationId: 'continuousOps.checkpoint',
-    method: 'POST',
-    path: '/v1/continuous-ops/checkpoint',
-    family: 'runtime_witness',
-    summary: 'create runtime checkpoint',
-    capability: 'Runtime checkpoints',
-    body: {
-      name: 'CheckpointRequest',
-      required: false,
-      schema: closedObject({
-        label: text('Label of the checkpoint.', 200),
-        scope: arrayOf(
-          choice(CHECKPOINT_SCOPES, 'A scope.'),
-          'What to checkpoint (default: all).',
-          {
-            minItems: 1,
-            maxItems: CHECKPOINT_SCOPES.length,
-            uniqueItems: true,
-          },
-        ),
-      }),
-    },
-  },
   {
     operationId: 'repair.request',
     method: 'POST',

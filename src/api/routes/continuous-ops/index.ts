@@ -1,0 +1,69 @@
+import {
+  createCheckpoint,
+  getCheckpoint,
+  listCheckpoints,
+} from '../../../domain/checkpoints/checkpoints.service';
+import {
+  checkpointBody,
+  checkpointId,
+  checkpointListQuery,
+} from '../../../domain/checkpoints/schemas';
+import { checkpointView } from '../../../domain/checkpoints/view-schemas';
+import { pathParams } from '../../../lib/schema';
+import { defineRoute, type RouteDefinition } from '../../route';
+import { envelope, page } from '../common';
+
+const TAGS = ['continuous-ops'];
+
+/** Runtime checkpoints as durable workflows (DESIGN.md section 9; docs/continuous-ops.md). */
+export const continuousOpsRoutes: RouteDefinition[] = [
+  defineRoute({
+    operationId: 'continuousOps.checkpoint',
+    method: 'POST',
+    path: '/v1/continuous-ops/checkpoint',
+    family: 'runtime_witness',
+    summary: 'create runtime checkpoint',
+    description:
+      'Starts a checkpoint workflow (`checkpoint-chk_…`): it copies each scope (default: all) into content-addressed gzipped NDJSON artifacts under `checkpoints/<id>/`, then writes `manifest.json` (counts, sha256 per scope, history head, world revision). Answers 202 at once with the record and a `Location`.',
+    tags: TAGS,
+    request: { body: { name: 'CheckpointRequest', required: false, schema: checkpointBody } },
+    responses: {
+      202: { description: 'The checkpoint, running.', schema: envelope(checkpointView) },
+    },
+    idempotent: true,
+    handler: async (req, deps) => {
+      const checkpoint = await createCheckpoint(deps, req.auth, req.body ?? {});
+      return {
+        status: 202,
+        payload: checkpoint,
+        headers: { Location: `/v1/continuous-ops/checkpoints/${checkpoint.checkpoint_id}` },
+      };
+    },
+  }),
+  defineRoute({
+    operationId: 'continuousOps.checkpoints.list',
+    method: 'GET',
+    path: '/v1/continuous-ops/checkpoints',
+    family: 'runtime_witness',
+    summary: 'list checkpoints',
+    description: 'Lists checkpoints, newest first, optionally in one status.',
+    tags: TAGS,
+    request: { query: checkpointListQuery },
+    responses: { 200: { description: 'A page of checkpoints.', schema: page(checkpointView) } },
+    handler: async (req, deps) => ({ payload: await listCheckpoints(deps, req.query) }),
+  }),
+  defineRoute({
+    operationId: 'continuousOps.checkpoints.get',
+    method: 'GET',
+    path: '/v1/continuous-ops/checkpoints/{checkpoint_id}',
+    family: 'runtime_witness',
+    summary: 'inspect checkpoint',
+    description: 'One checkpoint: its status, each scope as it completed, and its manifest.',
+    tags: TAGS,
+    request: { params: pathParams({ checkpoint_id: checkpointId('Checkpoint id.') }) },
+    responses: { 200: { description: 'The checkpoint.', schema: envelope(checkpointView) } },
+    handler: async (req, deps) => ({
+      payload: await getCheckpoint(deps, req.params.checkpoint_id),
+    }),
+  }),
+];

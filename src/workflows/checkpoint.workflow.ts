@@ -1,0 +1,72 @@
+import { sha256 } from '@noble/hashes/sha2';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
+import { ApplicationFailure, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
+import type { CheckpointActivities } from '../activities';
+import type { CheckpointRecord, CollectionCopy } from '../store/checkpoints.repo';
+import type { CheckpointWorkflowInput } from './shared';
+
+const { recordCheckpoint, worldPosition, writeCheckpointManifest } =
+  proxyActivities<CheckpointActivities>({
+    startToCloseTimeout: '1 minute',
+    retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 20 },
+  });
+// One collection per call, streamed with heartbeats: a lost worker is noticed within the
+// heartbeat timeout and the copy starts again on another.
+const { copyCollection } = proxyActivities<CheckpointActivities>({
+  startToCloseTimeout: '2 hours',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 10 },
+});
+
+const SCOPE_SHA = (copies: CollectionCopy[]): string =>
+  copies.map((c) => `${c.collection}:${c.sha256}`).join(',');
+
+/**
+ * One checkpoint: the world's position, then each scope's collections copied into
+ * content-addressed artifacts, then `manifest.json`. The workflow is the record's single
+ * writer; its history holds one activity per collection (ids and digests, never data).
+ */
+export async function checkpointWorkflow(
+  input: CheckpointWorkflowInput,
+): Promise<CheckpointRecord> {
+  const record: CheckpointRecord = { ...input.record };
+  const save = async () => {
+    record.seq += 1;
+    record.updated_at = new Date().toISOString();
+    setCurrentDetails(
+      `checkpoint \`${record._id}\`: ${record.status} (${Object.keys(record.scopes).length}/${record.scope.length} scopes)`,
+    );
+    await recordCheckpoint(record);
+  };
+  try {
+    Object.assign(record, await worldPosition());
+    await save();
+    for (const scope of record.scope) {
+      const copies: CollectionCopy[] = [];
+      for (const collection of input.collections[scope] ?? []) {
+        copies.push(await copyCollection({ checkpoint_id: record._id, collection }));
+      }
+      record.scopes[scope] = {
+        count: copies.reduce((sum, copy) => sum + copy.count, 0),
+        sha256: digestOf(SCOPE_SHA(copies)),
+        collections: copies,
+      };
+      await save();
+    }
+    record.manifest = await writeCheckpointManifest(record);
+    record.status = 'completed';
+    record.completed_at = new Date().toISOString();
+    await save();
+    return record;
+  } catch (error) {
+    record.status = 'failed';
+    record.error = error instanceof Error ? error.message : String(error);
+    await save();
+    throw ApplicationFailure.nonRetryable(`checkpoint ${record._id} failed: ${record.error}`);
+  }
+}
+
+/** sha256 hex of a short text, in the sandbox (no node:crypto there): pure code. */
+function digestOf(text: string): string {
+  return bytesToHex(sha256(utf8ToBytes(text)));
+}
