@@ -162,25 +162,23 @@ describe('malformed input', () => {
       loc: ['body', 'input_packet', 'command'],
       type: 'missing',
     });
-    // Runtime checkpoints are planned (docs/roadmap.md): their route validates, then 501.
-    const invalidCheckpoint = await call<ErrorBody>(
-      app.url,
-      'POST',
-      '/v1/continuous-ops/checkpoint',
-      { key: strategic.apiKey, body: { scope: ['everything'] } },
-    );
-    expect(invalidCheckpoint.status).toBe(422);
-    expect(issuesOf(invalidCheckpoint.body)[0]).toMatchObject({
-      loc: ['body', 'scope', 0],
+    // Repair requests are planned (docs/roadmap.md): their route validates, then 501.
+    const invalidRepair = await call<ErrorBody>(app.url, 'POST', '/v1/repair/request', {
+      key: strategic.apiKey,
+      body: { object_id: 'obj_01JABCDEFGHJKMNPQRSTVWXYZ0', strategy: 'everything' },
+    });
+    expect(invalidRepair.status).toBe(422);
+    expect(issuesOf(invalidRepair.body)[0]).toMatchObject({
+      loc: ['body', 'strategy'],
       type: 'enum',
     });
-    const valid = await call<ErrorBody>(app.url, 'POST', '/v1/continuous-ops/checkpoint', {
+    const valid = await call<ErrorBody>(app.url, 'POST', '/v1/repair/request', {
       key: strategic.apiKey,
-      body: { label: 'nightly', scope: ['sessions'] },
+      body: { object_id: 'obj_01JABCDEFGHJKMNPQRSTVWXYZ0', strategy: 'revalidate' },
     });
     expect(valid.status).toBe(501);
     expect(valid.body.error.code).toBe('not_implemented');
-    expect(valid.body.error.message).toMatch(/checkpoint/i);
+    expect(valid.body.error.message).toMatch(/repair/i);
   });
 });
 
