@@ -1,3 +1,4 @@
+import { CHECKPOINT_SCHEDULE_PATTERN } from './domain/checkpoints/schemas';
 import { createHash } from 'node:crypto';
 import Ajv from 'ajv';
 
@@ -34,6 +35,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** Threads of the api's engine pool for observe/recognize/render stepping (0: inline). */
   engineThreads: number;
+  /** Continuous checkpoints: an interval (`6h`) or a cron line; unset: none. */
+  checkpointSchedule?: string;
   /** Ed25519 seed (32 bytes, hex or base64) the api signs decisions with; derived from KEY_PEPPER when unset. */
   decisionSigningKey?: string;
   /** URL prefixes `webhook.post` actions may reach (empty: none). */
@@ -83,6 +86,7 @@ const envSchema = {
     WEBHOOK_SIGNING_SECRET: { type: 'string', minLength: 32 },
     WEBHOOK_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 120000 },
     ENGINE_THREADS: { type: 'integer', minimum: 0, maximum: 64 },
+    CHECKPOINT_SCHEDULE: { type: 'string', pattern: CHECKPOINT_SCHEDULE_PATTERN },
     DECISION_SIGNING_KEY: { type: 'string', pattern: '^([0-9a-f]{64}|[A-Za-z0-9+/]{43}=?)$' },
     WORKFLOW_BUNDLE_PATH: { type: 'string', minLength: 1 },
     AUDIT_RETENTION_DAYS: { type: 'integer', minimum: 1, maximum: 36500 },
@@ -145,6 +149,7 @@ export function loadConfig(env: Env = process.env): Config {
     proposeTimeoutMs: num('PROPOSE_TIMEOUT_MS', 15000),
     shutdownGraceMs: num('SHUTDOWN_GRACE_MS', 10000),
     engineThreads: num('ENGINE_THREADS', 1),
+    checkpointSchedule: v['CHECKPOINT_SCHEDULE'] as string | undefined,
     decisionSigningKey: v['DECISION_SIGNING_KEY'] as string | undefined,
     webhookAllowlist: str('WEBHOOK_ALLOWLIST', '').split(',').filter(Boolean),
     // Without a secret of its own, webhooks are signed with a key derived from the pepper.

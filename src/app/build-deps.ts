@@ -11,6 +11,7 @@ import { createWorldReadCache } from '../domain/world/world-read-cache';
 import { createReconciler } from '../domain/events/reconciler';
 import { createSubstrateStates } from '../domain/substrates/states';
 import { createStepper } from '../domain/substrates/stepper';
+import { keepCheckpointSchedule } from '../domain/checkpoints/schedule';
 import { RequestLedgerWriter } from '../observability/request-ledger-writer';
 import { ServiceEventRecorder } from '../observability/service-events';
 import { ServiceMonitor } from '../observability/service-monitor';
@@ -82,6 +83,9 @@ export async function buildDeps(
   ledger.start();
   monitor.start();
   const stepper = createStepper({ threads: config.engineThreads });
+  const schedule = config.checkpointSchedule
+    ? keepCheckpointSchedule(temporal, config.checkpointSchedule, log)
+    : undefined;
   const infra = {
     config,
     logger: log,
@@ -107,6 +111,7 @@ export async function buildDeps(
   return {
     ...infra,
     async close() {
+      schedule?.stop();
       await monitor.stop();
       await limiter
         .stop()

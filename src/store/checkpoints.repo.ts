@@ -51,6 +51,7 @@ export function createCheckpointsRepo(db: Db) {
       if (stored && stored.seq >= record.seq) return;
       await col.replaceOne({ _id: record._id }, record, { upsert: true });
     },
+    countCompleted: () => col.countDocuments({ status: 'completed' }),
     /** Checkpoints newest first, before `beforeId`; `limit + 1` rows. */
     list(filter: { status?: CheckpointStatus }, limit: number, beforeId?: string) {
       return newestByIdPage(col, filter.status ? { status: filter.status } : {}, limit, beforeId);

@@ -1,6 +1,12 @@
 import { sha256 } from '@noble/hashes/sha2';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
-import { ApplicationFailure, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  proxyActivities,
+  setCurrentDetails,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { CheckpointActivities } from '../activities';
 import type { CheckpointRecord, CollectionCopy } from '../store/checkpoints.repo';
 import type { CheckpointWorkflowInput } from './shared';
@@ -29,7 +35,7 @@ const SCOPE_SHA = (copies: CollectionCopy[]): string =>
 export async function checkpointWorkflow(
   input: CheckpointWorkflowInput,
 ): Promise<CheckpointRecord> {
-  const record: CheckpointRecord = { ...input.record };
+  const record: CheckpointRecord = input.record ? { ...input.record } : scheduledRecord(input);
   const save = async () => {
     record.seq += 1;
     record.updated_at = new Date().toISOString();
@@ -64,6 +70,28 @@ export async function checkpointWorkflow(
     await save();
     throw ApplicationFailure.nonRetryable(`checkpoint ${record._id} failed: ${record.error}`);
   }
+}
+
+/** The record of a checkpoint a schedule started: every scope, named from the run. */
+function scheduledRecord(input: CheckpointWorkflowInput): CheckpointRecord {
+  const now = new Date().toISOString();
+  return {
+    _id: `chk_${uuid4().replaceAll('-', '')}`,
+    label: 'scheduled',
+    scope: Object.keys(input.collections) as CheckpointRecord['scope'],
+    status: 'running',
+    workflow_id: workflowInfo().workflowId,
+    scopes: {},
+    manifest: null,
+    history_head: null,
+    world_revision: null,
+    error: null,
+    requested_by: 'schedule',
+    seq: 0,
+    created_at: now,
+    updated_at: now,
+    completed_at: null,
+  };
 }
 
 /** sha256 hex of a short text, in the sandbox (no node:crypto there): pure code. */

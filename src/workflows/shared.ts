@@ -273,9 +273,12 @@ export interface NotificationDeliveryInput {
 export const notificationWorkflowId = (notificationId: string): string =>
   `notification-${notificationId}`;
 
-/** What a checkpoint workflow is started with: its first record and what each scope copies. */
+/**
+ * What a checkpoint workflow is started with: its first record (absent when a schedule
+ * starts it: the workflow then names the checkpoint itself) and what each scope copies.
+ */
 export interface CheckpointWorkflowInput {
-  record: CheckpointRecord;
+  record?: CheckpointRecord;
   collections: Record<string, readonly string[]>;
 }
 

@@ -1,5 +1,9 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
+import {
+  checkpointScheduleId,
+  ensureCheckpointSchedule,
+} from '../../src/domain/checkpoints/schedule';
 import { newId } from '../../src/lib/ids';
 import { storedIn } from '../helpers/collections';
 import { call } from '../helpers/http';
@@ -148,5 +152,58 @@ describe('checkpoints', () => {
       body: { scope: ['everything'] },
     });
     expect(bad.status).toBe(422);
+  });
+});
+
+describe('continuous checkpoints (CHECKPOINT_SCHEDULE)', () => {
+  let scheduled: TestApp;
+  let scheduledWorker: TestWorker;
+  beforeAll(async () => {
+    scheduled = await startTestApp('checkpoints_scheduled', { env: { CHECKPOINT_SCHEDULE: '2s' } });
+    scheduledWorker = await startTestWorker(scheduled.deps);
+  });
+  afterAll(async () => {
+    const client = await scheduled.deps.temporal.getClient();
+    await client.schedule
+      .getHandle(checkpointScheduleId(scheduled.deps.temporal.taskQueue))
+      .delete()
+      .catch(() => undefined);
+    await scheduledWorker.stop();
+    await scheduled.close();
+  });
+
+  it('keeps one Temporal Schedule that checkpoints every scope, and shows them in the lineage', async () => {
+    const operator = await createTestKey(scheduled, { entitlement: 'strategic', accessLayer: 2 });
+    let done: Checkpoint | undefined;
+    for (let i = 0; i < 150 && !done; i += 1) {
+      const page = await call<{ payload: { items: (Checkpoint & { requested_by: string })[] } }>(
+        scheduled.url,
+        'GET',
+        '/v1/continuous-ops/checkpoints?status=completed',
+        { key: operator.apiKey },
+      );
+      done = page.body.payload.items.find((c) => c.requested_by === 'schedule');
+      if (!done) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(done).toBeDefined();
+    expect(done!.scope).toEqual(['world', 'actions', 'events', 'sessions', 'substrates']);
+    expect(done!.workflow_id).toMatch(/^checkpoint-scheduled/);
+
+    // A second api instance at start does the same: the schedule is updated, not doubled.
+    await ensureCheckpointSchedule(scheduled.deps.temporal, '3s');
+    const client = await scheduled.deps.temporal.getClient();
+    const description = await client.schedule
+      .getHandle(checkpointScheduleId(scheduled.deps.temporal.taskQueue))
+      .describe();
+    expect(description.spec.intervals?.[0]?.every).toBe(3000);
+
+    const continuity = await call<{
+      payload: { checkpoints: number; lineage: { kind: string; id: string }[] };
+    }>(scheduled.url, 'GET', '/v1/runtime/continuity', { key: operator.apiKey });
+    expect(continuity.status).toBe(200);
+    expect(continuity.body.payload.checkpoints).toBeGreaterThanOrEqual(1);
+    expect(continuity.body.payload.lineage).toContainEqual(
+      expect.objectContaining({ kind: 'checkpoint', id: done!.checkpoint_id }),
+    );
   });
 });

@@ -13,6 +13,9 @@ export const SCOPE_COLLECTIONS: Record<CheckpointScope, readonly string[]> = {
   substrates: ['substrate_deployments'],
 };
 
+/** `CHECKPOINT_SCHEDULE`: an interval (`90s`, `15m`, `6h`, `1d`) or a five-field cron line. */
+export const CHECKPOINT_SCHEDULE_PATTERN = '^(\\d+[smhd]|(\\S+\\s+){4}\\S+)$';
+
 export const CHECKPOINT_STATUSES = ['running', 'completed', 'failed'] as const;
 export type CheckpointStatus = (typeof CHECKPOINT_STATUSES)[number];
 

@@ -109,6 +109,20 @@ export async function getContinuity(deps: Deps, query: RuntimeSessionQuery) {
   }
 
   const links = shown.filter((link): link is LineageLink => link !== null);
+  // Completed checkpoints belong to the runtime's lineage too: its state, copied and sealed.
+  const [checkpointRows, checkpointCount] = focus
+    ? [[], 0]
+    : await Promise.all([
+        deps.repos.checkpoints.list({ status: 'completed' }, LINEAGE_WINDOW),
+        deps.repos.checkpoints.countCompleted(),
+      ]);
+  const checkpoints = checkpointRows.slice(0, LINEAGE_WINDOW).map((checkpoint) => ({
+    kind: 'checkpoint' as const,
+    id: checkpoint._id,
+    identity_digest: runtime.identity_digest,
+    manifest_sha256: checkpoint.manifest?.sha256 ?? null,
+    at: checkpoint.completed_at ?? checkpoint.updated_at,
+  }));
   const sessions = head?.sessions ?? 0;
   const preserved = head?.preserved ?? 0;
   const inputs = {
@@ -119,11 +133,13 @@ export async function getContinuity(deps: Deps, query: RuntimeSessionQuery) {
     },
     head: head ? { seq: head._id, digest: head.digest } : null,
     links: read.map((link) => link?.digest ?? null),
+    checkpoints: checkpoints.map((checkpoint) => [checkpoint.id, checkpoint.manifest_sha256]),
     newest_step: focus?.newest ? { id: focus.newest._id, at: focus.newest.at } : null,
   };
   const times = [
     runtime.created_at,
     ...links.map((link) => link.created_at),
+    ...checkpoints.map((checkpoint) => checkpoint.at),
     ...(focus?.newest ? [focus.newest.at] : []),
   ].sort();
   return {
@@ -133,11 +149,11 @@ export async function getContinuity(deps: Deps, query: RuntimeSessionQuery) {
     lineage_intact: problems.length === 0,
     problems,
     verified_links: links.length,
-    lineage: links.map(linkView),
+    lineage: [...links.map(linkView), ...checkpoints].sort((a, b) => b.at.localeCompare(a.at)),
     sessions,
     preserved,
     fresh: sessions - preserved,
-    checkpoints: 0,
+    checkpoints: checkpointCount,
     ...(session ? { session } : {}),
     window: { from: times[0], to: times[times.length - 1] },
     inputs_digest: sha256(inputs),

@@ -64,7 +64,7 @@ export const continuityView = view(
     sessions: count('Sessions in the lineage.'),
     preserved: count('Sessions that preserve their identity across steps.'),
     fresh: count('Sessions that start every step anew.'),
-    checkpoints: count('Checkpoints in the lineage (none until checkpoints are built).'),
+    checkpoints: count('Completed checkpoints of the runtime (the newest are in `lineage`).'),
     session: freeObject(
       'With `session_id`: the session mode, identity, current identity, state and steps.',
     ),

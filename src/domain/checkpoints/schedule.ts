@@ -1,0 +1,89 @@
+import { ScheduleAlreadyRunning, type ScheduleOptions } from '@temporalio/client';
+import type { Logger } from 'pino';
+import type { TemporalGateway } from '../../temporal/gateway';
+import type { CheckpointWorkflowInput } from '../../workflows/shared';
+import { SCOPE_COLLECTIONS } from './schemas';
+
+/** The schedule's id: one per task queue, so every api instance of a deployment shares it. */
+export const checkpointScheduleId = (taskQueue: string): string => `${taskQueue}-checkpoints`;
+
+/**
+ * Creates the Temporal Schedule that checkpoints continuously, or brings an existing one to
+ * the configured spec: every api instance may run this at start; the first creates it, the
+ * others update it to the same thing. It shows in the Web UI's Schedules page.
+ */
+export async function ensureCheckpointSchedule(
+  temporal: TemporalGateway,
+  spec: string,
+): Promise<void> {
+  const client = await temporal.getClient();
+  const input: CheckpointWorkflowInput = { collections: SCOPE_COLLECTIONS };
+  const options: ScheduleOptions = {
+    scheduleId: checkpointScheduleId(temporal.taskQueue),
+    spec: /^\d+[smhd]$/.test(spec)
+      ? { intervals: [{ every: spec as `${number}${'s' | 'm' | 'h' | 'd'}` }] }
+      : { cronExpressions: [spec] },
+    action: {
+      type: 'startWorkflow',
+      workflowType: 'checkpointWorkflow',
+      taskQueue: temporal.taskQueue,
+      args: [input],
+      workflowId: `checkpoint-scheduled`,
+      staticSummary: 'scheduled checkpoint of every scope',
+    },
+    // A checkpoint still running when the next is due: skip the next, never pile up.
+    policies: { overlap: 'SKIP', catchupWindow: '1 minute' },
+    memo: { purpose: 'continuous checkpoints (CHECKPOINT_SCHEDULE)' },
+  };
+  try {
+    await client.schedule.create(options);
+  } catch (error) {
+    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+    await client.schedule.getHandle(options.scheduleId).update((previous) => ({
+      ...previous,
+      spec: options.spec,
+      action: options.action,
+      policies: { ...previous.policies, overlap: 'SKIP', catchupWindow: 60_000 },
+    }));
+  }
+}
+
+/**
+ * Keeps trying until Temporal answers (the api starts while Temporal may be down), then
+ * stops; `stop` ends the tries early.
+ */
+export function keepCheckpointSchedule(
+  temporal: TemporalGateway,
+  spec: string,
+  logger: Logger,
+): { stop(): void; ready: Promise<void> } {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const ready = new Promise<void>((resolve) => {
+    const attempt = () => {
+      if (stopped) return resolve();
+      ensureCheckpointSchedule(temporal, spec).then(
+        () => {
+          logger.info(
+            { schedule: checkpointScheduleId(temporal.taskQueue), spec },
+            'checkpoint schedule in place',
+          );
+          resolve();
+        },
+        (error: unknown) => {
+          logger.warn({ err: error }, 'checkpoint schedule not in place yet; retrying');
+          timer = setTimeout(attempt, 10_000);
+          timer.unref();
+        },
+      );
+    };
+    attempt();
+  });
+  return {
+    ready,
+    stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    },
+  };
+}
