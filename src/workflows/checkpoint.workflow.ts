@@ -4,12 +4,13 @@ import {
   ApplicationFailure,
   proxyActivities,
   setCurrentDetails,
+  upsertSearchAttributes,
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { CheckpointActivities } from '../activities';
 import type { CheckpointRecord, CollectionCopy } from '../store/checkpoints.repo';
-import type { CheckpointWorkflowInput } from './shared';
+import { OpsStatusKey, type CheckpointWorkflowInput } from './shared';
 
 const { recordCheckpoint, worldPosition, writeCheckpointManifest } =
   proxyActivities<CheckpointActivities>({
@@ -36,7 +37,12 @@ export async function checkpointWorkflow(
   input: CheckpointWorkflowInput,
 ): Promise<CheckpointRecord> {
   const record: CheckpointRecord = input.record ? { ...input.record } : scheduledRecord(input);
+  let shownStatus: string | undefined;
   const save = async () => {
+    if (record.status !== shownStatus) {
+      upsertSearchAttributes([{ key: OpsStatusKey, value: `checkpoint.${record.status}` }]);
+      shownStatus = record.status;
+    }
     record.seq += 1;
     record.updated_at = new Date().toISOString();
     setCurrentDetails(

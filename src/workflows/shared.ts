@@ -209,6 +209,8 @@ export const ActionStatusKey = defineSearchAttributeKey(
   SearchAttributeType.KEYWORD,
 );
 export const ActionKindKey = defineSearchAttributeKey('ActionKind', SearchAttributeType.KEYWORD);
+/** Status of a continuous-ops workflow (checkpoints now, repairs later): filter them in the UI. */
+export const OpsStatusKey = defineSearchAttributeKey('OpsStatus', SearchAttributeType.KEYWORD);
 export const SharedContextIdKey = defineSearchAttributeKey(
   'SharedContextId',
   SearchAttributeType.KEYWORD,

@@ -5,6 +5,7 @@ import {
   ensureCheckpointSchedule,
 } from '../../src/domain/checkpoints/schedule';
 import { newId } from '../../src/lib/ids';
+import { OpsStatusKey } from '../../src/workflows/shared';
 import { storedIn } from '../helpers/collections';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
@@ -84,6 +85,9 @@ describe('checkpoints', () => {
 
     const done = await settled(id);
     expect(done.status).toBe('completed');
+    const client = await app.deps.temporal.getClient();
+    const described = await client.workflow.getHandle(done.workflow_id).describe();
+    expect(described.typedSearchAttributes.get(OpsStatusKey)).toBe('checkpoint.completed');
     expect(done.history_head).toMatch(/^evt_/);
     expect(done.world_revision).toBeGreaterThan(0);
     const stored = storedIn(app.deps.db);

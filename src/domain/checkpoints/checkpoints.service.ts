@@ -4,7 +4,11 @@ import { Unavailable, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { CheckpointRecord } from '../../store/checkpoints.repo';
 import { pageById } from '../../store/paging';
-import { checkpointWorkflowId, type CheckpointWorkflowInput } from '../../workflows/shared';
+import {
+  OpsStatusKey,
+  checkpointWorkflowId,
+  type CheckpointWorkflowInput,
+} from '../../workflows/shared';
 import {
   CHECKPOINT_SCOPES,
   SCOPE_COLLECTIONS,
@@ -59,6 +63,7 @@ export async function createCheckpoint(deps: Deps, auth: AuthContext, body: Chec
       workflowIdConflictPolicy: 'FAIL',
       taskQueue: deps.temporal.taskQueue,
       args: [input],
+      typedSearchAttributes: [{ key: OpsStatusKey, value: 'checkpoint.running' }],
       staticSummary: `checkpoint ${record.scope.join(', ')}${record.label ? ` "${record.label}"` : ''}`,
       staticDetails: `Checkpoint \`${record._id}\` requested by \`${record.requested_by}\`; artifacts under \`checkpoints/${record._id}/\``,
     });
