@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { actionsBench } from './actions.bench';
+import { checkpointBench } from './checkpoint.bench';
 import { eventsBench } from './events.bench';
 import { foundationBench, inboxBench, worldStateBench } from './get-vs-bare.bench';
 import { sessionsBench } from './sessions.bench';
@@ -18,6 +19,7 @@ const SUITES: Record<string, (ctx: BenchContext) => Promise<BenchReport>> = {
   events: eventsBench,
   'substrate-engine': substrateEngineBench,
   'substrate-deployment': substrateDeploymentBench,
+  checkpoint: checkpointBench,
 };
 
 /** Runs the benchmark suites named on the command line (all by default). */
