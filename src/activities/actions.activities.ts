@@ -85,8 +85,10 @@ export function createActionActivities(deps: ActionActivityDeps) {
         approved_by: state.approvals.map((approval) => approval.principal_id),
         eligible: eligibleTokens(state.rule),
       };
-      await repos.externalActions.project(record);
-      await repos.actionInbox.project(listEntryOf(record));
+      await Promise.all([
+        repos.externalActions.project(record),
+        repos.actionInbox.project(listEntryOf(record)),
+      ]);
       const event = `action.${input.event}`;
       if (deps.notify && NOTIFIED_ACTION_EVENTS.has(event)) {
         await deps.notify({
@@ -200,7 +202,6 @@ export function createActionActivities(deps: ActionActivityDeps) {
   };
 }
 
-/** sha256 over the canonical JSON of an entry (its `prev_digest` included). */
 const NOTIFIED_ACTION_EVENTS = new Set<string>(
   NOTIFICATION_EVENTS.filter((event) => event.startsWith('action.')),
 );
@@ -235,5 +236,6 @@ export function eligibleTokens(rule: ActionState['rule']): string[] {
   ];
 }
 
+/** sha256 over the canonical JSON of an entry (its `prev_digest` included). */
 export const ledgerDigest = (entry: Omit<ActionLedgerEntry, 'digest'>): string =>
   `sha256:${sha256(stringify(entry) ?? '')}`;

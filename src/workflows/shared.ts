@@ -15,6 +15,7 @@ export const SEARCH_ATTRIBUTES = [
   'ActionKind',
   'SharedContextId',
   'DeploymentStage',
+  'OpsStatus',
 ] as const;
 
 export interface ServiceProbeInput {

@@ -36,6 +36,23 @@ const linkView = (link: LineageLink) => ({
   at: link.created_at,
 });
 
+/**
+ * Sessions (in lineage order, newest first) with checkpoints (newest first) placed among
+ * them by time; neither list is reordered (sessions made at once may not be in time order).
+ */
+function mergeNewestFirst<A extends { at: string }, B extends { at: string }>(
+  sessions: A[],
+  checkpoints: B[],
+): (A | B)[] {
+  const merged: (A | B)[] = [];
+  let c = 0;
+  for (const session of sessions) {
+    while (c < checkpoints.length && checkpoints[c].at > session.at) merged.push(checkpoints[c++]);
+    merged.push(session);
+  }
+  return [...merged, ...checkpoints.slice(c)];
+}
+
 /** Links `from`..`to` (inclusive, newest first), read by `_id` as stored now (no cache). */
 async function readLinks(deps: Deps, from: number, to: number): Promise<(LineageLink | null)[]> {
   const seqs: number[] = [];
@@ -149,7 +166,7 @@ export async function getContinuity(deps: Deps, query: RuntimeSessionQuery) {
     lineage_intact: problems.length === 0,
     problems,
     verified_links: links.length,
-    lineage: [...links.map(linkView), ...checkpoints].sort((a, b) => b.at.localeCompare(a.at)),
+    lineage: mergeNewestFirst(links.map(linkView), checkpoints),
     sessions,
     preserved,
     fresh: sessions - preserved,
