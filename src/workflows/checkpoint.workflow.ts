@@ -21,7 +21,7 @@ const { recordCheckpoint, worldPosition, writeCheckpointManifest } =
 // heartbeat timeout and the copy starts again on another.
 const { copyCollection } = proxyActivities<CheckpointActivities>({
   startToCloseTimeout: '2 hours',
-  heartbeatTimeout: '30 seconds',
+  heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 10 },
 });
 
