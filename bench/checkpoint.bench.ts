@@ -1,12 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import { EJSON } from 'bson';
 import { MongoClient } from 'mongodb';
-import { mintApiKey } from '../src/auth/api-key';
 import { newId } from '../src/lib/ids';
 import type { WorldObject } from '../src/store/world-objects.repo';
-import { createUnlimitedKey, postJson } from './lib/api';
-import { startNodeProcess, startNodeServer, type ServerProcess } from './lib/processes';
+import { postJson } from './lib/api';
+import { startApiAndWorker } from './lib/processes';
 import type { BenchContext, BenchReport } from './lib/report';
 
 const API_PORT = 18484;
@@ -28,38 +26,10 @@ interface CheckpointView {
  * Target: ≥ 0.5× the bare rate.
  */
 export async function checkpointBench(ctx: BenchContext): Promise<BenchReport> {
-  const suffix = randomBytes(3).toString('hex');
-  const adminKey = mintApiKey(randomBytes(6).toString('hex'));
-  const mongoUri = `${ctx.mongoBaseUri}bench_checkpoint_${suffix}`;
-  const env = {
-    MONGODB_URI: mongoUri,
-    TEMPORAL_ADDRESS: ctx.temporalAddress,
-    TEMPORAL_TASK_QUEUE: `bench-checkpoint-${suffix}`,
-    KEY_PEPPER: randomBytes(32).toString('hex'),
-    ADMIN_API_KEY: adminKey,
-    LOG_LEVEL: 'warn',
-  };
-  const base = `http://127.0.0.1:${API_PORT}`;
-  const processes: ServerProcess[] = [];
-  const client = await MongoClient.connect(mongoUri);
+  const servers = await startApiAndWorker({ ...ctx, suite: 'checkpoint', port: API_PORT });
+  const { base, key } = servers;
+  const client = await MongoClient.connect(servers.mongoUri);
   try {
-    processes.push(
-      await startNodeServer(
-        join(ctx.distDir, 'src', 'main.js'),
-        { ...env, PORT: String(API_PORT) },
-        join(ctx.logDir, 'checkpoint-api.log'),
-        `${base}/healthz`,
-      ),
-    );
-    const key = await createUnlimitedKey(base, adminKey);
-    processes.push(
-      await startNodeProcess(
-        join(ctx.distDir, 'src', 'worker.js'),
-        env,
-        join(ctx.logDir, 'checkpoint-worker.log'),
-        async () => (await fetch(`${base}/readyz`)).ok,
-      ),
-    );
     const objects = client.db().collection<WorldObject>('world_objects');
     const seedStarted = performance.now();
     const now = new Date().toISOString();
@@ -121,7 +91,7 @@ export async function checkpointBench(ctx: BenchContext): Promise<BenchReport> {
           ms: Math.round(ourRun.ms),
           documents: ourRun.count,
           objectsPerSecond: Math.round(ourRate),
-          workerPeakRssMiB: processes[1].peakRssMiB(),
+          workerPeakRssMiB: servers.worker.peakRssMiB(),
         },
         bare: {
           ms: Math.round(bareRun.ms),
@@ -135,6 +105,6 @@ export async function checkpointBench(ctx: BenchContext): Promise<BenchReport> {
     };
   } finally {
     await client.close();
-    for (const process of processes.reverse()) await process.stop();
+    await servers.stop();
   }
 }

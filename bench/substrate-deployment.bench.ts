@@ -1,9 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import { mintApiKey } from '../src/auth/api-key';
 import { createSubstrate } from '../src/domain/substrates/engine';
-import { createUnlimitedKey, postJson } from './lib/api';
-import { startNodeProcess, startNodeServer, type ServerProcess } from './lib/processes';
+import { postJson } from './lib/api';
+import { startApiAndWorker } from './lib/processes';
 import type { BenchContext, BenchReport } from './lib/report';
 import { percentile } from './lib/stats';
 
@@ -30,37 +27,9 @@ const STAGES = ['validating', 'compiling', 'deploying', 'observing', 'assaying',
  * 1,000 ticks in this process. Target: ≤ 1.5× the engine alone; both reach the same digest.
  */
 export async function substrateDeploymentBench(ctx: BenchContext): Promise<BenchReport> {
-  const suffix = randomBytes(3).toString('hex');
-  const adminKey = mintApiKey(randomBytes(6).toString('hex'));
-  const taskQueue = `bench-deploy-${suffix}`;
-  const env = {
-    MONGODB_URI: `${ctx.mongoBaseUri}bench_deploy_${suffix}`,
-    TEMPORAL_ADDRESS: ctx.temporalAddress,
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    KEY_PEPPER: randomBytes(32).toString('hex'),
-    ADMIN_API_KEY: adminKey,
-    LOG_LEVEL: 'warn',
-  };
-  const base = `http://127.0.0.1:${API_PORT}`;
-  const processes: ServerProcess[] = [];
+  const servers = await startApiAndWorker({ ...ctx, suite: 'deploy', port: API_PORT });
+  const { base, key } = servers;
   try {
-    processes.push(
-      await startNodeServer(
-        join(ctx.distDir, 'src', 'main.js'),
-        { ...env, PORT: String(API_PORT) },
-        join(ctx.logDir, 'deploy-api.log'),
-        `${base}/healthz`,
-      ),
-    );
-    const key = await createUnlimitedKey(base, adminKey);
-    processes.push(
-      await startNodeProcess(
-        join(ctx.distDir, 'src', 'worker.js'),
-        env,
-        join(ctx.logDir, 'deploy-worker.log'),
-        async () => (await fetch(`${base}/readyz`)).ok,
-      ),
-    );
     const specOf = (seed: number) => ({
       scaffold: 'life-lattice',
       envelope: 'lattice-standard',
@@ -122,7 +91,7 @@ export async function substrateDeploymentBench(ctx: BenchContext): Promise<Bench
           medianMs: round2(deploymentMedian),
           minMs: round2(Math.min(...deploymentMs)),
           maxMs: round2(Math.max(...deploymentMs)),
-          workerPeakRssMiB: processes[1].peakRssMiB(),
+          workerPeakRssMiB: servers.worker.peakRssMiB(),
         },
         stages_median: Object.fromEntries(
           Object.entries(stageMs).map(([stage, values]) => [stage, percentile(values, 50)]),
@@ -143,6 +112,6 @@ export async function substrateDeploymentBench(ctx: BenchContext): Promise<Bench
       ],
     };
   } finally {
-    for (const p of processes.reverse()) await p.stop();
+    await servers.stop();
   }
 }

@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mintApiKey } from '../../src/auth/api-key';
+import { createUnlimitedKey } from './api';
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -127,6 +128,69 @@ export async function startApiAndBare(options: ApiAndBareOptions): Promise<ApiAn
     };
   } catch (error) {
     await ours.stop();
+    throw error;
+  }
+}
+
+/** Our api and one worker process on a fresh database and task queue of their own. */
+export interface ApiAndWorker {
+  api: ServerProcess;
+  worker: ServerProcess;
+  base: string;
+  /** An unlimited strategic key. */
+  key: string;
+  mongoUri: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the api (logs `<suite>-api.log`), mints a key, then the worker (`<suite>-worker.log`). */
+export async function startApiAndWorker(
+  options: Pick<
+    ApiAndBareOptions,
+    'distDir' | 'logDir' | 'mongoBaseUri' | 'temporalAddress' | 'suite'
+  > & {
+    port: number;
+  },
+): Promise<ApiAndWorker> {
+  const suffix = randomBytes(3).toString('hex');
+  const adminKey = mintApiKey(randomBytes(6).toString('hex'));
+  const mongoUri = `${options.mongoBaseUri}bench_${options.suite.replace(/-/g, '_')}_${suffix}`;
+  const env = {
+    MONGODB_URI: mongoUri,
+    TEMPORAL_ADDRESS: options.temporalAddress,
+    TEMPORAL_TASK_QUEUE: `bench-${options.suite}-${suffix}`,
+    KEY_PEPPER: randomBytes(32).toString('hex'),
+    ADMIN_API_KEY: adminKey,
+    LOG_LEVEL: 'warn',
+  };
+  const base = `http://127.0.0.1:${options.port}`;
+  const api = await startNodeServer(
+    join(options.distDir, 'src', 'main.js'),
+    { ...env, PORT: String(options.port) },
+    join(options.logDir, `${options.suite}-api.log`),
+    `${base}/healthz`,
+  );
+  try {
+    const key = await createUnlimitedKey(base, adminKey);
+    const worker = await startNodeProcess(
+      join(options.distDir, 'src', 'worker.js'),
+      env,
+      join(options.logDir, `${options.suite}-worker.log`),
+      async () => (await fetch(`${base}/readyz`)).ok,
+    );
+    return {
+      api,
+      worker,
+      base,
+      key,
+      mongoUri,
+      async stop() {
+        await worker.stop();
+        await api.stop();
+      },
+    };
+  } catch (error) {
+    await api.stop();
     throw error;
   }
 }
