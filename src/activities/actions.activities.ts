@@ -87,7 +87,8 @@ export function createActionActivities(deps: ActionActivityDeps) {
       };
       await Promise.all([
         repos.externalActions.project(record),
-        repos.actionInbox.project(listEntryOf(record)),
+        // Only these statuses change the inbox (entering it, or the one way out of it).
+        INBOX_STATUSES.has(state.status) && repos.actionInbox.project(listEntryOf(record)),
       ]);
       const event = `action.${input.event}`;
       if (deps.notify && NOTIFIED_ACTION_EVENTS.has(event)) {
@@ -201,6 +202,13 @@ export function createActionActivities(deps: ActionActivityDeps) {
     },
   };
 }
+
+const INBOX_STATUSES = new Set<ActionState['status']>([
+  'awaiting_approval',
+  'approved',
+  'rejected',
+  'expired',
+]);
 
 const NOTIFIED_ACTION_EVENTS = new Set<string>(
   NOTIFICATION_EVENTS.filter((event) => event.startsWith('action.')),
