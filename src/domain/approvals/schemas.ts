@@ -15,7 +15,13 @@ import {
   text,
 } from '../../lib/schema';
 import { ACTION_BOUNDS, ACTION_KINDS } from '../actions/schemas';
-import { PRINCIPAL_ROLES, TENANT_STATUSES, principalId, tenantStatus } from '../governance/schemas';
+import {
+  PRINCIPAL_ROLES,
+  TENANT_STATUSES,
+  principalId,
+  statusBody,
+  tenantStatus,
+} from '../governance/schemas';
 
 /** Bounds of a rule's settings. */
 export const APPROVAL_RULE_LIMITS = { waitSeconds: 604_800, approverPrincipals: 50 } as const;
@@ -80,12 +86,10 @@ export const approvalRuleListQuery = pagedQuery({
 });
 export type ApprovalRuleListQuery = Static<typeof approvalRuleListQuery>;
 
-/** Body of `POST /v1/admin/approval-rules/status`. */
-export const setApprovalRuleStatusBody = closedObject(
-  {
-    rule_id: approvalRuleId('Rule to change.'),
-    status: choice(TENANT_STATUSES, 'New status; only active rules govern new proposals.'),
-  },
-  ['rule_id', 'status'],
+/** Body of `POST /v1/admin/approval-rules/status`; only active rules govern new proposals. */
+export const setApprovalRuleStatusBody = statusBody(
+  'rule_id',
+  approvalRuleId('Rule to change.'),
+  TENANT_STATUSES,
 );
 export type SetApprovalRuleStatusBody = Static<typeof setApprovalRuleStatusBody>;

@@ -15,7 +15,7 @@ import {
   text,
 } from '../../lib/schema';
 import { ACTION_KINDS } from '../actions/schemas';
-import { TENANT_STATUSES, tenantStatus } from '../governance/schemas';
+import { TENANT_STATUSES, statusBody, tenantStatus } from '../governance/schemas';
 
 /** Events a subscription may ask for. */
 export const NOTIFICATION_EVENTS = [
@@ -75,13 +75,11 @@ export const subscriptionListQuery = pagedQuery({
 });
 export type SubscriptionListQuery = Static<typeof subscriptionListQuery>;
 
-/** Body of `POST /v1/admin/subscriptions/status`. */
-export const setSubscriptionStatusBody = closedObject(
-  {
-    subscription_id: subscriptionId('Subscription to change.'),
-    status: choice(TENANT_STATUSES, 'New status; only active subscriptions get deliveries.'),
-  },
-  ['subscription_id', 'status'],
+/** Body of `POST /v1/admin/subscriptions/status`; only active subscriptions get deliveries. */
+export const setSubscriptionStatusBody = statusBody(
+  'subscription_id',
+  subscriptionId('Subscription to change.'),
+  TENANT_STATUSES,
 );
 export type SetSubscriptionStatusBody = Static<typeof setSubscriptionStatusBody>;
 
