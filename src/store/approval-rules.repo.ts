@@ -1,9 +1,8 @@
-import type { Db, Filter } from 'mongodb';
+import type { Db } from 'mongodb';
 import type { ApprovalRuleListQuery, RuleMatch } from '../domain/approvals/schemas';
 import type { ListFilter } from '../lib/schema';
 import type { ActionRule } from '../workflows/shared';
-import type { TenantStatus } from './organizations.repo';
-import { newestByIdPage } from './paging';
+import { tenantRecords, type TenantStatus } from './tenant-records';
 
 /**
  * An approval rule: which actions it governs and what approving them takes (the settings an
@@ -23,26 +22,10 @@ export type ApprovalRuleFilter = ListFilter<ApprovalRuleListQuery>;
 export function createApprovalRulesRepo(db: Db) {
   const col = db.collection<ApprovalRule>('approval_rules');
   return {
-    async insert(rule: ApprovalRule): Promise<ApprovalRule> {
-      await col.insertOne(rule);
-      return rule;
-    },
-    findById: (id: string) => col.findOne({ _id: id }),
-    /** Rules newest first (ULID `_id` descending), before `beforeId`; `limit + 1` rows. */
-    list(filter: ApprovalRuleFilter, limit: number, beforeId?: string) {
-      const query: Filter<ApprovalRule> = {
-        ...(filter.status ? { status: filter.status } : {}),
-        ...(filter.action_kind ? { 'match.action_kind': filter.action_kind } : {}),
-      };
-      return newestByIdPage(col, query, limit, beforeId);
-    },
-    /** The status change bumps the version (one writer per read: the status claim). */
-    async setStatus(rule: ApprovalRule, status: TenantStatus, now: string): Promise<void> {
-      await col.updateOne(
-        { _id: rule._id },
-        { $set: { status, version: rule.version + 1, updated_at: now } },
-      );
-    },
+    ...tenantRecords<ApprovalRule, ApprovalRuleFilter>(col, {
+      status: 'status',
+      action_kind: 'match.action_kind',
+    }),
     /** Every active rule (a short list: operators write rules by hand). */
     active: () => col.find({ status: 'active' }).sort({ _id: -1 }).toArray(),
   };

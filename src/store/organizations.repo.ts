@@ -1,10 +1,10 @@
 import { countBy } from './count-by';
-import { newestByIdPage } from './paging';
-import type { Db, Filter } from 'mongodb';
+import type { Db } from 'mongodb';
 import { newId } from '../lib/ids';
 import { isDuplicateKey } from './mongo';
+import { tenantRecords, type TenantStatus } from './tenant-records';
 
-export type TenantStatus = 'active' | 'suspended' | 'archived';
+export type { TenantStatus } from './tenant-records';
 
 export interface Organization {
   _id: string;
@@ -20,41 +20,32 @@ export interface Organization {
 export const SANDBOX_ORGANIZATION = 'sandbox';
 export const OPERATORS_ORGANIZATION = 'operators';
 
+/** A new active organization named `name`. */
+export const newOrganization = (name: string, now: string): Organization => ({
+  _id: newId('org'),
+  name,
+  name_key: name.toLowerCase(),
+  status: 'active',
+  created_at: now,
+  updated_at: now,
+});
+
 export function createOrganizationsRepo(db: Db) {
   const col = db.collection<Organization>('organizations');
+  const records = tenantRecords<Organization, { status?: TenantStatus }>(col, {
+    status: 'status',
+  });
   return {
+    ...records,
     /** Organizations per status, and `total`. */
     countByStatus: () => countBy(col, 'status'),
-    findById: (id: string) => col.findOne({ _id: id }),
     findByName: (name: string) => col.findOne({ name_key: name.toLowerCase() }),
-    /** Organizations newest first (ULID `_id` descending), after `beforeId`; `limit + 1` rows. */
-    list(filter: { status?: TenantStatus }, limit: number, beforeId?: string) {
-      const query: Filter<Organization> = {
-        ...(filter.status ? { status: filter.status } : {}),
-      };
-      return newestByIdPage(col, query, limit, beforeId);
-    },
-    async setStatus(id: string, status: TenantStatus, now: string): Promise<void> {
-      await col.updateOne({ _id: id }, { $set: { status, updated_at: now } });
-    },
-    async insert(name: string, now: string): Promise<Organization> {
-      const org: Organization = {
-        _id: newId('org'),
-        name,
-        name_key: name.toLowerCase(),
-        status: 'active',
-        created_at: now,
-        updated_at: now,
-      };
-      await col.insertOne(org);
-      return org;
-    },
     /** Finds or creates a well-known organization; safe when several instances race. */
     async ensure(name: string, now: string): Promise<Organization> {
       const existing = await col.findOne({ name_key: name.toLowerCase() });
       if (existing) return existing;
       try {
-        return await this.insert(name, now);
+        return await records.insert(newOrganization(name, now));
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
         const winner = await col.findOne({ name_key: name.toLowerCase() });

@@ -1,10 +1,9 @@
 import type { PrincipalListQuery } from '../domain/governance/schemas';
 import type { ListFilter } from '../lib/schema';
 import { countBy } from './count-by';
-import { newestByIdPage } from './paging';
-import type { Db, Filter } from 'mongodb';
+import type { Db } from 'mongodb';
 import type { PrincipalRole } from '../auth/auth-context';
-import type { TenantStatus } from './organizations.repo';
+import { tenantRecords, type TenantStatus } from './tenant-records';
 
 export interface Principal {
   _id: string;
@@ -28,25 +27,12 @@ export function createPrincipalsRepo(db: Db) {
   return {
     /** Principals per status, and `total`. */
     countByStatus: () => countBy(col, 'status'),
-    findById: (id: string) => col.findOne({ _id: id }),
+    ...tenantRecords<Principal, PrincipalFilter>(col, {
+      status: 'status',
+      organization_id: 'organization_id',
+      role: 'role',
+    }),
     findByEmail: (email: string) => col.findOne({ email_key: email.toLowerCase() }),
-    /** Inserts; throws a duplicate-key error when the e-mail is taken. */
-    async insert(principal: Principal): Promise<Principal> {
-      await col.insertOne(principal);
-      return principal;
-    },
-    /** Principals newest first (ULID `_id` descending), after `beforeId`; `limit + 1` rows. */
-    list(filter: PrincipalFilter, limit: number, beforeId?: string) {
-      const query: Filter<Principal> = {
-        ...(filter.status ? { status: filter.status } : {}),
-        ...(filter.organization_id ? { organization_id: filter.organization_id } : {}),
-        ...(filter.role ? { role: filter.role } : {}),
-      };
-      return newestByIdPage(col, query, limit, beforeId);
-    },
-    async setStatus(id: string, status: TenantStatus, now: string): Promise<void> {
-      await col.updateOne({ _id: id }, { $set: { status, updated_at: now } });
-    },
     async remove(id: string): Promise<void> {
       await col.deleteOne({ _id: id });
     },

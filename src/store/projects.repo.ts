@@ -1,8 +1,7 @@
+import type { Db } from 'mongodb';
 import type { ProjectListQuery } from '../domain/governance/schemas';
 import type { ListFilter } from '../lib/schema';
-import { newestByIdPage } from './paging';
-import type { Db, Filter } from 'mongodb';
-import type { TenantStatus } from './organizations.repo';
+import { tenantRecords, type TenantStatus } from './tenant-records';
 
 /** A project inside an organization. */
 export interface Project {
@@ -16,30 +15,11 @@ export interface Project {
   updated_at: string;
 }
 
-/** Filters of the project listing. */
-export type ProjectFilter = ListFilter<ProjectListQuery>;
-
-export function createProjectsRepo(db: Db) {
-  const col = db.collection<Project>('projects');
-  return {
-    findById: (id: string) => col.findOne({ _id: id }),
-    /** Inserts; throws a duplicate-key error when the organization has a project of that name. */
-    async insert(project: Project): Promise<Project> {
-      await col.insertOne(project);
-      return project;
-    },
-    /** Projects newest first (ULID `_id` descending), after `beforeId`; `limit + 1` rows. */
-    list(filter: ProjectFilter, limit: number, beforeId?: string) {
-      const query: Filter<Project> = {
-        ...(filter.status ? { status: filter.status } : {}),
-        ...(filter.organization_id ? { organization_id: filter.organization_id } : {}),
-      };
-      return newestByIdPage(col, query, limit, beforeId);
-    },
-    async setStatus(id: string, status: TenantStatus, now: string): Promise<void> {
-      await col.updateOne({ _id: id }, { $set: { status, updated_at: now } });
-    },
-  };
-}
+/** Projects; an insert throws a duplicate-key error when the organization has that name. */
+export const createProjectsRepo = (db: Db) =>
+  tenantRecords<Project, ListFilter<ProjectListQuery>>(db.collection('projects'), {
+    status: 'status',
+    organization_id: 'organization_id',
+  });
 
 export type ProjectsRepo = ReturnType<typeof createProjectsRepo>;

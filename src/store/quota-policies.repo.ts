@@ -1,9 +1,8 @@
 import type { PolicyListQuery } from '../domain/governance/schemas';
 import type { ListFilter } from '../lib/schema';
-import { newestByIdPage } from './paging';
-import type { Db, Filter } from 'mongodb';
+import type { Db } from 'mongodb';
 import type { Entitlement } from '../auth/families';
-import type { TenantStatus } from './organizations.repo';
+import { tenantRecords, type TenantStatus } from './tenant-records';
 
 /** A limits override for one key, one organization or one entitlement class. */
 export interface QuotaPolicy {
@@ -23,24 +22,12 @@ export type PolicyFilter = ListFilter<PolicyListQuery>;
 export function createQuotaPoliciesRepo(db: Db) {
   const col = db.collection<QuotaPolicy>('quota_policies');
   return {
-    async insert(policy: QuotaPolicy): Promise<QuotaPolicy> {
-      await col.insertOne(policy);
-      return policy;
-    },
-    findById: (id: string) => col.findOne({ _id: id }),
-    /** Policies newest first (ULID `_id` descending), after `beforeId`; `limit + 1` rows. */
-    list(filter: PolicyFilter, limit: number, beforeId?: string) {
-      const query: Filter<QuotaPolicy> = {
-        ...(filter.status ? { status: filter.status } : {}),
-        ...(filter.key_id ? { 'scope.key_id': filter.key_id } : {}),
-        ...(filter.organization_id ? { 'scope.organization_id': filter.organization_id } : {}),
-        ...(filter.entitlement ? { 'scope.entitlement': filter.entitlement } : {}),
-      };
-      return newestByIdPage(col, query, limit, beforeId);
-    },
-    async setStatus(id: string, status: TenantStatus, now: string): Promise<void> {
-      await col.updateOne({ _id: id }, { $set: { status, updated_at: now } });
-    },
+    ...tenantRecords<QuotaPolicy, PolicyFilter>(col, {
+      status: 'status',
+      key_id: 'scope.key_id',
+      organization_id: 'scope.organization_id',
+      entitlement: 'scope.entitlement',
+    }),
     /** Active class-scoped policies per entitlement class (`$group` + `$sum`: FerretDB-safe). */
     async activeClassPolicyCounts(): Promise<Map<string, number>> {
       const rows = await col

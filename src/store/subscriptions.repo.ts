@@ -1,8 +1,7 @@
 import type { Db } from 'mongodb';
 import type { NotificationEvent, SubscriptionListQuery } from '../domain/notifications/schemas';
 import type { ListFilter } from '../lib/schema';
-import type { TenantStatus } from './organizations.repo';
-import { newestByIdPage } from './paging';
+import { tenantRecords, type TenantStatus } from './tenant-records';
 
 /** Where and which events an operator wants delivered. */
 export interface Subscription {
@@ -21,21 +20,7 @@ export interface Subscription {
 export function createSubscriptionsRepo(db: Db) {
   const col = db.collection<Subscription>('subscriptions');
   return {
-    async insert(subscription: Subscription): Promise<Subscription> {
-      await col.insertOne(subscription);
-      return subscription;
-    },
-    findById: (id: string) => col.findOne({ _id: id }),
-    /** Subscriptions newest first, before `beforeId`; `limit + 1` rows. */
-    list(filter: ListFilter<SubscriptionListQuery>, limit: number, beforeId?: string) {
-      return newestByIdPage(col, filter.status ? { status: filter.status } : {}, limit, beforeId);
-    },
-    async setStatus(subscription: Subscription, status: TenantStatus, now: string) {
-      await col.updateOne(
-        { _id: subscription._id },
-        { $set: { status, version: subscription.version + 1, updated_at: now } },
-      );
-    },
+    ...tenantRecords<Subscription, ListFilter<SubscriptionListQuery>>(col, { status: 'status' }),
     /** Active subscriptions to any of `events` (a short list, written by operators). */
     activeFor: (events: readonly NotificationEvent[]) =>
       col.find({ status: 'active', events: { $in: [...events] } }).toArray(),

@@ -3,19 +3,7 @@
  * request types are derived from the schemas, never written twice.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import {
-  arrayOf,
-  choice,
-  closedObject,
-  contextRef,
-  flag,
-  freeObject,
-  idRef,
-  integer,
-  pagedQuery,
-  patterned,
-  text,
-} from '../../lib/schema';
+import * as schema from '../../lib/schema';
 
 /** Kinds of outbound action (DESIGN.md section 5). */
 export const ACTION_KINDS = ['world.update_object', 'webhook.post', 'notify'] as const;
@@ -43,18 +31,18 @@ export const ACTION_BOUNDS = {
 
 /** A plan digest: sha256 hex, optionally prefixed `sha256:`. */
 export const planDigest = (description: string) =>
-  patterned(description, '^(sha256:)?[0-9a-f]{64}$', 71);
+  schema.patterned(description, '^(sha256:)?[0-9a-f]{64}$', 71);
 
 /** Body of `POST /v1/external-actions/propose` and `/dry-run`. */
-export const actionRequestSchema = closedObject(
+export const actionRequestSchema = schema.closedObject(
   {
-    action_kind: choice(
+    action_kind: schema.choice(
       ACTION_KINDS,
       '`world.update_object` patches attributes of a world object within `bounds.allowed_fields`; `webhook.post` POSTs a signed JSON body to an allow-listed URL; `notify` puts a message in the outbox.',
     ),
-    target: closedObject(
+    target: schema.closedObject(
       {
-        world_object_ref: idRef('obj', 'World object to update (`world.update_object`).'),
+        world_object_ref: schema.idRef('obj', 'World object to update (`world.update_object`).'),
         url: Type.String({
           format: 'uri',
           pattern: '^https?://',
@@ -65,23 +53,23 @@ export const actionRequestSchema = closedObject(
       [],
       'What the action acts on.',
     ),
-    parameters: freeObject(
+    parameters: schema.freeObject(
       'Kind-specific parameters: the attribute patch, the webhook JSON body, or the message.',
     ),
-    bounds: closedObject(
+    bounds: schema.closedObject(
       {
-        allowed_fields: arrayOf(
-          text('Attribute name.', 128),
+        allowed_fields: schema.arrayOf(
+          schema.text('Attribute name.', 128),
           'Attributes `world.update_object` may touch; others make the dry run fail.',
           { maxItems: 100, uniqueItems: true },
         ),
-        expires_in_seconds: integer(
+        expires_in_seconds: schema.integer(
           'Seconds the action may wait for approval before it expires.',
           ACTION_BOUNDS.expiresInSeconds.min,
           ACTION_BOUNDS.expiresInSeconds.max,
           ACTION_BOUNDS.expiresInSeconds.default,
         ),
-        required_approvals: integer(
+        required_approvals: schema.integer(
           'Approvals needed, from distinct principals other than the proposer.',
           ACTION_BOUNDS.requiredApprovals.min,
           ACTION_BOUNDS.requiredApprovals.max,
@@ -91,8 +79,8 @@ export const actionRequestSchema = closedObject(
       [],
       'Bounds of the contract.',
     ),
-    shared_context_id: contextRef('Shared context the action belongs to.'),
-    reason: text('Why the action is proposed (kept in the ledger).', 1024),
+    shared_context_id: schema.contextRef('Shared context the action belongs to.'),
+    reason: schema.text('Why the action is proposed (kept in the ledger).', 1024),
   },
   ['action_kind', 'target', 'parameters', 'bounds'],
 );
@@ -100,8 +88,8 @@ export const actionRequestSchema = closedObject(
 export type ExternalActionRequest = Static<typeof actionRequestSchema>;
 
 /** Body of `approve`, `reject` and `execute`; the decider is the calling key's principal. */
-export const decisionBodySchema = closedObject({
-  reason: text('Why (kept in the ledger).', 1024),
+export const decisionBodySchema = schema.closedObject({
+  reason: schema.text('Why (kept in the ledger).', 1024),
   plan_digest: planDigest(
     'Digest of the dry-run plan the decision is based on; 409 when the plan is no longer current.',
   ),
@@ -109,25 +97,25 @@ export const decisionBodySchema = closedObject({
 export type ExternalActionDecisionRequest = Static<typeof decisionBodySchema>;
 
 /** Query of `GET /v1/external-actions`: actions by their current status. */
-export const actionListQuery = pagedQuery({
-  status: choice(ACTION_STATUSES, 'Only actions whose current status is this.'),
-  action_kind: choice(ACTION_KINDS, 'Only actions of this kind.'),
-  shared_context_id: contextRef('Only actions in this shared context.'),
-  proposed_by: idRef('prn', 'Only actions proposed by this principal.'),
-  awaiting_me: flag(
+export const actionListQuery = schema.pagedQuery({
+  status: schema.choice(ACTION_STATUSES, 'Only actions whose current status is this.'),
+  action_kind: schema.choice(ACTION_KINDS, 'Only actions of this kind.'),
+  shared_context_id: schema.contextRef('Only actions in this shared context.'),
+  proposed_by: schema.idRef('prn', 'Only actions proposed by this principal.'),
+  awaiting_me: schema.flag(
     'Only actions the calling principal may approve now: awaiting approval, not proposed or already approved by them, and eligible under the rule in force.',
   ),
 });
 export type ActionListQuery = Static<typeof actionListQuery>;
 
 /** Query of `GET /v1/external-actions/history`. */
-export const actionHistoryQuery = pagedQuery({
-  status: choice(
+export const actionHistoryQuery = schema.pagedQuery({
+  status: schema.choice(
     ACTION_STATUSES,
     'Only ledger entries recorded with this status (an entry per transition, so an action appears once for each entry in that status; `GET /v1/external-actions` lists actions by their current status).',
   ),
-  action_kind: choice(ACTION_KINDS, 'Only entries of actions of this kind.'),
-  shared_context_id: contextRef('Only entries of actions in this shared context.'),
-  action_id: idRef('act', 'Only the entries of this action.'),
+  action_kind: schema.choice(ACTION_KINDS, 'Only entries of actions of this kind.'),
+  shared_context_id: schema.contextRef('Only entries of actions in this shared context.'),
+  action_id: schema.idRef('act', 'Only the entries of this action.'),
 });
 export type ActionHistoryQuery = Static<typeof actionHistoryQuery>;

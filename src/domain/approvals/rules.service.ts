@@ -2,10 +2,14 @@ import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
 import { newId } from '../../lib/ids';
 import type { ApprovalRule, ApprovalRulesRepo } from '../../store/approval-rules.repo';
-import { pageById } from '../../store/paging';
 import type { ActionContract, ActionRule } from '../../workflows/shared';
-import { auditCreated, createdActive } from '../governance/audit';
-import { changeStatus } from '../governance/status-change';
+import { createdActive } from '../governance/audit';
+import {
+  createTenantRecord,
+  listTenantRecords,
+  statusSetter,
+  tenantResource,
+} from '../governance/tenant-resource';
 import type {
   ApprovalRuleListQuery,
   CreateApprovalRuleBody,
@@ -19,6 +23,13 @@ export function approvalRuleView(rule: ApprovalRule) {
   return { rule_id: _id, ...rest };
 }
 
+/** Suspending or archiving a rule leaves actions already proposed under it as they are. */
+const rules = tenantResource<
+  ApprovalRule,
+  ApprovalRuleListQuery,
+  ReturnType<typeof approvalRuleView>
+>('approval_rule', 'apr', (repos) => repos.approvalRules, approvalRuleView);
+
 /** Creates an active rule (version 1); it governs actions proposed from now on. */
 export async function createApprovalRule(
   deps: Deps,
@@ -26,7 +37,7 @@ export async function createApprovalRule(
   requestId: string,
   body: CreateApprovalRuleBody,
 ) {
-  const rule = await deps.repos.approvalRules.insert({
+  const rule: ApprovalRule = {
     _id: newId('apr'),
     name: body.name,
     match: body.match,
@@ -38,48 +49,18 @@ export async function createApprovalRule(
     auto_execute: body.auto_execute ?? false,
     version: 1,
     ...createdActive(new Date().toISOString()),
-  });
-  return auditCreated(deps, auth, requestId, {
-    action: 'approval_rule.create',
-    type: 'approval_rule',
-    id: rule._id,
-    view: approvalRuleView(rule),
-  });
+  };
+  return createTenantRecord(deps, auth, requestId, rules, rule);
 }
 
 /** `GET /v1/admin/approval-rules`: newest first, optionally by status or kind matched. */
 export const listApprovalRules = (deps: Pick<AppInfra, 'repos'>, query: ApprovalRuleListQuery) =>
-  pageById(
-    query,
-    'apr',
-    (limit, before) =>
-      deps.repos.approvalRules.list(
-        { status: query.status, action_kind: query.action_kind },
-        limit,
-        before,
-      ),
-    approvalRuleView,
-  );
+  listTenantRecords(deps, rules, query);
 
-/** Suspending or archiving a rule leaves actions already proposed under it as they are. */
-export function setApprovalRuleStatus(
-  deps: Deps,
-  auth: AuthContext,
-  requestId: string,
-  body: SetApprovalRuleStatusBody,
-) {
-  return changeStatus(deps, auth, requestId, {
-    action: 'approval_rule.status',
-    type: 'approval_rule',
-    id: body.rule_id,
-    status: body.status,
-    find: (id) => deps.repos.approvalRules.findById(id),
-    write: (record, now) => deps.repos.approvalRules.setStatus(record, body.status, now),
-    changes: (record) => ({ version: record.version + 1 }),
-    view: approvalRuleView,
-    affectsKeys: false,
-  });
-}
+export const setApprovalRuleStatus = statusSetter(
+  rules,
+  (body: SetApprovalRuleStatusBody) => body.rule_id,
+);
 
 /** What a rule's `target_prefix` is compared with. */
 export function targetOf(contract: Pick<ActionContract, 'target' | 'parameters'>): string {

@@ -3,17 +3,7 @@
  * takes. Request types are derived from the schemas.
  */
 import type { Static } from '@sinclair/typebox';
-import {
-  arrayOf,
-  choice,
-  closedObject,
-  contextRef,
-  flag,
-  idRef,
-  integer,
-  pagedQuery,
-  text,
-} from '../../lib/schema';
+import * as schema from '../../lib/schema';
 import { ACTION_BOUNDS, ACTION_KINDS } from '../actions/schemas';
 import {
   PRINCIPAL_ROLES,
@@ -26,17 +16,17 @@ import {
 /** Bounds of a rule's settings. */
 export const APPROVAL_RULE_LIMITS = { waitSeconds: 604_800, approverPrincipals: 50 } as const;
 
-export const approvalRuleId = (description: string) => idRef('apr', description);
+export const approvalRuleId = (description: string) => schema.idRef('apr', description);
 
 /** Which actions a rule governs: every field given must match; none given matches all. */
-export const ruleMatch = closedObject(
+export const ruleMatch = schema.closedObject(
   {
-    action_kind: choice(ACTION_KINDS, 'Actions of this kind.'),
-    target_prefix: text(
+    action_kind: schema.choice(ACTION_KINDS, 'Actions of this kind.'),
+    target_prefix: schema.text(
       'Actions whose target starts with this: the world object id (`world.update_object`), the URL (`webhook.post`) or the channel (`notify`).',
       512,
     ),
-    shared_context_id: contextRef('Actions in this shared context.'),
+    shared_context_id: schema.contextRef('Actions in this shared context.'),
   },
   [],
   'Which actions the rule governs: every field given must match (none: every action).',
@@ -44,33 +34,33 @@ export const ruleMatch = closedObject(
 export type RuleMatch = Static<typeof ruleMatch>;
 
 /** Body of `POST /v1/admin/approval-rules/create`. */
-export const createApprovalRuleBody = closedObject(
+export const createApprovalRuleBody = schema.closedObject(
   {
-    name: text('Rule name.', 128),
+    name: schema.text('Rule name.', 128),
     match: ruleMatch,
-    required_approvals: integer(
+    required_approvals: schema.integer(
       "Approvals the governed actions need; it raises the proposal's own number, never lowers it.",
       ACTION_BOUNDS.requiredApprovals.min,
       ACTION_BOUNDS.requiredApprovals.max,
     ),
-    approver_roles: arrayOf(
-      choice(PRINCIPAL_ROLES, 'A principal role.'),
+    approver_roles: schema.arrayOf(
+      schema.choice(PRINCIPAL_ROLES, 'A principal role.'),
       'Principals with one of these roles may approve or reject (with `approver_principals`: either list admits).',
       { maxItems: PRINCIPAL_ROLES.length, uniqueItems: true },
     ),
-    approver_principals: arrayOf(
+    approver_principals: schema.arrayOf(
       principalId('A principal.'),
       'These principals may approve or reject (none listed in either: anyone but the proposer).',
       { maxItems: APPROVAL_RULE_LIMITS.approverPrincipals, uniqueItems: true },
     ),
-    require_reason: flag('Approvals and rejections must give a `reason`.', false),
-    wait_seconds: integer(
+    require_reason: schema.flag('Approvals and rejections must give a `reason`.', false),
+    wait_seconds: schema.integer(
       'Seconds after approval before execution may start: a durable wait timer.',
       0,
       APPROVAL_RULE_LIMITS.waitSeconds,
       0,
     ),
-    auto_execute: flag(
+    auto_execute: schema.flag(
       'Execute as soon as the action is approved and the wait is over, with no execute call.',
       false,
     ),
@@ -80,9 +70,9 @@ export const createApprovalRuleBody = closedObject(
 export type CreateApprovalRuleBody = Static<typeof createApprovalRuleBody>;
 
 /** Query of `GET /v1/admin/approval-rules`. */
-export const approvalRuleListQuery = pagedQuery({
+export const approvalRuleListQuery = schema.pagedQuery({
   status: tenantStatus('Only rules in this status.'),
-  action_kind: choice(ACTION_KINDS, 'Only rules that match on this kind.'),
+  action_kind: schema.choice(ACTION_KINDS, 'Only rules that match on this kind.'),
 });
 export type ApprovalRuleListQuery = Static<typeof approvalRuleListQuery>;
 

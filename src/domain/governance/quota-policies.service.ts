@@ -4,10 +4,14 @@ import type { KeyLimits } from '../../auth/limits';
 import { notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { ApiKeyRecord } from '../../store/api-keys.repo';
-import { pageById } from '../../store/paging';
 import type { QuotaPoliciesRepo, QuotaPolicy } from '../../store/quota-policies.repo';
-import { auditCreated, createdActive } from './audit';
-import { changeStatus } from './status-change';
+import { createdActive } from './audit';
+import {
+  createTenantRecord,
+  listTenantRecords,
+  statusSetter,
+  tenantResource,
+} from './tenant-resource';
 import type { CreatePolicyBody, PolicyListQuery, SetPolicyStatusBody } from './schemas';
 
 type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
@@ -52,6 +56,19 @@ export function policyView(policy: QuotaPolicy) {
   };
 }
 
+/**
+ * Only active policies apply: suspending or archiving one hands its keys to the next most
+ * specific active policy, or to the class defaults. Applies at once on this instance and
+ * within the key-cache bound elsewhere.
+ */
+const policies = tenantResource<QuotaPolicy, PolicyListQuery, ReturnType<typeof policyView>>(
+  'policy',
+  'pol',
+  (repos) => repos.quotaPolicies,
+  policyView,
+  { type: 'quota_policy', affectsKeys: true },
+);
+
 /** Creates an active policy (the schema admits exactly one scope target); it reaches every api instance within the key-cache bound. */
 export async function createPolicy(
   deps: Deps,
@@ -68,55 +85,24 @@ export async function createPolicy(
   ) {
     throw notFound(`organization ${body.scope.organization_id}`);
   }
-  const now = new Date().toISOString();
-  const policy = await deps.repos.quotaPolicies.insert({
+  const policy: QuotaPolicy = {
     _id: newId('pol'),
     name: body.name,
     scope: body.scope,
     requests_per_minute: body.requests_per_minute,
     daily_quota: body.daily_quota,
-    ...createdActive(now),
-  });
+    ...createdActive(new Date().toISOString()),
+  };
+  const view = await createTenantRecord(deps, auth, requestId, policies, policy);
   deps.authenticator.invalidateAll();
-  return auditCreated(deps, auth, requestId, {
-    action: 'policy.create',
-    type: 'quota_policy',
-    id: policy._id,
-    view: policyView(policy),
-  });
+  return view;
 }
 
 /** `GET /v1/admin/policies`: newest first, optionally by status or by what they scope. */
 export const listPolicies = (deps: Pick<AppInfra, 'repos'>, query: PolicyListQuery) =>
-  pageById(
-    query,
-    'pol',
-    (limit, before) => {
-      const { limit: _limit, cursor: _cursor, ...filter } = query;
-      return deps.repos.quotaPolicies.list(filter, limit, before);
-    },
-    policyView,
-  );
+  listTenantRecords(deps, policies, query);
 
-/**
- * Only active policies apply: suspending or archiving one hands its keys to the next most
- * specific active policy, or to the class defaults. Applies at once on this instance and
- * within the key-cache bound elsewhere.
- */
-export function setPolicyStatus(
-  deps: Deps,
-  auth: AuthContext,
-  requestId: string,
-  body: SetPolicyStatusBody,
-) {
-  return changeStatus(deps, auth, requestId, {
-    action: 'policy.status',
-    type: 'quota_policy',
-    id: body.policy_id,
-    status: body.status,
-    find: (id) => deps.repos.quotaPolicies.findById(id),
-    write: (record, now) => deps.repos.quotaPolicies.setStatus(record._id, body.status, now),
-    view: policyView,
-    affectsKeys: true,
-  });
-}
+export const setPolicyStatus = statusSetter(
+  policies,
+  (body: SetPolicyStatusBody) => body.policy_id,
+);

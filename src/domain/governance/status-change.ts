@@ -107,3 +107,8 @@ export async function refuseLockout(
     );
   }
 }
+
+/** The self-lockout guard of one kind of holder, as a status change's check. */
+export const lockoutGuard =
+  (holder: Holder) => (deps: Deps, auth: AuthContext, change: { id: string; status: string }) =>
+    refuseLockout(deps, auth, { holder, ...change });

@@ -1,19 +1,7 @@
 /** Views of the control plane's records and summaries (they document the OpenAPI responses). */
 import type { TSchema } from '@sinclair/typebox';
 import { ACCESS_LAYER_NAMES, ENTITLEMENTS } from '../../auth/families';
-import {
-  arrayOf,
-  choice,
-  count,
-  dateTime,
-  flag,
-  freeObject,
-  idRef,
-  integer,
-  nullable,
-  text,
-  view,
-} from '../../lib/schema';
+import * as schema from '../../lib/schema';
 import {
   KEY_STATUSES,
   PRINCIPAL_ROLES,
@@ -24,27 +12,31 @@ import {
   principalId,
 } from './schemas';
 
-const name = (description: string) => text(description, 128);
+const name = (description: string) => schema.text(description, 128);
 
 const stamps = {
-  created_at: dateTime('When created.'),
-  updated_at: dateTime('Last change.'),
+  created_at: schema.dateTime('When created.'),
+  updated_at: schema.dateTime('Last change.'),
 };
 
 const keyProperties = {
   key_id: keyId('Public key id.'),
-  display_prefix: text('How the key starts (`grk_<key_id>_…`); never enough to use it.', 32),
+  display_prefix: schema.text('How the key starts (`grk_<key_id>_…`); never enough to use it.', 32),
   principal_id: principalId('Principal holding the key.'),
   organization_id: organizationId('Organization of the principal.'),
   entitlement: entitlement('Entitlement class.'),
-  access_layer: choice(ACCESS_LAYER_NAMES, 'Access layer, by name.'),
-  label: nullable(text('Label.', 128)),
-  status: choice(KEY_STATUSES, 'Key status.'),
-  expires_at: nullable(dateTime('When the key expires.')),
-  last_used_at: nullable(dateTime('Last request with the key (advanced in batches).')),
-  rotations: count('Rotations so far.'),
-  previous_valid_until: nullable(dateTime('Until when the pre-rotation secret is accepted.')),
-  bootstrap: flag('Seeded from ADMIN_API_KEY (re-seeded at each restart).'),
+  access_layer: schema.choice(ACCESS_LAYER_NAMES, 'Access layer, by name.'),
+  label: schema.nullable(schema.text('Label.', 128)),
+  status: schema.choice(KEY_STATUSES, 'Key status.'),
+  expires_at: schema.nullable(schema.dateTime('When the key expires.')),
+  last_used_at: schema.nullable(
+    schema.dateTime('Last request with the key (advanced in batches).'),
+  ),
+  rotations: schema.count('Rotations so far.'),
+  previous_valid_until: schema.nullable(
+    schema.dateTime('Until when the pre-rotation secret is accepted.'),
+  ),
+  bootstrap: schema.flag('Seeded from ADMIN_API_KEY (re-seeded at each restart).'),
   ...stamps,
 };
 const keyRequired = [
@@ -56,16 +48,23 @@ const keyRequired = [
   'access_layer',
   'status',
 ] as const;
-export const keyView = view(keyProperties, keyRequired, 'An API key (never its secret or hash).');
+export const keyView = schema.view(
+  keyProperties,
+  keyRequired,
+  'An API key (never its secret or hash).',
+);
 /** A key response that carries the secret: shown once, on create and rotate. */
-export const keyWithSecretView = view(
+export const keyWithSecretView = schema.view(
   {
     ...keyProperties,
-    api_key: text('The full secret key (`grk_<key_id>_<secret>`); shown this once only.', 128),
-    limits: view(
+    api_key: schema.text(
+      'The full secret key (`grk_<key_id>_<secret>`); shown this once only.',
+      128,
+    ),
+    limits: schema.view(
       {
-        requests_per_minute: count('Class default requests per minute.'),
-        daily_quota: count('Class default requests per UTC day.'),
+        requests_per_minute: schema.count('Class default requests per minute.'),
+        daily_quota: schema.count('Class default requests per UTC day.'),
       },
       [],
       'Class default limits (create only; quota policies may override them).',
@@ -74,48 +73,50 @@ export const keyWithSecretView = view(
   [...keyRequired, 'api_key'],
   'The key and its secret.',
 );
-export const principalView = view(
+export const principalView = schema.view(
   {
     principal_id: principalId('Principal id.'),
-    name: text('Name.', 256),
-    email: text('E-mail address.', 254),
+    name: schema.text('Name.', 256),
+    email: schema.text('E-mail address.', 254),
     organization_id: organizationId('Organization.'),
-    role: choice(PRINCIPAL_ROLES, 'Role.'),
-    status: choice(TENANT_STATUSES, 'Status.'),
+    role: schema.choice(PRINCIPAL_ROLES, 'Role.'),
+    status: schema.choice(TENANT_STATUSES, 'Status.'),
     ...stamps,
   },
   ['principal_id', 'name', 'email', 'organization_id', 'role', 'status'],
   'A principal.',
 );
-export const organizationView = view(
+export const organizationView = schema.view(
   {
     organization_id: organizationId('Organization id.'),
     name: name('Name (unique, case-insensitive).'),
-    status: choice(TENANT_STATUSES, 'Status.'),
+    status: schema.choice(TENANT_STATUSES, 'Status.'),
     ...stamps,
   },
   ['organization_id', 'name', 'status'],
   'An organization.',
 );
-export const projectView = view(
+export const projectView = schema.view(
   {
-    project_id: idRef('prj', 'Project id.'),
+    project_id: schema.idRef('prj', 'Project id.'),
     organization_id: organizationId('Organization.'),
     name: name('Name.'),
-    status: choice(TENANT_STATUSES, 'Status.'),
+    status: schema.choice(TENANT_STATUSES, 'Status.'),
     ...stamps,
   },
   ['project_id', 'organization_id', 'name', 'status'],
   'A project.',
 );
-export const policyView = view(
+export const policyView = schema.view(
   {
-    policy_id: idRef('pol', 'Policy id.'),
+    policy_id: schema.idRef('pol', 'Policy id.'),
     name: name('Name.'),
-    scope: freeObject('What the policy applies to: `key_id`, `organization_id` or `entitlement`.'),
-    requests_per_minute: count('Requests per minute.'),
-    daily_quota: count('Requests per UTC day.'),
-    status: choice(TENANT_STATUSES, 'Status.'),
+    scope: schema.freeObject(
+      'What the policy applies to: `key_id`, `organization_id` or `entitlement`.',
+    ),
+    requests_per_minute: schema.count('Requests per minute.'),
+    daily_quota: schema.count('Requests per UTC day.'),
+    status: schema.choice(TENANT_STATUSES, 'Status.'),
     ...stamps,
   },
   ['policy_id', 'name', 'scope', 'requests_per_minute', 'daily_quota', 'status'],
@@ -123,38 +124,42 @@ export const policyView = view(
 );
 /** The answer of a status change: the record after it and the status before. */
 export const statusChangeView = (item: TSchema) =>
-  view({ item, previous_status: text('Status before the change.', 32) }, [
+  schema.view({ item, previous_status: schema.text('Status before the change.', 32) }, [
     'item',
     'previous_status',
   ]);
 
 /** The access layers and the families each opens. */
-export const accessLayerSummaryView = view(
+export const accessLayerSummaryView = schema.view(
   {
-    layers: arrayOf(
-      view(
+    layers: schema.arrayOf(
+      schema.view(
         {
-          layer: integer('Layer number.', 0, 3),
-          name: choice(ACCESS_LAYER_NAMES, 'Layer name.'),
-          families: arrayOf(text('Route family.', 64), 'Families needing this layer.', {
-            maxItems: 64,
-          }),
-          active_keys: count('Active keys at this layer.'),
+          layer: schema.integer('Layer number.', 0, 3),
+          name: schema.choice(ACCESS_LAYER_NAMES, 'Layer name.'),
+          families: schema.arrayOf(
+            schema.text('Route family.', 64),
+            'Families needing this layer.',
+            {
+              maxItems: 64,
+            },
+          ),
+          active_keys: schema.count('Active keys at this layer.'),
         },
         ['layer', 'name', 'families'],
       ),
       'Each layer.',
       { maxItems: 4 },
     ),
-    families: arrayOf(
-      view(
+    families: schema.arrayOf(
+      schema.view(
         {
-          family: text('Route family.', 64),
-          exposure: text('Exposure.', 64),
+          family: schema.text('Route family.', 64),
+          exposure: schema.text('Exposure.', 64),
           min_entitlement: entitlement('Minimum entitlement class.'),
-          min_layer: choice(ACCESS_LAYER_NAMES, 'Minimum layer.'),
-          operator_only: flag('Only keys of `operator` principals.'),
-          routes: count('Routes in the family (0 for planned ones).'),
+          min_layer: schema.choice(ACCESS_LAYER_NAMES, 'Minimum layer.'),
+          operator_only: schema.flag('Only keys of `operator` principals.'),
+          routes: schema.count('Routes in the family (0 for planned ones).'),
         },
         ['family', 'exposure', 'min_entitlement', 'min_layer', 'routes'],
       ),
@@ -166,21 +171,21 @@ export const accessLayerSummaryView = view(
 );
 
 /** The entitlement classes, their limits and keys. */
-export const entitlementSummaryView = view(
+export const entitlementSummaryView = schema.view(
   {
-    classes: arrayOf(
-      view(
+    classes: schema.arrayOf(
+      schema.view(
         {
           entitlement: entitlement('Entitlement class.'),
-          requests_per_minute: count('Default requests per minute.'),
-          daily_quota: count('Default requests per UTC day.'),
-          policies: count('Active quota policies for the class.'),
-          active_keys: count('Active keys of the class.'),
-          keys: view(
+          requests_per_minute: schema.count('Default requests per minute.'),
+          daily_quota: schema.count('Default requests per UTC day.'),
+          policies: schema.count('Active quota policies for the class.'),
+          active_keys: schema.count('Active keys of the class.'),
+          keys: schema.view(
             {
-              active: count('Active keys.'),
-              suspended: count('Suspended keys.'),
-              revoked: count('Revoked keys.'),
+              active: schema.count('Active keys.'),
+              suspended: schema.count('Suspended keys.'),
+              revoked: schema.count('Revoked keys.'),
             },
             ['active', 'suspended', 'revoked'],
             'Keys of the class by status.',
@@ -196,19 +201,19 @@ export const entitlementSummaryView = view(
 );
 
 /** The sandbox grant of `POST /v1/access/request` (bare, no envelope). */
-export const accessGrantView = view(
+export const accessGrantView = schema.view(
   {
-    api_key: text('The secret key, `grk_<key_id>_<secret>`. Store it now.', 128),
-    entitlement: choice(['sandbox'], 'Entitlement class.'),
-    access_layer: choice(['layer0_public'], 'Access layer.'),
-    limits: view(
+    api_key: schema.text('The secret key, `grk_<key_id>_<secret>`. Store it now.', 128),
+    entitlement: schema.choice(['sandbox'], 'Entitlement class.'),
+    access_layer: schema.choice(['layer0_public'], 'Access layer.'),
+    limits: schema.view(
       {
-        requests_per_minute: count('Requests per minute.'),
-        daily_quota: count('Requests per UTC day.'),
+        requests_per_minute: schema.count('Requests per minute.'),
+        daily_quota: schema.count('Requests per UTC day.'),
       },
       ['requests_per_minute', 'daily_quota'],
     ),
-    key_id: text('Public handle of the key.', 12),
+    key_id: schema.text('Public handle of the key.', 12),
   },
   ['api_key', 'entitlement', 'access_layer', 'limits', 'key_id'],
   'The sandbox grant. Not wrapped in the envelope; `api_key` is shown this once.',

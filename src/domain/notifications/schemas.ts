@@ -3,17 +3,7 @@
  * deployment events, delivered durably and signed. Request types derive from the schemas.
  */
 import type { Static } from '@sinclair/typebox';
-import {
-  arrayOf,
-  choice,
-  closedObject,
-  contextRef,
-  idRef,
-  integer,
-  pagedQuery,
-  patterned,
-  text,
-} from '../../lib/schema';
+import * as schema from '../../lib/schema';
 import { ACTION_KINDS } from '../actions/schemas';
 import { TENANT_STATUSES, statusBody, tenantStatus } from '../governance/schemas';
 
@@ -35,31 +25,31 @@ export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'skipped'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-export const subscriptionId = (description: string) => idRef('sub', description);
+export const subscriptionId = (description: string) => schema.idRef('sub', description);
 
 /** Body of `POST /v1/admin/subscriptions/create`. */
-export const createSubscriptionBody = closedObject(
+export const createSubscriptionBody = schema.closedObject(
   {
-    name: text('Subscription name.', 128),
-    url: patterned(
+    name: schema.text('Subscription name.', 128),
+    url: schema.patterned(
       'Where deliveries are POSTed; it must start with one of WEBHOOK_ALLOWLIST.',
       '^https?://[^\\s]+$',
       2048,
     ),
-    events: arrayOf(choice(NOTIFICATION_EVENTS, 'An event.'), 'Events to deliver.', {
+    events: schema.arrayOf(schema.choice(NOTIFICATION_EVENTS, 'An event.'), 'Events to deliver.', {
       minItems: 1,
       maxItems: NOTIFICATION_EVENTS.length,
       uniqueItems: true,
     }),
-    match: closedObject(
+    match: schema.closedObject(
       {
-        action_kind: choice(ACTION_KINDS, 'Only actions of this kind.'),
-        shared_context_id: contextRef('Only actions in this shared context.'),
+        action_kind: schema.choice(ACTION_KINDS, 'Only actions of this kind.'),
+        shared_context_id: schema.contextRef('Only actions in this shared context.'),
       },
       [],
       'Only action events that match (deployment events ignore it).',
     ),
-    reminder_before_seconds: integer(
+    reminder_before_seconds: schema.integer(
       'For `action.reminder`: how long before an approval window ends the reminder goes out.',
       1,
       604_800,
@@ -70,7 +60,7 @@ export const createSubscriptionBody = closedObject(
 export type CreateSubscriptionBody = Static<typeof createSubscriptionBody>;
 
 /** Query of `GET /v1/admin/subscriptions`. */
-export const subscriptionListQuery = pagedQuery({
+export const subscriptionListQuery = schema.pagedQuery({
   status: tenantStatus('Only subscriptions in this status.'),
 });
 export type SubscriptionListQuery = Static<typeof subscriptionListQuery>;
@@ -84,7 +74,7 @@ export const setSubscriptionStatusBody = statusBody(
 export type SetSubscriptionStatusBody = Static<typeof setSubscriptionStatusBody>;
 
 /** Query of `GET /v1/admin/subscriptions/{subscription_id}/deliveries`. */
-export const deliveryListQuery = pagedQuery({
-  status: choice(DELIVERY_STATUSES, 'Only deliveries in this state.'),
+export const deliveryListQuery = schema.pagedQuery({
+  status: schema.choice(DELIVERY_STATUSES, 'Only deliveries in this state.'),
 });
 export type DeliveryListQuery = Static<typeof deliveryListQuery>;

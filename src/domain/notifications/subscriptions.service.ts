@@ -3,10 +3,15 @@ import type { AuthContext } from '../../auth/auth-context';
 import { Invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { Notification } from '../../store/notifications.repo';
-import { decodeCursor, pageById } from '../../store/paging';
+import { decodeCursor } from '../../store/paging';
 import type { Subscription } from '../../store/subscriptions.repo';
-import { auditCreated, createdActive } from '../governance/audit';
-import { changeStatus } from '../governance/status-change';
+import { createdActive } from '../governance/audit';
+import {
+  createTenantRecord,
+  listTenantRecords,
+  statusSetter,
+  tenantResource,
+} from '../governance/tenant-resource';
 import type {
   CreateSubscriptionBody,
   DeliveryListQuery,
@@ -20,6 +25,13 @@ export function subscriptionView(subscription: Subscription) {
   const { _id, ...rest } = subscription;
   return { subscription_id: _id, ...rest };
 }
+
+/** Deliveries not yet made to a subscription suspended or archived are skipped. */
+const subscriptions = tenantResource<
+  Subscription,
+  SubscriptionListQuery,
+  ReturnType<typeof subscriptionView>
+>('subscription', 'sub', (repos) => repos.subscriptions, subscriptionView);
 
 export function deliveryView(notification: Notification) {
   const { _id, ...rest } = notification;
@@ -52,7 +64,7 @@ export async function createSubscription(
     });
   }
   if (issues.length > 0) throw new Invalid(issues);
-  const subscription = await deps.repos.subscriptions.insert({
+  const subscription: Subscription = {
     _id: newId('sub'),
     name: body.name,
     url: body.url,
@@ -61,42 +73,17 @@ export async function createSubscription(
     reminder_before_seconds: body.reminder_before_seconds ?? null,
     version: 1,
     ...createdActive(new Date().toISOString()),
-  });
-  return auditCreated(deps, auth, requestId, {
-    action: 'subscription.create',
-    type: 'subscription',
-    id: subscription._id,
-    view: subscriptionView(subscription),
-  });
+  };
+  return createTenantRecord(deps, auth, requestId, subscriptions, subscription);
 }
 
 export const listSubscriptions = (deps: Pick<AppInfra, 'repos'>, query: SubscriptionListQuery) =>
-  pageById(
-    query,
-    'sub',
-    (limit, before) => deps.repos.subscriptions.list({ status: query.status }, limit, before),
-    subscriptionView,
-  );
+  listTenantRecords(deps, subscriptions, query);
 
-/** Deliveries not yet made to a subscription suspended or archived are skipped. */
-export function setSubscriptionStatus(
-  deps: Deps,
-  auth: AuthContext,
-  requestId: string,
-  body: SetSubscriptionStatusBody,
-) {
-  return changeStatus(deps, auth, requestId, {
-    action: 'subscription.status',
-    type: 'subscription',
-    id: body.subscription_id,
-    status: body.status,
-    find: (id) => deps.repos.subscriptions.findById(id),
-    write: (record, now) => deps.repos.subscriptions.setStatus(record, body.status, now),
-    changes: (record) => ({ version: record.version + 1 }),
-    view: subscriptionView,
-    affectsKeys: false,
-  });
-}
+export const setSubscriptionStatus = statusSetter(
+  subscriptions,
+  (body: SetSubscriptionStatusBody) => body.subscription_id,
+);
 
 /** A subscription's deliveries, newest first, each with its attempts. */
 export async function listDeliveries(

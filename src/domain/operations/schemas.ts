@@ -4,73 +4,73 @@
  */
 import type { Static } from '@sinclair/typebox';
 import { keyId, organizationId, principalId } from '../governance/schemas';
-import {
-  choice,
-  closedObject,
-  dateTime,
-  filterQuery,
-  flag,
-  integer,
-  pagedQuery,
-  patterned,
-  sinceParam,
-  text,
-  untilParam,
-} from '../../lib/schema';
+import * as schema from '../../lib/schema';
 
 /** Rollup periods of usage readouts. */
-export const granularity = choice(['hour', 'day'], 'Rollup period.', 'day');
+export const granularity = schema.choice(['hour', 'day'], 'Rollup period.', 'day');
 
 /** Query of `admin.audit.list`. */
-export const auditQuery = pagedQuery({
+export const auditQuery = schema.pagedQuery({
   key_id: keyId('Only changes made with this key.'),
   principal_id: principalId('Only changes made by this principal.'),
-  action: patterned('Only this action, e.g. `keys.create`.', '^[a-z][A-Za-z0-9_.]{0,63}$', 64),
-  target_id: patterned('Only changes to this record.', '^[A-Za-z0-9_.:-]{1,128}$', 128),
-  since: sinceParam,
-  until: untilParam,
+  action: schema.patterned(
+    'Only this action, e.g. `keys.create`.',
+    '^[a-z][A-Za-z0-9_.]{0,63}$',
+    64,
+  ),
+  target_id: schema.patterned('Only changes to this record.', '^[A-Za-z0-9_.:-]{1,128}$', 128),
+  since: schema.sinceParam,
+  until: schema.untilParam,
 });
 export type AuditQuery = Static<typeof auditQuery>;
 
 /** Body of `admin.pruneLedgers`. */
-export const pruneLedgersBody = closedObject(
+export const pruneLedgersBody = schema.closedObject(
   {
-    older_than: dateTime('Delete rows older than this instant (ISO 8601 UTC).'),
-    dry_run: flag('Only count the rows that would be deleted.', false),
+    older_than: schema.dateTime('Delete rows older than this instant (ISO 8601 UTC).'),
+    dry_run: schema.flag('Only count the rows that would be deleted.', false),
   },
   ['older_than'],
 );
 export type PruneLedgersBody = Static<typeof pruneLedgersBody>;
 
 /** Query of `admin.requests.list`. */
-export const requestLedgerQuery = pagedQuery({
+export const requestLedgerQuery = schema.pagedQuery({
   key_id: keyId('Only requests made with this key.'),
-  status: integer('Only requests answered with this HTTP status.', 100, 599),
-  route: text('Only this route template, e.g. `/v1/sessions/{session_id}`.', 256),
-  since: sinceParam,
-  until: untilParam,
+  status: schema.integer('Only requests answered with this HTTP status.', 100, 599),
+  route: schema.text('Only this route template, e.g. `/v1/sessions/{session_id}`.', 256),
+  since: schema.sinceParam,
+  until: schema.untilParam,
 });
 export type RequestLedgerQuery = Static<typeof requestLedgerQuery>;
 
 /** Query of `admin.serviceEvents.list`. */
-export const serviceEventQuery = pagedQuery({
-  kind: patterned('Only events of this kind, e.g. `backend.down`.', '^[a-z][a-z0-9_.]{0,63}$', 64),
-  level: choice(['info', 'warn', 'error'], 'Only events of this level.'),
-  since: sinceParam,
-  until: untilParam,
+export const serviceEventQuery = schema.pagedQuery({
+  kind: schema.patterned(
+    'Only events of this kind, e.g. `backend.down`.',
+    '^[a-z][a-z0-9_.]{0,63}$',
+    64,
+  ),
+  level: schema.choice(['info', 'warn', 'error'], 'Only events of this level.'),
+  since: schema.sinceParam,
+  until: schema.untilParam,
 });
 export type ServiceEventQuery = Static<typeof serviceEventQuery>;
 
 /** Query of `admin.usage.list`. */
-export const usageQuery = pagedQuery({
+export const usageQuery = schema.pagedQuery({
   key_id: keyId('Only this key.'),
   organization_id: organizationId('Only keys of this organization.'),
   granularity,
-  since: sinceParam,
-  until: untilParam,
+  since: schema.sinceParam,
+  until: schema.untilParam,
 });
 export type UsageQuery = Static<typeof usageQuery>;
 
 /** Query of `admin.usage.get`. */
-export const keyUsageQuery = filterQuery({ granularity, since: sinceParam, until: untilParam });
+export const keyUsageQuery = schema.filterQuery({
+  granularity,
+  since: schema.sinceParam,
+  until: schema.untilParam,
+});
 export type KeyUsageQuery = Static<typeof keyUsageQuery>;

@@ -1,111 +1,105 @@
 /** Views of the operations readouts (they document the OpenAPI responses). */
 import { keyId, organizationId, principalId } from '../governance/schemas';
-import {
-  arrayOf,
-  choice,
-  count,
-  dateTime,
-  decimal,
-  flag,
-  freeObject,
-  idRef,
-  integer,
-  nullable,
-  text,
-  view,
-} from '../../lib/schema';
+import * as schema from '../../lib/schema';
 
-const usageCounts = view(
+const usageCounts = schema.view(
   {
-    requests: count('Requests answered.'),
-    errors: count('Requests answered 4xx or 5xx.'),
-    server_errors: count('Requests answered 5xx.'),
-    rate_limited: count('Requests answered 429.'),
-    p95_latency_ms: nullable(
-      count('95th percentile latency: upper bound of its histogram bucket (ms).'),
+    requests: schema.count('Requests answered.'),
+    errors: schema.count('Requests answered 4xx or 5xx.'),
+    server_errors: schema.count('Requests answered 5xx.'),
+    rate_limited: schema.count('Requests answered 429.'),
+    p95_latency_ms: schema.nullable(
+      schema.count('95th percentile latency: upper bound of its histogram bucket (ms).'),
     ),
-    by_family: freeObject(
+    by_family: schema.freeObject(
       'Per route family: `{requests, errors, rate_limited}`, families sorted by name.',
     ),
   },
   ['requests', 'errors', 'rate_limited', 'by_family'],
 );
 
-const byStatus = (what: string) => freeObject(`${what} per status (or stage), and \`total\`.`);
+const byStatus = (what: string) =>
+  schema.freeObject(`${what} per status (or stage), and \`total\`.`);
 
 /** What `admin.audit.list` answers. */
-export const auditRowView = view(
+export const auditRowView = schema.view(
   {
-    audit_id: idRef('aud', 'Audit row id.'),
-    at: dateTime('When.'),
-    actor: view(
+    audit_id: schema.idRef('aud', 'Audit row id.'),
+    at: schema.dateTime('When.'),
+    actor: schema.view(
       { key_id: keyId('Key used.'), principal_id: principalId('Acting principal.') },
       ['key_id', 'principal_id'],
       'Who.',
     ),
-    action: text('What, e.g. `keys.status`.', 64),
-    target: view(
-      { type: text('Record type.', 32), id: text('Record id.', 128) },
+    action: schema.text('What, e.g. `keys.status`.', 64),
+    target: schema.view(
+      { type: schema.text('Record type.', 32), id: schema.text('Record id.', 128) },
       ['type', 'id'],
       'Record changed.',
     ),
-    before: nullable(freeObject('Record before (secrets never included).')),
-    after: nullable(freeObject('Record after (secrets never included).')),
-    request_id: text('Request that made the change.', 128),
+    before: schema.nullable(schema.freeObject('Record before (secrets never included).')),
+    after: schema.nullable(schema.freeObject('Record after (secrets never included).')),
+    request_id: schema.text('Request that made the change.', 128),
   },
   ['audit_id', 'at', 'actor', 'action', 'target', 'before', 'after', 'request_id'],
 );
 
 /** What `admin.overview` answers. */
-export const overviewView = view(
+export const overviewView = schema.view(
   {
     organizations: byStatus('Organizations'),
     principals: byStatus('Principals'),
     keys: byStatus('Keys'),
     actions: byStatus('External actions'),
     deployments: byStatus('Substrate deployments by stage'),
-    sessions: view(
+    sessions: schema.view(
       {
-        total: count('Sessions.'),
-        created_last_24h: count('Sessions created in the last 24 hours.'),
+        total: schema.count('Sessions.'),
+        created_last_24h: schema.count('Sessions created in the last 24 hours.'),
       },
       ['total', 'created_last_24h'],
       'Sessions.',
     ),
-    last_24h: view(
+    last_24h: schema.view(
       {
-        since: dateTime('Start of the window: the UTC hour 23 hours before this one.'),
-        requests: count('Requests answered (made with a key).'),
-        errors: count('Requests answered 4xx or 5xx.'),
-        error_rate: decimal('Share answered 5xx.', 0, 1),
-        rate_limited: count('Requests answered 429.'),
-        p95_latency_ms: nullable(count('95th percentile latency (bucket upper bound).')),
+        since: schema.dateTime('Start of the window: the UTC hour 23 hours before this one.'),
+        requests: schema.count('Requests answered (made with a key).'),
+        errors: schema.count('Requests answered 4xx or 5xx.'),
+        error_rate: schema.decimal('Share answered 5xx.', 0, 1),
+        rate_limited: schema.count('Requests answered 429.'),
+        p95_latency_ms: schema.nullable(
+          schema.count('95th percentile latency (bucket upper bound).'),
+        ),
       },
       ['requests'],
       'Keyed traffic of the current UTC hour and the 23 before it (usage rollups).',
     ),
-    this_hour: view(
+    this_hour: schema.view(
       {
-        period_start: dateTime('Start of the current UTC hour.'),
-        requests: count('Requests answered.'),
-        errors: count('Requests answered 4xx or 5xx.'),
-        rate_limited: count('Requests answered 429.'),
+        period_start: schema.dateTime('Start of the current UTC hour.'),
+        requests: schema.count('Requests answered.'),
+        errors: schema.count('Requests answered 4xx or 5xx.'),
+        rate_limited: schema.count('Requests answered 429.'),
       },
       ['period_start', 'requests'],
       'Keyed traffic of the current UTC hour so far.',
     ),
-    top_families: arrayOf(freeObject('Family and request count.'), 'Busiest families.', {
-      maxItems: 10,
-    }),
-    top_keys: arrayOf(freeObject('Key id and request count.'), 'Busiest keys.', {
-      maxItems: 10,
-    }),
-    service_events: view(
+    top_families: schema.arrayOf(
+      schema.freeObject('Family and request count.'),
+      'Busiest families.',
       {
-        last_24h: freeObject('Service events of the last 24 hours per level.'),
-        workflow_failures_24h: count('`workflow.failed` events of the last 24 hours.'),
-        open: arrayOf(
-          freeObject('A backend whose latest transition is `backend.down`.'),
+        maxItems: 10,
+      },
+    ),
+    top_keys: schema.arrayOf(schema.freeObject('Key id and request count.'), 'Busiest keys.', {
+      maxItems: 10,
+    }),
+    service_events: schema.view(
+      {
+        last_24h: schema.freeObject('Service events of the last 24 hours per level.'),
+        workflow_failures_24h: schema.count('`workflow.failed` events of the last 24 hours.'),
+        open: schema.arrayOf(
+          schema.freeObject('A backend whose latest transition is `backend.down`.'),
           'Backends still down (latest transition in the last 24 hours).',
           { maxItems: 3 },
         ),
@@ -113,29 +107,29 @@ export const overviewView = view(
       ['last_24h', 'open'],
       'Service events in brief.',
     ),
-    health: choice(
+    health: schema.choice(
       ['ok', 'degraded', 'down'],
       'Backend health in brief: `down` when MongoDB is, `degraded` when Temporal is or no worker polls.',
     ),
-    backends: freeObject('MongoDB and Temporal up or down, and the worker pollers.'),
-    generated_at: dateTime('When the overview was computed.'),
+    backends: schema.freeObject('MongoDB and Temporal up or down, and the worker pollers.'),
+    generated_at: schema.dateTime('When the overview was computed.'),
   },
   ['organizations', 'principals', 'keys', 'last_24h', 'health', 'generated_at'],
 );
 
 /** What `admin.pruneLedgers` answers. */
-export const pruneView = view(
+export const pruneView = schema.view(
   {
-    dry_run: flag('True when nothing was deleted.'),
-    older_than: dateTime('The cutoff asked for.'),
-    audit_floor: dateTime('Audit rows at or after this instant are never deleted.'),
-    deleted: view(
+    dry_run: schema.flag('True when nothing was deleted.'),
+    older_than: schema.dateTime('The cutoff asked for.'),
+    audit_floor: schema.dateTime('Audit rows at or after this instant are never deleted.'),
+    deleted: schema.view(
       {
-        requests: count('Request-ledger rows.'),
-        request_buckets: count('Request-ledger buckets (one per flush) holding them.'),
-        usage_rollups: count('Usage-rollup documents.'),
-        service_events: count('Service-event rows.'),
-        audit: count('Audit rows (older than the retention floor too).'),
+        requests: schema.count('Request-ledger rows.'),
+        request_buckets: schema.count('Request-ledger buckets (one per flush) holding them.'),
+        usage_rollups: schema.count('Usage-rollup documents.'),
+        service_events: schema.count('Service-event rows.'),
+        audit: schema.count('Audit rows (older than the retention floor too).'),
       },
       ['requests', 'usage_rollups', 'service_events', 'audit'],
       'Rows deleted (or that would be) per ledger.',
@@ -145,105 +139,109 @@ export const pruneView = view(
 );
 
 /** What `admin.requests.list` answers. */
-export const requestLedgerRowView = view(
+export const requestLedgerRowView = schema.view(
   {
-    request_id: text('Request id.', 128),
-    at: dateTime('When answered.'),
-    method: text('HTTP method.', 8),
-    route: text('Route template, or the raw path when unmatched.', 512),
-    operation_id: nullable(text('Operation id.', 64)),
-    family: nullable(text('Route family.', 64)),
-    status: integer('HTTP status.', 100, 599),
-    latency_ms: decimal('Latency in milliseconds.', 0, 3_600_000),
-    key_id: nullable(keyId('Key used.')),
-    principal_id: nullable(principalId('Principal of the key.')),
-    client_ip: text('Client address.', 64),
-    error_code: nullable(text('Error code, when an error.', 64)),
+    request_id: schema.text('Request id.', 128),
+    at: schema.dateTime('When answered.'),
+    method: schema.text('HTTP method.', 8),
+    route: schema.text('Route template, or the raw path when unmatched.', 512),
+    operation_id: schema.nullable(schema.text('Operation id.', 64)),
+    family: schema.nullable(schema.text('Route family.', 64)),
+    status: schema.integer('HTTP status.', 100, 599),
+    latency_ms: schema.decimal('Latency in milliseconds.', 0, 3_600_000),
+    key_id: schema.nullable(keyId('Key used.')),
+    principal_id: schema.nullable(principalId('Principal of the key.')),
+    client_ip: schema.text('Client address.', 64),
+    error_code: schema.nullable(schema.text('Error code, when an error.', 64)),
   },
   ['request_id', 'at', 'method', 'route', 'status', 'latency_ms'],
 );
 
 /** What `admin.serviceEvents.list` answers. */
-export const serviceEventRowView = view(
+export const serviceEventRowView = schema.view(
   {
-    event_id: idRef('sev', 'Service event id.'),
-    at: dateTime('When.'),
-    kind: text('Kind.', 64),
-    level: choice(['info', 'warn', 'error'], 'Level.'),
-    message: text('What happened.', 1024),
-    detail: freeObject('Structured detail (never a secret).'),
-    instance: text('Process that recorded it.', 128),
+    event_id: schema.idRef('sev', 'Service event id.'),
+    at: schema.dateTime('When.'),
+    kind: schema.text('Kind.', 64),
+    level: schema.choice(['info', 'warn', 'error'], 'Level.'),
+    message: schema.text('What happened.', 1024),
+    detail: schema.freeObject('Structured detail (never a secret).'),
+    instance: schema.text('Process that recorded it.', 128),
   },
   ['event_id', 'at', 'kind', 'level', 'message'],
 );
 
 /** What `admin.serviceHealth` answers. */
-export const serviceHealthView = view(
+export const serviceHealthView = schema.view(
   {
-    status: choice(['ok', 'degraded', 'down'], 'Overall status.'),
-    components: arrayOf(
-      view(
+    status: schema.choice(['ok', 'degraded', 'down'], 'Overall status.'),
+    components: schema.arrayOf(
+      schema.view(
         {
-          name: text('Component, e.g. `mongodb`, `temporal`, `worker`.', 64),
-          status: choice(['ok', 'degraded', 'down'], 'Status.'),
-          latency_ms: nullable(decimal('Check latency.', 0, 600_000)),
-          detail: nullable(text('Detail (never a secret).', 1024)),
+          name: schema.text('Component, e.g. `mongodb`, `temporal`, `worker`.', 64),
+          status: schema.choice(['ok', 'degraded', 'down'], 'Status.'),
+          latency_ms: schema.nullable(schema.decimal('Check latency.', 0, 600_000)),
+          detail: schema.nullable(schema.text('Detail (never a secret).', 1024)),
         },
         ['name', 'status'],
       ),
       'Each component.',
       { maxItems: 32 },
     ),
-    version: text('Service version.', 32),
-    instance: text('The api instance that answered.', 64),
-    uptime_seconds: count('Uptime of this api instance.'),
-    checked_at: dateTime('When checked.'),
+    version: schema.text('Service version.', 32),
+    instance: schema.text('The api instance that answered.', 64),
+    uptime_seconds: schema.count('Uptime of this api instance.'),
+    checked_at: schema.dateTime('When checked.'),
   },
   ['status', 'components', 'checked_at'],
 );
 
 /** What `admin.usage.list` answers. */
-export const usageRowView = view(
+export const usageRowView = schema.view(
   {
     key_id: keyId('Key.'),
-    organization_id: nullable(organizationId('Organization of the key.')),
-    period_start: dateTime('Start of the period (UTC).'),
-    granularity: choice(['hour', 'day'], 'Period length.'),
+    organization_id: schema.nullable(organizationId('Organization of the key.')),
+    period_start: schema.dateTime('Start of the period (UTC).'),
+    granularity: schema.choice(['hour', 'day'], 'Period length.'),
     usage: usageCounts,
   },
   ['key_id', 'period_start', 'granularity', 'usage'],
 );
 
 /** What `admin.usage.get` answers. */
-export const keyUsageView = view(
+export const keyUsageView = schema.view(
   {
     key_id: keyId('Key.'),
-    limits: view(
+    limits: schema.view(
       {
-        requests_per_minute: count('Requests per minute.'),
-        daily_quota: count('Requests per UTC day.'),
-        source: text('Where the limits come from: the class default or a policy id.', 64),
+        requests_per_minute: schema.count('Requests per minute.'),
+        daily_quota: schema.count('Requests per UTC day.'),
+        source: schema.text('Where the limits come from: the class default or a policy id.', 64),
       },
       ['requests_per_minute', 'daily_quota', 'source'],
       'Effective limits.',
     ),
-    minute: view(
-      { used: count('Used.'), remaining: count('Left.'), resets_in: count('Seconds.') },
+    minute: schema.view(
+      {
+        used: schema.count('Used.'),
+        remaining: schema.count('Left.'),
+        resets_in: schema.count('Seconds.'),
+      },
       ['used', 'remaining'],
       'The current minute.',
     ),
-    day: view(
+    day: schema.view(
       {
-        used: count('Used.'),
-        remaining: count('Left.'),
-        resets_at: dateTime('Next 00:00 UTC.'),
+        used: schema.count('Used.'),
+        remaining: schema.count('Left.'),
+        resets_at: schema.dateTime('Next 00:00 UTC.'),
       },
       ['used', 'remaining'],
       'The current UTC day.',
     ),
     totals: usageCounts,
-    periods: arrayOf(
-      view({ period_start: dateTime('Start of the period.'), usage: usageCounts }, [
+    periods: schema.arrayOf(
+      schema.view({ period_start: schema.dateTime('Start of the period.'), usage: usageCounts }, [
         'period_start',
         'usage',
       ]),

@@ -3,20 +3,7 @@
  * arguments, and the views (DESIGN.md section 5). Types are derived from the schemas.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import {
-  choice,
-  closedObject,
-  contextRef,
-  count,
-  dateTime,
-  flag,
-  freeObject,
-  integer,
-  nullable,
-  prefixedId,
-  text,
-  view,
-} from '../../lib/schema';
+import * as schema from '../../lib/schema';
 
 /** Continuity modes of a session (DESIGN.md section 5). */
 export const CONTINUITY_MODES = ['preserve', 'fresh'] as const;
@@ -35,26 +22,26 @@ export const SESSION_COMMANDS = [
 export type SessionCommand = (typeof SESSION_COMMANDS)[number];
 
 /** Body of `POST /v1/sessions`: every field optional, the object itself required. */
-export const sessionCreateBody = closedObject({
-  continuity_mode: choice(
+export const sessionCreateBody = schema.closedObject({
+  continuity_mode: schema.choice(
     CONTINUITY_MODES,
     '`preserve` keeps identity and memory across steps; `fresh` starts every step anew.',
     'preserve',
   ),
-  shared_context_id: contextRef('Shared context this session works in (optional).'),
+  shared_context_id: schema.contextRef('Shared context this session works in (optional).'),
 });
 export type SessionCreateRequest = Static<typeof sessionCreateBody>;
 
 /** Body of `POST /v1/sessions/{session_id}/step`. */
-export const sessionStepBody = closedObject(
+export const sessionStepBody = schema.closedObject(
   {
-    input_packet: closedObject(
+    input_packet: schema.closedObject(
       {
-        command: choice(
+        command: schema.choice(
           SESSION_COMMANDS,
           'Command to run: `list_objects {kind?, limit?}`, `inspect_object {object_id}`, `observe_world {}`, `note {text, refs?}`, `recall {}`, `summarize {}` or `close {}`. Any other is 422 naming these.',
         ),
-        args: freeObject('Command arguments, e.g. `{"kind": "service"}`.', 64),
+        args: schema.freeObject('Command arguments, e.g. `{"kind": "service"}`.', 64),
       },
       ['command'],
       'The command of this step and its arguments.',
@@ -69,20 +56,22 @@ export const NOTE_MAX_CHARS = 2000;
 /** Most object references one note may carry. */
 export const NOTE_MAX_REFS = 16;
 
-const objectId = (description: string) => prefixedId('obj', description);
-const none = closedObject({});
+const objectId = (description: string) => schema.prefixedId('obj', description);
+const none = schema.closedObject({});
 
 /** Schema of `input_packet.args` per command (unknown fields are 422, as everywhere). */
 export const COMMAND_ARGS_SCHEMAS = {
-  list_objects: closedObject({
-    kind: text('Only objects of this kind.', 64),
-    limit: integer('Most objects to list (1..500).', 1, 500, 50),
+  list_objects: schema.closedObject({
+    kind: schema.text('Only objects of this kind.', 64),
+    limit: schema.integer('Most objects to list (1..500).', 1, 500, 50),
   }),
-  inspect_object: closedObject({ object_id: objectId('World object to inspect.') }, ['object_id']),
+  inspect_object: schema.closedObject({ object_id: objectId('World object to inspect.') }, [
+    'object_id',
+  ]),
   observe_world: none,
-  note: closedObject(
+  note: schema.closedObject(
     {
-      text: text('The note.', NOTE_MAX_CHARS),
+      text: schema.text('The note.', NOTE_MAX_CHARS),
       refs: Type.Array(objectId('A world object the note is about.'), {
         maxItems: NOTE_MAX_REFS,
         uniqueItems: true,
@@ -106,40 +95,45 @@ export type CommandArgs = {
 };
 
 /** A session. */
-export const sessionView = view(
+export const sessionView = schema.view(
   {
-    session_id: prefixedId('ses', 'Session id.'),
-    created_at: dateTime('When the session was created.'),
-    continuity_mode: choice(CONTINUITY_MODES, 'How the session carries memory across steps.'),
-    state: choice(['active', 'closed'], 'Session state.'),
-    step_count: count('Steps taken so far.'),
-    shared_context_id: contextRef('Shared context the session belongs to, when named.'),
-    last_step_at: nullable(dateTime('When the newest step was taken; null before the first.')),
+    session_id: schema.prefixedId('ses', 'Session id.'),
+    created_at: schema.dateTime('When the session was created.'),
+    continuity_mode: schema.choice(
+      CONTINUITY_MODES,
+      'How the session carries memory across steps.',
+    ),
+    state: schema.choice(['active', 'closed'], 'Session state.'),
+    step_count: schema.count('Steps taken so far.'),
+    shared_context_id: schema.contextRef('Shared context the session belongs to, when named.'),
+    last_step_at: schema.nullable(
+      schema.dateTime('When the newest step was taken; null before the first.'),
+    ),
   },
   ['session_id', 'created_at', 'continuity_mode', 'state', 'step_count'],
   'A communicative session.',
 );
 
 /** The result of one step. */
-export const stepResultView = view(
+export const stepResultView = schema.view(
   {
-    session_id: prefixedId('ses', 'Session id.'),
-    step: count('Number of this step (1 for the first).'),
-    command: text('Command that ran.', 64),
-    output: freeObject('Command output.'),
-    state: choice(['active', 'closed'], 'Session state after this step.'),
-    at: dateTime('When the step was taken.'),
-    continuity: view(
+    session_id: schema.prefixedId('ses', 'Session id.'),
+    step: schema.count('Number of this step (1 for the first).'),
+    command: schema.text('Command that ran.', 64),
+    output: schema.freeObject('Command output.'),
+    state: schema.choice(['active', 'closed'], 'Session state after this step.'),
+    at: schema.dateTime('When the step was taken.'),
+    continuity: schema.view(
       {
-        identity_stable: flag('True when identity carried over (`preserve` mode).'),
-        identity_digest: text(
+        identity_stable: schema.flag('True when identity carried over (`preserve` mode).'),
+        identity_digest: schema.text(
           'Identity the step ran under: the session identity in `preserve` mode (the same every step), a new digest each step in `fresh` mode.',
           128,
         ),
-        steps: count('Steps taken so far, this one included.'),
-        continuity_mode: choice(CONTINUITY_MODES, 'Continuity mode of the session.'),
-        memory_digest: nullable(
-          text('Hash chain over the notes carried (`preserve`); null in `fresh`.', 128),
+        steps: schema.count('Steps taken so far, this one included.'),
+        continuity_mode: schema.choice(CONTINUITY_MODES, 'Continuity mode of the session.'),
+        memory_digest: schema.nullable(
+          schema.text('Hash chain over the notes carried (`preserve`); null in `fresh`.', 128),
         ),
       },
       ['identity_stable'],

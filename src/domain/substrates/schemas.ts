@@ -3,17 +3,7 @@
  * types are derived from the schemas, never written twice.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import {
-  choice,
-  closedObject,
-  decimal,
-  handleId,
-  idRef,
-  integer,
-  pagedQuery,
-  patterned,
-  text,
-} from '../../lib/schema';
+import * as schema from '../../lib/schema';
 
 /** Scaffolds (DESIGN.md section 7). */
 export const SCAFFOLDS = ['life-lattice', 'elementary-1d'] as const;
@@ -39,50 +29,50 @@ export type RenderFormat = (typeof RENDER_FORMATS)[number];
 /** Outer bounds of every spec; an envelope narrows them (a spec outside it fails validation). */
 export const SPEC_LIMITS = { maxSide: 4096, maxTicks: 1_000_000, maxSeed: 4_294_967_295 } as const;
 
-const deploymentId = (description: string) => idRef('dep', description);
-const tickField = (description: string) => integer(description, 0, SPEC_LIMITS.maxTicks);
+const deploymentId = (description: string) => schema.idRef('dep', description);
+const tickField = (description: string) => schema.integer(description, 0, SPEC_LIMITS.maxTicks);
 
 /** Schema of a substrate spec (also the `spec` of a deploy body). */
-export const substrateSpecSchema = closedObject(
+export const substrateSpecSchema = schema.closedObject(
   {
-    scaffold: choice(
+    scaffold: schema.choice(
       SCAFFOLDS,
       '`life-lattice`: 2-D outer-totalistic automaton on a torus; `elementary-1d`: a Wolfram elementary automaton.',
     ),
-    envelope: handleId(
+    envelope: schema.handleId(
       'Constitutional envelope to validate against (default: the scaffold default).',
     ),
-    params: closedObject(
+    params: schema.closedObject(
       {
-        width: integer('Lattice width in cells.', 1, SPEC_LIMITS.maxSide),
-        height: integer(
+        width: schema.integer('Lattice width in cells.', 1, SPEC_LIMITS.maxSide),
+        height: schema.integer(
           'Lattice height in cells (`life-lattice`; `elementary-1d` has one row).',
           1,
           SPEC_LIMITS.maxSide,
         ),
         rule: Type.Union(
           [
-            patterned(
+            schema.patterned(
               'B/S notation (`life-lattice`), e.g. `B3/S23`, `B36/S23`.',
               '^B[0-8]*/S[0-8]*$',
               21,
             ),
-            integer('Wolfram rule number (`elementary-1d`).', 0, 255),
+            schema.integer('Wolfram rule number (`elementary-1d`).', 0, 255),
           ],
           { description: 'Rule: B/S notation for `life-lattice`, 0..255 for `elementary-1d`.' },
         ),
         ticks: tickField('Ticks (generations) to run.'),
-        seed: integer(
+        seed: schema.integer(
           'Seed of the random initial pattern (required for a random start).',
           0,
           SPEC_LIMITS.maxSeed,
         ),
-        density: decimal(
+        density: schema.decimal(
           'Share of live cells in the random initial pattern (with `seed` only; default 0.5).',
           0,
           1,
         ),
-        pattern: text(
+        pattern: schema.text(
           'Initial pattern instead of a random one: a name (`glider`, `r-pentomino`, `blinker`...) or RLE text, placed at the centre.',
           65_536,
         ),
@@ -101,11 +91,11 @@ export type SubstrateSpecRequest = Static<typeof substrateSpecSchema>;
 export type SubstrateParams = SubstrateSpecRequest['params'];
 
 /** Body of `POST /v1/substrates/deploy`: a spec, or the id of a compiled manifest. */
-const deployFields = closedObject(
+const deployFields = schema.closedObject(
   {
     spec: substrateSpecSchema,
-    artifact_id: idRef('art', 'Compiled manifest to deploy instead of a spec.'),
-    mode: choice(
+    artifact_id: schema.idRef('art', 'Compiled manifest to deploy instead of a spec.'),
+    mode: schema.choice(
       ['create', 'bind'],
       '`create` always starts a deployment; `bind` returns a live deployment of the same manifest if any.',
       'create',
@@ -122,12 +112,12 @@ export const substrateDeployBody: typeof deployFields = {
 export type SubstrateDeployRequest = Static<typeof substrateDeployBody>;
 
 /** A window of cells to return. */
-export const windowSchema = closedObject(
+export const windowSchema = schema.closedObject(
   {
-    x: integer('Left column.', 0, SPEC_LIMITS.maxSide - 1),
-    y: integer('Top row (0 for `elementary-1d`).', 0, SPEC_LIMITS.maxSide - 1),
-    width: integer('Columns.', 1, 256),
-    height: integer('Rows.', 1, 256),
+    x: schema.integer('Left column.', 0, SPEC_LIMITS.maxSide - 1),
+    y: schema.integer('Top row (0 for `elementary-1d`).', 0, SPEC_LIMITS.maxSide - 1),
+    width: schema.integer('Columns.', 1, 256),
+    height: schema.integer('Rows.', 1, 256),
   },
   ['x', 'y', 'width', 'height'],
   'Window of cells to return (default: the bounding box, cropped to 64 x 64).',
@@ -136,7 +126,7 @@ export const windowSchema = closedObject(
 export type CellWindow = Static<typeof windowSchema>;
 
 /** Body of `POST /v1/substrates/observe`. */
-export const substrateObserveBody = closedObject(
+export const substrateObserveBody = schema.closedObject(
   {
     deployment_id: deploymentId('Deployment to observe.'),
     tick: tickField('Tick to observe (default: the newest computed).'),
@@ -147,31 +137,31 @@ export const substrateObserveBody = closedObject(
 export type SubstrateObserveRequest = Static<typeof substrateObserveBody>;
 
 /** Body of `POST /v1/substrates/assay`. */
-export const substrateAssayBody = closedObject(
+export const substrateAssayBody = schema.closedObject(
   {
     deployment_id: deploymentId('Deployment to assay.'),
-    pack_id: handleId('Certification pack to run.'),
+    pack_id: schema.handleId('Certification pack to run.'),
   },
   ['deployment_id', 'pack_id'],
 );
 export type SubstrateAssayRequest = Static<typeof substrateAssayBody>;
 
 /** Body of `POST /v1/substrates/recognize`. */
-export const substrateRecognizeBody = closedObject(
+export const substrateRecognizeBody = schema.closedObject(
   {
     deployment_id: deploymentId('Deployment to scan.'),
     tick: tickField('Tick to scan (default: the newest computed).'),
-    recognizer_id: handleId('Recognizer pack (default: the standard pack).'),
+    recognizer_id: schema.handleId('Recognizer pack (default: the standard pack).'),
   },
   ['deployment_id'],
 );
 export type SubstrateRecognizeRequest = Static<typeof substrateRecognizeBody>;
 
 /** Body of `POST /v1/substrates/render`. */
-export const substrateRenderBody = closedObject(
+export const substrateRenderBody = schema.closedObject(
   {
     deployment_id: deploymentId('Deployment to render.'),
-    format: choice(RENDER_FORMATS, 'Output format.'),
+    format: schema.choice(RENDER_FORMATS, 'Output format.'),
     tick: tickField('Tick to render (default: the newest computed).'),
   },
   ['deployment_id', 'format'],
@@ -179,10 +169,10 @@ export const substrateRenderBody = closedObject(
 export type SubstrateRenderRequest = Static<typeof substrateRenderBody>;
 
 /** Query of `GET /v1/substrates/deployments`. */
-export const deploymentListQuery = pagedQuery({
-  stage: choice(DEPLOYMENT_STAGES, 'Only deployments in this stage.'),
+export const deploymentListQuery = schema.pagedQuery({
+  stage: schema.choice(DEPLOYMENT_STAGES, 'Only deployments in this stage.'),
 });
 export type DeploymentListQuery = Static<typeof deploymentListQuery>;
 
 /** Query of the registry lists. */
-export const registryListQuery = pagedQuery();
+export const registryListQuery = schema.pagedQuery();

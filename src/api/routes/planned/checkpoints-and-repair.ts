@@ -1,15 +1,7 @@
-import {
-  choice,
-  closedObject,
-  filterQuery,
-  integer,
-  pagedQuery,
-  prefixedId,
-  text,
-} from '../../../lib/schema';
+import * as schema from '../../../lib/schema';
 import { plannedRoutes } from './table';
 
-const objectId = prefixedId('obj', 'World object id.');
+const objectId = schema.prefixedId('obj', 'World object id.');
 
 /** Repair as durable workflows (DESIGN.md section 9): issue #12 (checkpoints are built). */
 export const checkpointAndRepairRoutes = plannedRoutes(12, 'continuous-ops', [
@@ -22,21 +14,21 @@ export const checkpointAndRepairRoutes = plannedRoutes(12, 'continuous-ops', [
     capability: 'Repair requests',
     body: {
       name: 'RepairRequest',
-      schema: closedObject(
+      schema: schema.closedObject(
         {
           object_id: objectId,
-          strategy: choice(
+          strategy: schema.choice(
             ['revalidate', 'reconcile_external', 'restore_last_good'],
             'Repair strategy.',
             'revalidate',
           ),
-          to_version: integer(
+          to_version: schema.integer(
             'Version to restore (`restore_last_good`).',
             1,
             Number.MAX_SAFE_INTEGER,
           ),
-          checkpoint_id: prefixedId('chk', 'Checkpoint to restore from.'),
-          reason: text('Why (kept with the repair).', 1024),
+          checkpoint_id: schema.prefixedId('chk', 'Checkpoint to restore from.'),
+          reason: schema.text('Why (kept with the repair).', 1024),
         },
         ['object_id'],
       ),
@@ -49,7 +41,7 @@ export const checkpointAndRepairRoutes = plannedRoutes(12, 'continuous-ops', [
     family: 'repair_witness',
     summary: 'latest repair witness state',
     capability: 'Repair state',
-    query: pagedQuery({ object_id: objectId }),
+    query: schema.pagedQuery({ object_id: objectId }),
   },
   {
     operationId: 'repair.certificate',
@@ -58,7 +50,7 @@ export const checkpointAndRepairRoutes = plannedRoutes(12, 'continuous-ops', [
     family: 'repair_witness',
     summary: 'repair certificate witness',
     capability: 'Repair certificates',
-    query: filterQuery({ object_id: objectId }),
+    query: schema.filterQuery({ object_id: objectId }),
   },
   {
     operationId: 'repair.repairability',

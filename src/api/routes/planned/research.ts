@@ -1,14 +1,4 @@
-import {
-  arrayOf,
-  choice,
-  closedObject,
-  decimal,
-  freeObject,
-  handleId,
-  integer,
-  text,
-  view,
-} from '../../../lib/schema';
+import * as schema from '../../../lib/schema';
 import type { PlannedRow } from './table';
 import { plannedRoutes } from './table';
 
@@ -34,7 +24,7 @@ const PROOF_CHECKS = [
   'artifacts_integrity',
   'repair_chain',
 ] as const;
-const payoff = (what: string) => decimal(what, -1000, 1000);
+const payoff = (what: string) => schema.decimal(what, -1000, 1000);
 
 const dossier = (depth: 'core' | 'full', summary: string): PlannedRow => ({
   operationId: `dossiers.${depth}`,
@@ -45,12 +35,15 @@ const dossier = (depth: 'core' | 'full', summary: string): PlannedRow => ({
   capability: 'Dossiers',
   body: {
     name: 'DossierRequest',
-    schema: closedObject(
+    schema: schema.closedObject(
       {
-        subject: closedObject(
+        subject: schema.closedObject(
           {
-            kind: choice(['action', 'deployment', 'context', 'object', 'session'], 'Subject kind.'),
-            id: text('Subject id (a record id, or the context id).', 140),
+            kind: schema.choice(
+              ['action', 'deployment', 'context', 'object', 'session'],
+              'Subject kind.',
+            ),
+            id: schema.text('Subject id (a record id, or the context id).', 140),
           },
           ['kind', 'id'],
         ),
@@ -71,17 +64,21 @@ export const researchRoutes = plannedRoutes(14, 'research', [
     capability: 'Social assays',
     body: {
       name: 'RunSocialAssayRequest',
-      schema: closedObject(
+      schema: schema.closedObject(
         {
-          strategies: arrayOf(choice(STRATEGIES, 'A strategy.'), 'Strategies in the round robin.', {
-            minItems: 2,
-            maxItems: 16,
-          }),
-          turns: integer('Turns per match.', 1, 10_000),
-          repetitions: integer('Repetitions of the round robin.', 1, 10, 1),
-          noise: decimal('Chance a move is flipped.', 0, 0.5, 0),
-          seed: integer('Seed of `random` and of the noise.', 0, 4_294_967_295),
-          payoffs: view(
+          strategies: schema.arrayOf(
+            schema.choice(STRATEGIES, 'A strategy.'),
+            'Strategies in the round robin.',
+            {
+              minItems: 2,
+              maxItems: 16,
+            },
+          ),
+          turns: schema.integer('Turns per match.', 1, 10_000),
+          repetitions: schema.integer('Repetitions of the round robin.', 1, 10, 1),
+          noise: schema.decimal('Chance a move is flipped.', 0, 0.5, 0),
+          seed: schema.integer('Seed of `random` and of the noise.', 0, 4_294_967_295),
+          payoffs: schema.view(
             {
               R: payoff('Reward.'),
               S: payoff('Sucker.'),
@@ -106,13 +103,17 @@ export const researchRoutes = plannedRoutes(14, 'research', [
     body: {
       name: 'ProofChecksRequest',
       required: false,
-      schema: closedObject({
-        checks: arrayOf(choice(PROOF_CHECKS, 'A check.'), 'Checks to run (default: all).', {
-          minItems: 1,
-          maxItems: PROOF_CHECKS.length,
-          uniqueItems: true,
-        }),
-        max_records: integer('Most records a check reads.', 1, 100_000, 10_000),
+      schema: schema.closedObject({
+        checks: schema.arrayOf(
+          schema.choice(PROOF_CHECKS, 'A check.'),
+          'Checks to run (default: all).',
+          {
+            minItems: 1,
+            maxItems: PROOF_CHECKS.length,
+            uniqueItems: true,
+          },
+        ),
+        max_records: schema.integer('Most records a check reads.', 1, 100_000, 10_000),
       }),
     },
   },
@@ -149,10 +150,13 @@ export const researchRoutes = plannedRoutes(14, 'research', [
     capability: 'Scenarios',
     body: {
       name: 'RunScenarioRequest',
-      schema: closedObject(
+      schema: schema.closedObject(
         {
-          scenario: handleId('Scenario name, e.g. `glider-transit`.'),
-          params: freeObject('Scenario parameters (each scenario publishes their schema).', 64),
+          scenario: schema.handleId('Scenario name, e.g. `glider-transit`.'),
+          params: schema.freeObject(
+            'Scenario parameters (each scenario publishes their schema).',
+            64,
+          ),
         },
         ['scenario'],
       ),

@@ -1,22 +1,11 @@
-import {
-  anyValue,
-  choice,
-  closedObject,
-  contextRef,
-  filterQuery,
-  freeObject,
-  integer,
-  pagedQuery,
-  patterned,
-  prefixedId,
-} from '../../../lib/schema';
+import * as schema from '../../../lib/schema';
 import type { PlannedRow } from './table';
 import { plannedRoutes } from './table';
 
-const contextParams = { context_id: contextRef('Shared context id.') };
-const sessionFocus = filterQuery({
-  session_id: prefixedId('ses', 'Focus the readout on this session (optional).'),
-  window_seconds: integer('Time window of the readout, in seconds.', 60, 2_592_000, 3600),
+const contextParams = { context_id: schema.contextRef('Shared context id.') };
+const sessionFocus = schema.filterQuery({
+  session_id: schema.prefixedId('ses', 'Focus the readout on this session (optional).'),
+  window_seconds: schema.integer('Time window of the readout, in seconds.', 60, 2_592_000, 3600),
 });
 
 const runtimeWitness = (operation: string, path: string, summary: string): PlannedRow => ({
@@ -56,11 +45,17 @@ const renderer = (kind: string, family: PlannedRow['family'], summary: string): 
   capability: `The ${kind} membrane renderer`,
   body: {
     name: 'MembraneRenderRequest',
-    schema: closedObject(
+    schema: schema.closedObject(
       {
-        format: choice(MEMBRANE_FORMATS, 'Output format (`svg` for world and runtime only).'),
-        subject: freeObject('What to compute and render (e.g. `{"context_id": "..."}`).', 16),
-        payload: anyValue('A payload to render as given, instead of a subject.'),
+        format: schema.choice(
+          MEMBRANE_FORMATS,
+          'Output format (`svg` for world and runtime only).',
+        ),
+        subject: schema.freeObject(
+          'What to compute and render (e.g. `{"context_id": "..."}`).',
+          16,
+        ),
+        payload: schema.anyValue('A payload to render as given, instead of a subject.'),
       },
       ['format'],
     ),
@@ -107,8 +102,8 @@ export const witnessRoutes = plannedRoutes(13, 'witnesses', [
     family: 'intentionality',
     summary: 'aboutness for a handle',
     capability: 'Aboutness inspection',
-    query: filterQuery({
-      handle: patterned(
+    query: schema.filterQuery({
+      handle: schema.patterned(
         'Any record id (`ses_`, `act_`, `tsk_`, `evt_`, `dep_`, `obj_`) or `ctx:<context_id>`.',
         '^([a-z]{3}_[0-9A-Za-z]{10,40}|ctx:[A-Za-z0-9_.:-]{1,128})$',
         140,
@@ -122,9 +117,9 @@ export const witnessRoutes = plannedRoutes(13, 'witnesses', [
     family: 'intentionality',
     summary: 'list threads',
     capability: 'Intentionality threads',
-    query: pagedQuery({
-      object_id: prefixedId('obj', 'Only the thread about this world object.'),
-      shared_context_id: contextRef('Only threads touching this shared context.'),
+    query: schema.pagedQuery({
+      object_id: schema.prefixedId('obj', 'Only the thread about this world object.'),
+      shared_context_id: schema.contextRef('Only threads touching this shared context.'),
     }),
   },
   {
@@ -134,8 +129,8 @@ export const witnessRoutes = plannedRoutes(13, 'witnesses', [
     family: 'intentionality',
     summary: 'inspect thread',
     capability: 'Intentionality threads',
-    params: { thread_id: prefixedId('thr', 'Thread id.') },
-    query: pagedQuery(),
+    params: { thread_id: schema.prefixedId('thr', 'Thread id.') },
+    query: schema.pagedQuery(),
   },
   renderer('aboutness', 'membrane_witness', 'aboutness witness payload'),
   renderer('assay', 'membrane_basic', 'assay payload'),
