@@ -7,9 +7,8 @@ import * as schema from '../../lib/schema';
 import { ACTION_BOUNDS, ACTION_KINDS } from '../actions/schemas';
 import {
   PRINCIPAL_ROLES,
-  TENANT_STATUSES,
   principalId,
-  statusBody,
+  tenantStatusBody,
   tenantStatus,
 } from '../governance/schemas';
 
@@ -77,9 +76,8 @@ export const approvalRuleListQuery = schema.pagedQuery({
 export type ApprovalRuleListQuery = Static<typeof approvalRuleListQuery>;
 
 /** Body of `POST /v1/admin/approval-rules/status`; only active rules govern new proposals. */
-export const setApprovalRuleStatusBody = statusBody(
+export const setApprovalRuleStatusBody = tenantStatusBody(
   'rule_id',
   approvalRuleId('Rule to change.'),
-  TENANT_STATUSES,
 );
 export type SetApprovalRuleStatusBody = Static<typeof setApprovalRuleStatusBody>;

@@ -140,31 +140,28 @@ export const statusBody = <F extends string, const S extends readonly string[]>(
     { additionalProperties: false },
   );
 
+/** Body of a tenant record's status route: the record's id and one of `TENANT_STATUSES`. */
+export const tenantStatusBody = <F extends string>(idField: F, id: TString) =>
+  statusBody(idField, id, TENANT_STATUSES);
+
 export const setKeyStatusBody = statusBody('key_id', keyId('Key to change.'), KEY_STATUSES);
 export type SetKeyStatusBody = Static<typeof setKeyStatusBody>;
-export const setOrganizationStatusBody = statusBody(
+export const setOrganizationStatusBody = tenantStatusBody(
   'organization_id',
   organizationId('Organization to change.'),
-  TENANT_STATUSES,
 );
 export type SetOrganizationStatusBody = Static<typeof setOrganizationStatusBody>;
-export const setProjectStatusBody = statusBody(
+export const setProjectStatusBody = tenantStatusBody(
   'project_id',
   idRef('prj', 'Project to change.'),
-  TENANT_STATUSES,
 );
 export type SetProjectStatusBody = Static<typeof setProjectStatusBody>;
-export const setPrincipalStatusBody = statusBody(
+export const setPrincipalStatusBody = tenantStatusBody(
   'principal_id',
   principalId('Principal to change.'),
-  TENANT_STATUSES,
 );
 export type SetPrincipalStatusBody = Static<typeof setPrincipalStatusBody>;
-export const setPolicyStatusBody = statusBody(
-  'policy_id',
-  idRef('pol', 'Policy to change.'),
-  TENANT_STATUSES,
-);
+export const setPolicyStatusBody = tenantStatusBody('policy_id', idRef('pol', 'Policy to change.'));
 export type SetPolicyStatusBody = Static<typeof setPolicyStatusBody>;
 
 /** Query of `GET /v1/admin/keys`. */

@@ -5,7 +5,7 @@
 import type { Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
 import { ACTION_KINDS } from '../actions/schemas';
-import { TENANT_STATUSES, statusBody, tenantStatus } from '../governance/schemas';
+import { tenantStatusBody, tenantStatus } from '../governance/schemas';
 
 /** Events a subscription may ask for. */
 export const NOTIFICATION_EVENTS = [
@@ -66,10 +66,9 @@ export const subscriptionListQuery = schema.pagedQuery({
 export type SubscriptionListQuery = Static<typeof subscriptionListQuery>;
 
 /** Body of `POST /v1/admin/subscriptions/status`; only active subscriptions get deliveries. */
-export const setSubscriptionStatusBody = statusBody(
+export const setSubscriptionStatusBody = tenantStatusBody(
   'subscription_id',
   subscriptionId('Subscription to change.'),
-  TENANT_STATUSES,
 );
 export type SetSubscriptionStatusBody = Static<typeof setSubscriptionStatusBody>;
 
