@@ -8,11 +8,17 @@ import { diffSummary, listEntryOf } from '../domain/actions/action-views';
 import { NOTIFICATION_EVENTS, type NotificationEvent } from '../domain/notifications/schemas';
 import type { ActionActor, ActionContract, ActionPlan, ActionState } from '../workflows/shared';
 import type { NotifiableEvent } from './notifications.activities';
+import { restoreObject } from './restore-object';
 
 export interface ActionActivityDeps {
   repos: Pick<
     Repos,
-    'externalActions' | 'actionInbox' | 'worldObjects' | 'worldHistory' | 'outbox'
+    | 'externalActions'
+    | 'actionInbox'
+    | 'worldObjects'
+    | 'worldHistory'
+    | 'worldExternalState'
+    | 'outbox'
   >;
   /** Tells subscribers about the transition (`action.<status>`), when one is wanted. */
   notify?: (event: NotifiableEvent) => Promise<number>;
@@ -44,7 +50,7 @@ export function createActionActivities(deps: ActionActivityDeps) {
     async planActionContract(contract: ActionContract): Promise<ActionPlan> {
       const objectId = contract.target.world_object_ref;
       const object =
-        contract.action_kind === 'world.update_object' && objectId
+        contract.action_kind.startsWith('world.') && objectId
           ? await repos.worldObjects.findById(objectId)
           : null;
       return planAction(contract, {
@@ -149,6 +155,8 @@ export function createActionActivities(deps: ActionActivityDeps) {
           });
           return { object_id: diff.object_id, version: diff.base_version + 1 };
         }
+        case 'world.restore_object':
+          return restoreObject(repos, state, now);
         case 'webhook.post': {
           const url = state.target.url!;
           const text = stringify(state.parameters['body'] ?? state.parameters) ?? 'null';

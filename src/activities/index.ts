@@ -6,6 +6,7 @@ import {
   type NotificationDeps,
 } from './notifications.activities';
 import { createProbeActivities } from './probe.activities';
+import { createRepairActivities, type RepairActivityDeps } from './repairs.activities';
 import { createSubstrateActivities, type SubstrateActivityDeps } from './substrates.activities';
 
 export type ProbeActivities = ReturnType<typeof createProbeActivities>;
@@ -13,13 +14,15 @@ export type ActionActivities = ReturnType<typeof createActionActivities>;
 export type SubstrateActivities = ReturnType<typeof createSubstrateActivities>;
 export type NotificationActivities = ReturnType<typeof createNotificationActivities>;
 export type CheckpointActivities = ReturnType<typeof createCheckpointActivities>;
+export type RepairActivities = ReturnType<typeof createRepairActivities>;
 
 export interface ActivityDeps
   extends Omit<ActionActivityDeps, 'notify'>, Omit<NotificationDeps, 'repos'> {
   repos: ActionActivityDeps['repos'] &
     SubstrateActivityDeps['repos'] &
     NotificationDeps['repos'] &
-    CheckpointActivityDeps['repos'];
+    CheckpointActivityDeps['repos'] &
+    RepairActivityDeps['repos'];
   workerIdentity: string;
 }
 
@@ -32,6 +35,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSubstrateActivities({ ...deps, notify }),
     ...createNotificationActivities(deps),
     ...createCheckpointActivities(deps),
+    ...createRepairActivities(deps),
   };
 }
 

@@ -13,7 +13,11 @@ export interface DecisionSignature {
 export interface DecisionSigner {
   /** The raw 32-byte public key, hex: what each action workflow is started with. */
   publicKeyHex: string;
+  /** The same public key as PEM (SPKI), for `openssl pkeyutl -verify`. */
+  publicKeyPem: string;
   sign(claim: Omit<DecisionClaim, 'decision_id' | 'signed_at'>): DecisionSignature;
+  /** Ed25519 over any message (a repair certificate), hex: the same key signs both. */
+  signMessage(message: Uint8Array): string;
 }
 
 // PKCS#8 DER header of an Ed25519 private key; the 32-byte seed follows it.
@@ -40,9 +44,12 @@ export function createDecisionSigner(seed: Buffer): DecisionSigner {
     format: 'der',
     type: 'pkcs8',
   });
-  const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
+  const publicKey = createPublicKey(privateKey);
+  const spki = publicKey.export({ format: 'der', type: 'spki' });
   return {
     publicKeyHex: spki.subarray(spki.length - 32).toString('hex'),
+    publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+    signMessage: (message) => sign(null, message, privateKey).toString('hex'),
     sign(claim) {
       const full: DecisionClaim = {
         ...claim,

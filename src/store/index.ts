@@ -22,6 +22,7 @@ import { createUsageRollupsRepo } from './usage-rollups.repo';
 import { createActionInboxRepo } from './action-inbox.repo';
 import { createApprovalRulesRepo } from './approval-rules.repo';
 import { createCheckpointsRepo } from './checkpoints.repo';
+import { createRepairsRepo } from './repairs.repo';
 import { createCollectionReader } from './collection-reader';
 import { createNotificationsRepo } from './notifications.repo';
 import { createSubscriptionsRepo } from './subscriptions.repo';
@@ -56,6 +57,7 @@ export function createRepos(db: Db) {
     approvalRules: createApprovalRulesRepo(db),
     actionInbox: createActionInboxRepo(db),
     checkpoints: createCheckpointsRepo(db),
+    repairs: createRepairsRepo(db),
     collectionReader: createCollectionReader(db),
     subscriptions: createSubscriptionsRepo(db),
     notifications: createNotificationsRepo(db),

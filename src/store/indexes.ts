@@ -42,6 +42,12 @@ export const INDEXES: Record<string, IndexDescription[]> = {
     { key: { subject: 1, window: 1 }, name: 'by_subject_window' },
     { key: { expires_at: 1 }, name: 'by_expiry' },
   ],
+  // One ledger entry per repair (an activity retry finds the first).
+  repair_ledger: [
+    { key: { repair_id: 1 }, unique: true, name: 'repair_unique' },
+    { key: { object_id: 1, _id: 1 }, name: 'by_object' },
+  ],
+  repairs: [{ key: { object_id: 1, _id: -1 }, name: 'by_object' }],
   request_ledger: [
     { key: { last_at: -1 }, name: 'by_last_at' },
     { key: { first_at: 1 }, name: 'by_first_at' },

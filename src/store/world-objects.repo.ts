@@ -80,7 +80,8 @@ export function createWorldObjectsRepo(db: Db, revisions: Pick<WorldRevisionsRep
     count: (filter: WorldObjectFilter): Promise<number> => col.countDocuments(byKind(filter)),
     /**
      * Sets attributes if the object is still at `baseVersion` (optimistic concurrency);
-     * false when it has moved on.
+     * false when it has moved on. `replace` swaps in the whole attribute set (a repair),
+     * otherwise only the fields given change.
      */
     async patchAtVersion(
       id: string,
@@ -88,6 +89,7 @@ export function createWorldObjectsRepo(db: Db, revisions: Pick<WorldRevisionsRep
       attributes: Record<string, unknown>,
       actionId: string,
       now: string,
+      mode: 'patch' | 'replace' = 'patch',
     ): Promise<boolean> {
       // FerretDB's conditional update is not a compare-and-set (it reads, then writes by
       // _id), so the next version is claimed by a unique insert first: exactly one writer
@@ -117,7 +119,9 @@ export function createWorldObjectsRepo(db: Db, revisions: Pick<WorldRevisionsRep
         last_action_id: actionId,
         version: baseVersion + 1,
       };
-      for (const [field, value] of Object.entries(attributes)) set[`attributes.${field}`] = value;
+      if (mode === 'replace') set['attributes'] = attributes;
+      else
+        for (const [field, value] of Object.entries(attributes)) set[`attributes.${field}`] = value;
       await col.updateOne({ _id: id }, { $set: set });
       await revisions.advance();
       return true;

@@ -2,6 +2,7 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
+  getExternalWorkflowHandle,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -10,12 +11,13 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ActionActivities } from '../activities';
-import { verifyDecision } from '../lib/decision-signature';
+import { createSignatureCheck } from './signature-check';
 import {
   ACTION_ERRORS,
   ActionStatusKey,
   actionStateQuery,
   approveActionUpdate,
+  childActionStatusSignal,
   executeActionUpdate,
   mayDecideUnder,
   planSettledUpdate,
@@ -64,10 +66,6 @@ const { applyAction: applyInternalEffect } = proxyLocalActivities<ActionActiviti
 
 const now = (): string => new Date().toISOString();
 
-/** A signature older than this (by the workflow's clock) is refused: a stale or replayed one. */
-const MAX_SIGNATURE_AGE_MS = 15 * 60_000;
-/** How far ahead of the workflow's clock a signature may be (the api's clock runs ahead). */
-const MAX_CLOCK_SKEW_MS = 5 * 60_000;
 /**
  * Refused decisions recorded in the ledger per action; past that they are refused without a
  * trace in history, so a flood of forged updates cannot grow the history without bound.
@@ -137,6 +135,12 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
     state.updated_at = at;
     upsertSearchAttributes([{ key: ActionStatusKey, value: status }]);
     showDetails();
+    // A repair's child action: the repair follows its status (a closed parent is no matter).
+    if (info.parent) {
+      getExternalWorkflowHandle(info.parent.workflowId, info.parent.runId)
+        .signal(childActionStatusSignal, { action_id: state.action_id, status })
+        .catch(() => undefined);
+    }
     return record(status, actor, detail);
   };
   // What the Web UI shows as the current details: refreshed on every status change and
@@ -193,41 +197,8 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
   };
 
   // Decisions must carry the api's signature over exactly what they claim (DESIGN.md §10).
-  const usedDecisionIds = new Set<string>();
-  const verified = new Map<string, boolean>();
-  const signatureProblem = (d: ActionDecisionInput, kind: DecisionKind): string | null => {
-    const publicKey = input.decision_public_key;
-    if (!publicKey) return null;
-    if (!d.signature || !d.decision_id || !d.signed_at) {
-      return `this ${kind} is not signed by the api; decide through the api`;
-    }
-    if (usedDecisionIds.has(d.decision_id)) {
-      return `decision ${d.decision_id} was used already (a replay)`;
-    }
-    const age = Date.now() - Date.parse(d.signed_at);
-    if (!(age < MAX_SIGNATURE_AGE_MS && age > -MAX_CLOCK_SKEW_MS)) {
-      return `the signature of ${d.signed_at} is outside the accepted window`;
-    }
-    const claim = {
-      action_id: state.action_id,
-      decision: kind,
-      principal_id: d.principal_id,
-      key_id: d.key_id,
-      role: d.role ?? null,
-      plan_digest: d.plan_digest ?? null,
-      reason: d.reason ?? null,
-      decision_id: d.decision_id,
-      signed_at: d.signed_at,
-    };
-    // The validator and then the handler check each decision: verify its signature once.
-    const key = `${kind}|${d.decision_id}|${d.signature}|${JSON.stringify(claim)}`;
-    let valid = verified.get(key);
-    if (valid === undefined) {
-      valid = verifyDecision(publicKey, claim, d.signature);
-      verified.set(key, valid);
-    }
-    return valid ? null : `the signature does not match this ${kind}`;
-  };
+  const signatures = createSignatureCheck(input.decision_public_key, state.action_id);
+  const signatureProblem = signatures.problemOf;
   const unsigned = (message: string) =>
     ApplicationFailure.create({ type: ACTION_ERRORS.unsigned, message, nonRetryable: true });
   /** A refused decision gets into history only this way: counted and in the ledger. */
@@ -243,7 +214,7 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
   const refusalOf = (d: ActionDecisionInput, kind: DecisionKind): Promise<never> | null => {
     const problem = signatureProblem(d, kind);
     if (!problem) {
-      if (d.decision_id) usedDecisionIds.add(d.decision_id);
+      if (d.decision_id) signatures.markUsed(d.decision_id);
       return null;
     }
     state.refused_decisions = (state.refused_decisions ?? 0) + 1;
@@ -348,7 +319,7 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
   state.executable_at = new Date(
     Date.parse(state.status_timestamps.approved!) + waitMs,
   ).toISOString();
-  if (state.rule?.auto_execute) {
+  if (state.rule?.auto_execute || input.execute_when_approved) {
     const untilExecutable = Date.parse(state.executable_at) - Date.now();
     const executing = () => state.status === 'executing';
     if (
@@ -365,11 +336,13 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
         decision: 'execute',
         principal_id: 'auto',
         key_id: 'auto',
-        reason: `auto_execute under approval rule ${state.rule.rule_id}`,
+        reason: state.rule?.auto_execute
+          ? `auto_execute under approval rule ${state.rule.rule_id}`
+          : 'executes once approved, as its proposer (a repair) asked',
         plan_digest: null,
         at: now(),
       });
-      await moveTo('executing', null, { auto_execute: true, rule_id: state.rule.rule_id });
+      await moveTo('executing', null, { auto_execute: true, rule_id: state.rule?.rule_id ?? null });
     }
   } else if (!(await condition(() => state.status === 'executing', untilExpiry()))) {
     await moveTo('expired', null, { window: 'execution' });

@@ -3,3 +3,4 @@ export { externalActionWorkflow } from './external-action.workflow';
 export { notificationDeliveryWorkflow } from './notification-delivery.workflow';
 export { serviceProbeWorkflow } from './service-probe.workflow';
 export { substrateDeploymentWorkflow } from './substrate-deployment.workflow';
+export { repairWorkflow } from './repair.workflow';

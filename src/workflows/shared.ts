@@ -1,6 +1,7 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { CheckpointRecord } from '../store/checkpoints.repo';
+import type { RepairRecord } from '../store/repairs.repo';
 import type { DeploymentRecord, NormalizedSpec } from '../store/substrate-deployments.repo';
 
 /**
@@ -33,7 +34,12 @@ export interface ServiceProbeResult {
 // External actions (DESIGN.md sections 5 and 6)
 // ---------------------------------------------------------------------------
 
-export type ActionKind = 'world.update_object' | 'webhook.post' | 'notify';
+export type ActionKind =
+  | 'world.update_object'
+  | 'webhook.post'
+  | 'notify'
+  /** Only a repair proposes it (DESIGN.md section 9): its plan, governed like any action. */
+  | 'world.restore_object';
 
 export type ActionStatus =
   | 'proposed'
@@ -171,6 +177,11 @@ export interface ActionWorkflowInput {
    * workflows started before decisions were signed, which accept unsigned decisions.
    */
   decision_public_key?: string;
+  /**
+   * Executes as soon as it is approved (and the rule's wait is over): the repair that
+   * proposed it asked for its effect, so nobody has to call `execute` as well.
+   */
+  execute_when_approved?: boolean;
 }
 
 /**
@@ -286,3 +297,21 @@ export interface CheckpointWorkflowInput {
 }
 
 export const checkpointWorkflowId = (checkpointId: string): string => `checkpoint-${checkpointId}`;
+
+// ---------------------------------------------------------------------------
+// Repairs (DESIGN.md section 9)
+// ---------------------------------------------------------------------------
+
+/** What a repair workflow is started with: its first record. */
+export interface RepairWorkflowInput {
+  record: RepairRecord;
+  /** The api's decision public key, handed to the child action it may start. */
+  decision_public_key?: string;
+}
+
+export const repairWorkflowId = (repairId: string): string => `repair-${repairId}`;
+export const repairStateQuery = defineQuery<RepairRecord>('repairState');
+
+/** A child action tells the repair that started it of each status it enters. */
+export const childActionStatusSignal =
+  defineSignal<[{ action_id: string; status: ActionStatus }]>('childActionStatus');

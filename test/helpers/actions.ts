@@ -57,3 +57,22 @@ export async function proposeUpdate(
   if (res.status !== 201) throw new Error(`propose failed: ${res.status} ${res.text}`);
   return res.body.payload.action_id;
 }
+
+/** A world object with its `object.created` history event, as the demo world seeds them. */
+export async function seedRecordedObject(
+  app: TestApp,
+  fields: { kind?: string; name?: string; attributes?: Record<string, unknown> } = {},
+): Promise<WorldObject> {
+  const object = await seedObject(app, fields);
+  await app.deps.repos.worldHistory.appendOnce({
+    _id: newId('evt'),
+    kind: 'object.created',
+    object_id: object._id,
+    at: object.created_at,
+    change: {
+      after: { kind: object.kind, name: object.name, attributes: object.attributes },
+      version: 1,
+    },
+  });
+  return object;
+}

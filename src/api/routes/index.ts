@@ -3,6 +3,7 @@ import { accessRoutes } from './access';
 import { adminRoutes } from './admin';
 import { artifactRoutes } from './artifacts';
 import { continuousOpsRoutes } from './continuous-ops';
+import { repairRoutes } from './repair';
 import { externalActionsRoutes } from './external-actions';
 import { externalEventsRoutes } from './external-events';
 import { plannedApiRoutes } from './planned';
@@ -26,6 +27,7 @@ export const apiRoutes = (catalog: () => readonly RouteDefinition[]): RouteDefin
   ...substratesRoutes,
   ...artifactRoutes,
   ...continuousOpsRoutes,
+  ...repairRoutes,
   ...adminRoutes(catalog),
   ...plannedApiRoutes,
 ];

@@ -124,7 +124,7 @@ export async function dryRunAction(deps: Deps, body: ExternalActionRequest) {
   const contract = toContract(body);
   const objectId = contract.target.world_object_ref;
   const object =
-    contract.action_kind === 'world.update_object' && objectId
+    contract.action_kind.startsWith('world.') && objectId
       ? await deps.repos.worldObjects.findById(objectId)
       : null;
   return {

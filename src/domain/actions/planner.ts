@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
+import type { RepairPlan } from '../../store/repairs.repo';
 import type { WorldObject } from '../../store/world-objects.repo';
 import type { ActionContract, ActionPlan } from '../../workflows/shared';
 
 export interface PlanContext {
-  /** The target object of `world.update_object`, as it is now (null when missing). */
+  /** The target object of `world.update_object` or `world.restore_object`, as it is now (null when missing). */
   object: WorldObject | null;
   /** URL prefixes `webhook.post` may reach. */
   webhookAllowlist: readonly string[];
@@ -37,6 +38,27 @@ export function planAction(contract: ActionContract, context: PlanContext): Acti
       const changes: Record<string, { from: unknown; to: unknown }> = {};
       for (const [field, to] of Object.entries(patch)) {
         changes[field] = { from: object.attributes[field] ?? null, to };
+      }
+      diff = { object_id: object._id, base_version: object.version, changes };
+      break;
+    }
+    case 'world.restore_object': {
+      const repair = contract.parameters['repair_plan'] as RepairPlan;
+      const object = context.object;
+      if (!object) {
+        reasons.push(`world object ${contract.target.world_object_ref} does not exist`);
+        break;
+      }
+      if (object.version !== repair.base_version) {
+        reasons.push(
+          `world object ${object._id} is at version ${object.version}, the repair planned on ${repair.base_version}`,
+        );
+      }
+      const changes: Record<string, { from: unknown; to: unknown }> = {
+        ...repair.diff.attributes,
+      };
+      for (const [field, change] of Object.entries(repair.diff.external_state)) {
+        changes[`external_state:${field}`] = change;
       }
       diff = { object_id: object._id, base_version: object.version, changes };
       break;

@@ -5,8 +5,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
 
-/** Kinds of outbound action (DESIGN.md section 5). */
-export const ACTION_KINDS = ['world.update_object', 'webhook.post', 'notify'] as const;
+/** Kinds of outbound action a client may propose (DESIGN.md section 5). */
+export const PROPOSABLE_ACTION_KINDS = ['world.update_object', 'webhook.post', 'notify'] as const;
+/** Every kind: `world.restore_object` is proposed only by a repair (DESIGN.md section 9). */
+export const ACTION_KINDS = [...PROPOSABLE_ACTION_KINDS, 'world.restore_object'] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
 
 /** Statuses of an outbound action (DESIGN.md section 5). */
@@ -37,7 +39,7 @@ export const planDigest = (description: string) =>
 export const actionRequestSchema = schema.closedObject(
   {
     action_kind: schema.choice(
-      ACTION_KINDS,
+      PROPOSABLE_ACTION_KINDS,
       '`world.update_object` patches attributes of a world object within `bounds.allowed_fields`; `webhook.post` POSTs a signed JSON body to an allow-listed URL; `notify` puts a message in the outbox.',
     ),
     target: schema.closedObject(

@@ -1,0 +1,145 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import stringify from 'safe-stable-stringify';
+import { ACTION_BOUNDS } from '../domain/actions/schemas';
+import { ruleFor } from '../domain/approvals/rules.service';
+import { diagnose, RepairNotPossible, type Diagnosis } from '../domain/repairs/diagnosis';
+import { externalHeadOf, gatherEvidence, type EvidenceRepos } from '../domain/repairs/evidence';
+import { ledgerEntryOf } from '../domain/repairs/ledger';
+import type { Repos } from '../store';
+import type { RepairFinding, RepairRecord } from '../store/repairs.repo';
+import type { ActionContract, ActionWorkflowInput } from '../workflows/shared';
+
+export interface RepairActivityDeps {
+  repos: EvidenceRepos & Pick<Repos, 'repairs' | 'approvalRules'>;
+}
+
+/** Failure types a repair step ends with; none of them is retried. */
+export const REPAIR_FAILURES = {
+  notPossible: 'RepairNotPossible',
+  objectGone: 'ObjectGone',
+} as const;
+
+/** The child action's id: one per repair, so a retried start finds the same action. */
+export const childActionIdOf = (repairId: string): string => `act_${repairId.slice(4)}`;
+
+/** Activities of the repair workflow; each is idempotent under retries. */
+export function createRepairActivities(deps: RepairActivityDeps) {
+  const { repos } = deps;
+
+  async function objectOf(objectId: string) {
+    const object = await repos.worldObjects.findById(objectId);
+    if (!object) {
+      throw ApplicationFailure.nonRetryable(
+        `world object ${objectId} does not exist`,
+        REPAIR_FAILURES.objectGone,
+      );
+    }
+    return object;
+  }
+
+  return {
+    /** Projects the repair's record (the workflow is its single writer). */
+    async recordRepair(record: RepairRecord): Promise<void> {
+      await repos.repairs.project(record);
+    },
+
+    /** Reads the object's records and diagnoses it under the repair's strategy. */
+    async diagnoseRepair(record: RepairRecord): Promise<Diagnosis> {
+      const object = await objectOf(record.object_id);
+      try {
+        const evidence = await gatherEvidence(repos, object, record.strategy, record.checkpoint_id);
+        return diagnose(record.strategy, evidence, { to_version: record.to_version });
+      } catch (error) {
+        if (error instanceof RepairNotPossible) {
+          throw ApplicationFailure.nonRetryable(error.message, REPAIR_FAILURES.notPossible);
+        }
+        throw error;
+      }
+    },
+
+    /**
+     * The `world.restore_object` action that applies the plan, proposed by the requester
+     * under the approval rule in force (which may raise the approvals needed).
+     */
+    async prepareRestoreAction(input: {
+      record: RepairRecord;
+      decision_public_key?: string;
+    }): Promise<ActionWorkflowInput> {
+      const { record } = input;
+      const plan = record.plan!;
+      const contract: ActionContract = {
+        action_kind: 'world.restore_object',
+        target: { world_object_ref: record.object_id },
+        parameters: { repair_id: record._id, strategy: record.strategy, repair_plan: plan },
+        bounds: {
+          allowed_fields: [],
+          expires_in_seconds: ACTION_BOUNDS.expiresInSeconds.default,
+          required_approvals: ACTION_BOUNDS.requiredApprovals.default,
+        },
+        shared_context_id: null,
+        reason: `repair ${record._id} (${record.strategy}, from ${plan.source})${record.reason ? `: ${record.reason}` : ''}`,
+      };
+      const rule = await ruleFor(repos.approvalRules, contract);
+      if (
+        rule?.required_approvals &&
+        rule.required_approvals > contract.bounds.required_approvals
+      ) {
+        contract.bounds.required_approvals = rule.required_approvals;
+      }
+      return {
+        action_id: childActionIdOf(record._id),
+        contract,
+        rule,
+        proposed_by: record.requested_by,
+        created_at: record.status_timestamps.planned ?? record.updated_at,
+        decision_public_key: input.decision_public_key,
+        execute_when_approved: true,
+      };
+    },
+
+    /**
+     * Checks the plan took: the object holds the planned attributes at the next version and
+     * its external-state chain the planned fields, and it now revalidates clean.
+     */
+    async verifyRepair(record: RepairRecord): Promise<RepairFinding[]> {
+      const plan = record.plan!;
+      const object = await objectOf(record.object_id);
+      const findings: RepairFinding[] = [];
+      if (plan.attributes) {
+        const ok =
+          object.version >= plan.base_version + 1 &&
+          stringify(object.attributes) === stringify(plan.attributes);
+        findings.push({
+          check: 'attributes_restored',
+          ok,
+          detail: ok
+            ? `version ${object.version} holds the planned attributes`
+            : `version ${object.version} does not hold the planned attributes`,
+        });
+      }
+      if (plan.external_state) {
+        const head = await externalHeadOf(repos, object._id);
+        const ok = stringify(head?.fields ?? {}) === stringify(plan.external_state.fields);
+        findings.push({
+          check: 'external_state_restored',
+          ok,
+          detail: ok
+            ? `revision ${head?.revision} holds the planned fields`
+            : `revision ${head?.revision ?? 0} does not hold the planned fields`,
+        });
+      }
+      const evidence = await gatherEvidence(repos, object, 'revalidate');
+      findings.push(...diagnose('revalidate', evidence).findings);
+      return findings;
+    },
+
+    /** Appends the ended repair to the ledger (once) and frees the object for the next. */
+    async finishRepair(record: RepairRecord): Promise<number> {
+      const entry = await repos.repairs.appendOnce(record._id, (head) =>
+        ledgerEntryOf(record, head),
+      );
+      await repos.repairs.release(record.object_id, record._id);
+      return entry._id;
+    },
+  };
+}

@@ -1,0 +1,63 @@
+/** Repairs (DESIGN.md section 9): strategies, statuses, inputs and views. */
+import type { Static } from '@sinclair/typebox';
+import * as schema from '../../lib/schema';
+
+export const REPAIR_STRATEGIES = ['revalidate', 'reconcile_external', 'restore_last_good'] as const;
+export type RepairStrategy = (typeof REPAIR_STRATEGIES)[number];
+
+/** Statuses in order; the last four are final. */
+export const REPAIR_STATUSES = [
+  'diagnosing',
+  'planned',
+  'awaiting_approval',
+  'applying',
+  'verifying',
+  'repaired',
+  'no_action_needed',
+  'rejected',
+  'failed',
+] as const;
+export type RepairStatus = (typeof REPAIR_STATUSES)[number];
+export const FINAL_REPAIR_STATUSES: readonly RepairStatus[] = [
+  'repaired',
+  'no_action_needed',
+  'rejected',
+  'failed',
+];
+
+const objectId = schema.prefixedId('obj', 'World object id.');
+export const repairId = (description: string) => schema.idRef('rep', description);
+
+/** Body of `POST /v1/repair/request`. */
+export const repairRequestBody = schema.closedObject(
+  {
+    object_id: objectId,
+    strategy: schema.choice(
+      REPAIR_STRATEGIES,
+      '`revalidate` checks the object against its history replay and its external-state chain; `reconcile_external` rebuilds its external state from its ingested events; `restore_last_good` brings its attributes back to `to_version`, a checkpoint copy, or the version before the newest change.',
+      'revalidate',
+    ),
+    to_version: schema.integer(
+      'Version to restore (`restore_last_good`).',
+      1,
+      Number.MAX_SAFE_INTEGER,
+    ),
+    checkpoint_id: schema.prefixedId(
+      'chk',
+      'Checkpoint whose copy to restore (`restore_last_good`).',
+    ),
+    reason: schema.text('Why (kept with the repair and its child action).', 1024),
+  },
+  ['object_id'],
+);
+export type RepairRequestBody = Static<typeof repairRequestBody>;
+
+/** Query of `GET /v1/repair/state`. */
+export const repairStateQuery = schema.pagedQuery({ object_id: objectId });
+export type RepairStateQuery = Static<typeof repairStateQuery>;
+
+/** Query of `GET /v1/repair/certificate`. */
+export const repairCertificateQuery = schema.filterQuery({ object_id: objectId });
+export type RepairCertificateQuery = Static<typeof repairCertificateQuery>;
+
+export const repairabilityParams = schema.pathParams({ object_id: objectId });

@@ -1,0 +1,187 @@
+import {
+  ApplicationFailure,
+  ParentClosePolicy,
+  condition,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { RepairActivities } from '../activities';
+import type { RepairStatus } from '../domain/repairs/schemas';
+import type { RepairRecord, RepairStep } from '../store/repairs.repo';
+import { externalActionWorkflow } from './external-action.workflow';
+import {
+  ActionKindKey,
+  ActionStatusKey,
+  OpsStatusKey,
+  actionWorkflowId,
+  childActionStatusSignal,
+  repairStateQuery,
+  type ActionState,
+  type RepairWorkflowInput,
+} from './shared';
+
+// Reads and writes of our own store: a store outage is ridden out, but not forever.
+const { diagnoseRepair, finishRepair, prepareRestoreAction, recordRepair, verifyRepair } =
+  proxyActivities<RepairActivities>({
+    startToCloseTimeout: '1 minute',
+    retry: {
+      initialInterval: '500 milliseconds',
+      maximumInterval: '30 seconds',
+      maximumAttempts: 20,
+    },
+  });
+
+/** What the child action's final status makes of the repair. */
+const OUTCOME_OF_CHILD: Partial<Record<ActionState['status'], RepairStatus>> = {
+  rejected: 'rejected',
+  expired: 'rejected',
+  dry_run_failed: 'failed',
+  failed: 'failed',
+};
+
+/**
+ * One repair of one world object (DESIGN.md section 9): diagnose → plan → apply → verify.
+ * A plan that changes data is applied only by a child `world.restore_object` action, which
+ * goes through the approval path like any other; the repair waits for it and verifies what
+ * it wrote. The workflow is the single writer of the repair's record; when it ends, the
+ * repair goes into the hash-chained repair ledger and the object is free for the next one.
+ */
+export async function repairWorkflow(input: RepairWorkflowInput): Promise<RepairRecord> {
+  const record: RepairRecord = { ...input.record, steps: [...input.record.steps] };
+  let childStatus: ActionState['status'] | null = null;
+  setHandler(repairStateQuery, () => record);
+  setHandler(childActionStatusSignal, ({ action_id, status }) => {
+    if (action_id === record.child_action_id) childStatus = status;
+  });
+
+  const step = (name: RepairStep['step'], outcome: RepairStep['outcome'], detail: string) =>
+    record.steps.push({ step: name, outcome, at: new Date().toISOString(), detail });
+  const moveTo = async (status: RepairStatus) => {
+    const at = new Date().toISOString();
+    if (status !== record.status) {
+      upsertSearchAttributes([{ key: OpsStatusKey, value: `repair.${status}` }]);
+      record.status_timestamps[status] = at;
+    }
+    record.status = status;
+    record.seq += 1;
+    record.updated_at = at;
+    setCurrentDetails(
+      `repair \`${record._id}\` of \`${record.object_id}\` (${record.strategy}): **${status}**${record.child_action_id ? `; child action \`${record.child_action_id}\`` : ''}`,
+    );
+    await recordRepair(record);
+  };
+  const end = async (status: RepairStatus): Promise<RepairRecord> => {
+    record.status = status;
+    record.completed_at = new Date().toISOString();
+    record.status_timestamps[status] = record.completed_at;
+    record.ledger_seq = await finishRepair(record);
+    await moveTo(status);
+    if (status === 'failed') {
+      throw ApplicationFailure.nonRetryable(`repair ${record._id} failed: ${record.error}`);
+    }
+    return record;
+  };
+
+  await moveTo('diagnosing');
+  let diagnosis;
+  try {
+    diagnosis = await diagnoseRepair(record);
+  } catch (error) {
+    record.error = messageOf(error);
+    step('diagnose', 'failed', record.error);
+    return end('failed');
+  }
+  record.findings = diagnosis.findings;
+  const failing = diagnosis.findings.filter((finding) => !finding.ok).length;
+  step('diagnose', 'done', `${diagnosis.findings.length} check(s), ${failing} not holding`);
+  if (!diagnosis.plan) {
+    step('plan', 'skipped', 'nothing to change');
+    return end('no_action_needed');
+  }
+  const plan = diagnosis.plan;
+  record.plan = plan;
+  const changes =
+    Object.keys(plan.diff.attributes).length + Object.keys(plan.diff.external_state).length;
+  step('plan', 'done', `${changes} field change(s) from ${plan.source}, ${plan.digest}`);
+  await moveTo('planned');
+
+  const actionInput = await prepareRestoreAction({
+    record,
+    decision_public_key: input.decision_public_key,
+  });
+  record.child_action_id = actionInput.action_id;
+  const child = await startChild(externalActionWorkflow, {
+    workflowId: actionWorkflowId(actionInput.action_id),
+    args: [actionInput],
+    // The repair owns its child: ending the repair by force ends the action too.
+    parentClosePolicy: ParentClosePolicy.TERMINATE,
+    typedSearchAttributes: [
+      { key: ActionKindKey, value: 'world.restore_object' },
+      { key: ActionStatusKey, value: 'proposed' },
+    ],
+    staticSummary: `world.restore_object → ${record.object_id} (repair ${record._id})`,
+    staticDetails: `Restores \`${record.object_id}\` for repair \`${record._id}\` (${record.strategy}, from ${plan.source}); proposed by \`${record.requested_by.principal_id}\``,
+  });
+  const result = child.result();
+  let finished = false;
+  void result.then(
+    () => (finished = true),
+    () => (finished = true),
+  );
+  // The child tells its status: the repair follows it into approval, then into applying.
+  await condition(() => finished || (childStatus !== null && childStatus !== 'proposed'));
+  if (!finished) await moveTo('awaiting_approval');
+  await condition(() => finished || childStatus === 'executing');
+  if (!finished) await moveTo('applying');
+  let final: ActionState;
+  try {
+    final = await result;
+  } catch (error) {
+    record.error = `child action ${record.child_action_id} did not finish: ${messageOf(error)}`;
+    step('apply', 'failed', record.error);
+    return end('failed');
+  }
+  const outcome = OUTCOME_OF_CHILD[final.status];
+  if (outcome || final.status !== 'executed') {
+    const why = final.execution?.reason ?? final.dry_run?.policy.reasons.join('; ') ?? '';
+    record.error = outcome === 'rejected' ? null : `child action ${final.status}: ${why}`;
+    step(
+      'apply',
+      'skipped',
+      `child action ${final.action_id} ${final.status}${why ? `: ${why}` : ''}`,
+    );
+    return end(outcome ?? 'failed');
+  }
+  const applied = final.execution?.result ?? {};
+  record.result = {
+    version: typeof applied['version'] === 'number' ? applied['version'] : plan.base_version,
+    external_revision:
+      typeof applied['external_revision'] === 'number' ? applied['external_revision'] : null,
+  };
+  step('apply', 'done', `child action ${final.action_id} executed`);
+  await moveTo('verifying');
+
+  const checks = await verifyRepair(record);
+  record.findings = [
+    ...record.findings,
+    ...checks.map((c) => ({ ...c, check: `verify.${c.check}` })),
+  ];
+  // Conditions report disputes between sources; a repair does not settle those.
+  const broken = checks.filter((c) => !c.ok && c.check !== 'external_conditions');
+  if (broken.length > 0) {
+    record.error = broken.map((c) => c.detail).join('; ');
+    step('verify', 'failed', record.error);
+    return end('failed');
+  }
+  step('verify', 'done', `${checks.length} check(s) hold`);
+  return end('repaired');
+}
+
+function messageOf(error: unknown): string {
+  const cause = (error as { cause?: unknown }).cause;
+  if (cause instanceof Error) return cause.message;
+  return error instanceof Error ? error.message : String(error);
+}
