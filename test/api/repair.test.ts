@@ -50,11 +50,13 @@ let app: TestApp;
 let worker: TestWorker;
 let requester: TestKey;
 let approver: TestKey;
+let second: TestKey;
 beforeAll(async () => {
   app = await startTestApp('repair');
   worker = await startTestWorker(app.deps);
   const strategic = { entitlement: 'strategic', accessLayer: 2 } as const;
-  [requester, approver] = await Promise.all([
+  [requester, approver, second] = await Promise.all([
+    createTestKey(app, strategic),
     createTestKey(app, strategic),
     createTestKey(app, strategic),
   ]);
@@ -288,6 +290,96 @@ describe('repair requests', () => {
       'object.updated',
       'object.repaired',
     ]);
+  });
+
+  it("put the child through the approval path: its rule and the approvers' inbox", async () => {
+    const object = await seedRecordedObject(app, { attributes: { status: 'draft' } });
+    await storedIn(app.deps.db).worldObjects.updateOne(
+      { _id: object._id },
+      { $set: { attributes: { status: 'tampered' } } },
+    );
+    const rule = await call(app.url, 'POST', '/v1/admin/approval-rules/create', {
+      key: app.adminKey,
+      body: {
+        name: 'repairs of this object need two',
+        match: { action_kind: 'world.restore_object', target_prefix: object._id },
+        required_approvals: 2,
+      },
+    });
+    expect(rule.status).toBe(201);
+    const started = await request({ object_id: object._id });
+    const id = started.body.payload.repair_id;
+    const waiting = await until(id, object._id, ['awaiting_approval']);
+    const child = await actionOf(waiting.child_action_id!);
+    expect(child).toMatchObject({
+      bounds: { required_approvals: 2 },
+      rule: { name: 'repairs of this object need two' },
+    });
+    const inbox = await call<{ payload: { items: { action_id: string }[] } }>(
+      app.url,
+      'GET',
+      '/v1/external-actions?awaiting_me=true&action_kind=world.restore_object&limit=100',
+      { key: approver.apiKey },
+    );
+    expect(inbox.status).toBe(200);
+    expect(inbox.body.payload.items.map((item) => item.action_id)).toContain(
+      waiting.child_action_id,
+    );
+    // One approval of two: the repair still waits.
+    expect((await decide(waiting.child_action_id!, 'approve')).status).toBe(200);
+    expect((await repairOf(id, object._id)).status).toBe('awaiting_approval');
+    expect((await decide(waiting.child_action_id!, 'reject', second)).status).toBe(200);
+    expect((await until(id, object._id, ['rejected', 'failed'])).status).toBe('rejected');
+  });
+
+  it("restore_last_good brings back a checkpoint's copy", async () => {
+    const object = await seedRecordedObject(app, { attributes: { status: 'draft', pages: 3 } });
+    const checkpoint = await call<{ payload: { checkpoint_id: string } }>(
+      app.url,
+      'POST',
+      '/v1/continuous-ops/checkpoint',
+      { key: requester.apiKey, body: { scope: ['world'] } },
+    );
+    expect(checkpoint.status).toBe(202);
+    const checkpointId = checkpoint.body.payload.checkpoint_id;
+    for (let i = 0; i < 100; i += 1) {
+      const read = await call<{ payload: { status: string } }>(
+        app.url,
+        'GET',
+        `/v1/continuous-ops/checkpoints/${checkpointId}`,
+        { key: requester.apiKey },
+      );
+      if (read.body.payload.status !== 'running') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await storedIn(app.deps.db).worldObjects.updateOne(
+      { _id: object._id },
+      { $set: { attributes: { status: 'lost' } } },
+    );
+    const started = await request({
+      object_id: object._id,
+      strategy: 'restore_last_good',
+      checkpoint_id: checkpointId,
+    });
+    expect(started.status).toBe(202);
+    const id = started.body.payload.repair_id;
+    const waiting = await until(id, object._id, ['awaiting_approval']);
+    expect(waiting.plan).toMatchObject({
+      source: `checkpoint:${checkpointId}`,
+      attributes: { status: 'draft', pages: 3 },
+    });
+    expect((await decide(waiting.child_action_id!, 'approve')).status).toBe(200);
+    expect((await until(id, object._id, ['repaired', 'failed'])).status).toBe('repaired');
+    expect(await objectNow(object._id)).toMatchObject({
+      version: 2,
+      attributes: { status: 'draft', pages: 3 },
+    });
+    const unknown = await request({
+      object_id: object._id,
+      strategy: 'restore_last_good',
+      checkpoint_id: 'chk_01M870Y2KFP4122CSVADZHXKR3',
+    });
+    expect(unknown.status).toBe(404);
   });
 
   it('end rejected when the child action is rejected, changing nothing', async () => {
