@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { actionsBench } from './actions.bench';
 import { checkpointBench } from './checkpoint.bench';
 import { eventsBench } from './events.bench';
+import { repairBench } from './repair.bench';
 import { foundationBench, inboxBench, worldStateBench } from './get-vs-bare.bench';
 import { sessionsBench } from './sessions.bench';
 import { substrateDeploymentBench } from './substrate-deployment.bench';
@@ -20,6 +21,7 @@ const SUITES: Record<string, (ctx: BenchContext) => Promise<BenchReport>> = {
   'substrate-engine': substrateEngineBench,
   'substrate-deployment': substrateDeploymentBench,
   checkpoint: checkpointBench,
+  repair: repairBench,
 };
 
 /** Runs the benchmark suites named on the command line (all by default). */

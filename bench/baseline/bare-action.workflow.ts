@@ -20,3 +20,8 @@ export async function bareActionWorkflow(id: string): Promise<string> {
   await condition(() => go);
   return applyEffect(id);
 }
+
+/** The Temporal baseline of the repair benchmark: a workflow that runs one activity. */
+export async function bareOneActivityWorkflow(id: string): Promise<string> {
+  return applyEffect(id);
+}

@@ -2,7 +2,7 @@ import {
   ApplicationFailure,
   ParentClosePolicy,
   condition,
-  proxyActivities,
+  proxyLocalActivities,
   setCurrentDetails,
   setHandler,
   startChild,
@@ -23,15 +23,14 @@ import {
   type RepairWorkflowInput,
 } from './shared';
 
-// Reads and writes of our own store: a store outage is ridden out, but not forever.
+// Reads and writes of our own store: local activities, run inside the workflow task with no
+// round trip through the server per step (a repair that finds nothing to do is then about
+// one workflow task). A store outage is ridden out, but not forever.
 const { diagnoseRepair, finishRepair, prepareRestoreAction, recordRepair, verifyRepair } =
-  proxyActivities<RepairActivities>({
+  proxyLocalActivities<RepairActivities>({
     startToCloseTimeout: '1 minute',
-    retry: {
-      initialInterval: '500 milliseconds',
-      maximumInterval: '30 seconds',
-      maximumAttempts: 20,
-    },
+    scheduleToCloseTimeout: '1 day',
+    retry: { initialInterval: '500 milliseconds', maximumInterval: '30 seconds' },
   });
 
 /** What the child action's final status makes of the repair. */
