@@ -162,23 +162,23 @@ describe('malformed input', () => {
       loc: ['body', 'input_packet', 'command'],
       type: 'missing',
     });
-    // Repair requests are planned (docs/roadmap.md): their route validates, then 501.
-    const invalidRepair = await call<ErrorBody>(app.url, 'POST', '/v1/repair/request', {
+    // Proof checks are planned (docs/roadmap.md): their route validates, then 501.
+    const invalidProofs = await call<ErrorBody>(app.url, 'POST', '/v1/proofs/checks', {
       key: strategic.apiKey,
-      body: { object_id: 'obj_01JABCDEFGHJKMNPQRSTVWXYZ0', strategy: 'everything' },
+      body: { checks: ['everything'] },
     });
-    expect(invalidRepair.status).toBe(422);
-    expect(issuesOf(invalidRepair.body)[0]).toMatchObject({
-      loc: ['body', 'strategy'],
+    expect(invalidProofs.status).toBe(422);
+    expect(issuesOf(invalidProofs.body)[0]).toMatchObject({
+      loc: ['body', 'checks', 0],
       type: 'enum',
     });
-    const valid = await call<ErrorBody>(app.url, 'POST', '/v1/repair/request', {
+    const valid = await call<ErrorBody>(app.url, 'POST', '/v1/proofs/checks', {
       key: strategic.apiKey,
-      body: { object_id: 'obj_01JABCDEFGHJKMNPQRSTVWXYZ0', strategy: 'revalidate' },
+      body: { max_records: 100 },
     });
     expect(valid.status).toBe(501);
     expect(valid.body.error.code).toBe('not_implemented');
-    expect(valid.body.error.message).toMatch(/repair/i);
+    expect(valid.body.error.message).toMatch(/proof/i);
   });
 });
 
