@@ -4,12 +4,7 @@ import { newId } from '../../lib/ids';
 import type { ApprovalRule, ApprovalRulesRepo } from '../../store/approval-rules.repo';
 import type { ActionContract, ActionRule } from '../../workflows/shared';
 import { createdActive } from '../governance/audit';
-import {
-  createTenantRecord,
-  listTenantRecords,
-  statusSetter,
-  tenantResource,
-} from '../governance/tenant-resource';
+import * as tenant from '../governance/tenant-resource';
 import type {
   ApprovalRuleListQuery,
   CreateApprovalRuleBody,
@@ -24,11 +19,12 @@ export function approvalRuleView(rule: ApprovalRule) {
 }
 
 /** Suspending or archiving a rule leaves actions already proposed under it as they are. */
-const rules = tenantResource<
-  ApprovalRule,
-  ApprovalRuleListQuery,
-  ReturnType<typeof approvalRuleView>
->('approval_rule', 'apr', (repos) => repos.approvalRules, approvalRuleView);
+const rules = tenant.resource(
+  'approval_rule',
+  'apr',
+  (repos) => repos.approvalRules,
+  approvalRuleView,
+);
 
 /** Creates an active rule (version 1); it governs actions proposed from now on. */
 export async function createApprovalRule(
@@ -50,14 +46,14 @@ export async function createApprovalRule(
     version: 1,
     ...createdActive(new Date().toISOString()),
   };
-  return createTenantRecord(deps, auth, requestId, rules, rule);
+  return tenant.create(deps, auth, requestId, rules, rule);
 }
 
 /** `GET /v1/admin/approval-rules`: newest first, optionally by status or kind matched. */
 export const listApprovalRules = (deps: Pick<AppInfra, 'repos'>, query: ApprovalRuleListQuery) =>
-  listTenantRecords(deps, rules, query);
+  tenant.list(deps, rules, query);
 
-export const setApprovalRuleStatus = statusSetter(
+export const setApprovalRuleStatus = tenant.statusSetter(
   rules,
   (body: SetApprovalRuleStatusBody) => body.rule_id,
 );

@@ -1,28 +1,25 @@
 import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
-import { newOrganization, type Organization } from '../../store/organizations.repo';
+import { newOrganization } from '../../store/organizations.repo';
 import type {
   CreateOrganizationBody,
   OrganizationListQuery,
   SetOrganizationStatusBody,
 } from './schemas';
 import { lockoutGuard } from './status-change';
-import {
-  createTenantRecord,
-  listTenantRecords,
-  statusSetter,
-  tenantResource,
-} from './tenant-resource';
+import * as tenant from './tenant-resource';
 import { organizationView } from './views';
 
 type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
 
 /** Suspending or archiving an organization makes every key of its principals answer 401. */
-const organizations = tenantResource<
-  Organization,
-  OrganizationListQuery,
-  ReturnType<typeof organizationView>
->('organization', 'org', (repos) => repos.organizations, organizationView, { affectsKeys: true });
+const organizations = tenant.resource(
+  'organization',
+  'org',
+  (repos) => repos.organizations,
+  organizationView,
+  { affectsKeys: true },
+);
 
 /** Creates an active organization; a name already taken (case-insensitive) is 409. */
 export async function createOrganization(
@@ -31,7 +28,7 @@ export async function createOrganization(
   requestId: string,
   body: CreateOrganizationBody,
 ) {
-  return createTenantRecord(
+  return tenant.create(
     deps,
     auth,
     requestId,
@@ -43,9 +40,9 @@ export async function createOrganization(
 
 /** `GET /v1/admin/organizations`: newest first, optionally in one status. */
 export const listOrganizations = (deps: Pick<AppInfra, 'repos'>, query: OrganizationListQuery) =>
-  listTenantRecords(deps, organizations, query);
+  tenant.list(deps, organizations, query);
 
-export const setOrganizationStatus = statusSetter(
+export const setOrganizationStatus = tenant.statusSetter(
   organizations,
   (body: SetOrganizationStatusBody) => body.organization_id,
   lockoutGuard('organization'),

@@ -5,25 +5,16 @@ import { OPERATORS_ORGANIZATION, SANDBOX_ORGANIZATION } from '../../store/organi
 import type { Principal } from '../../store/principals.repo';
 import { activeOrganization, createdActive } from './audit';
 import { lockoutGuard } from './status-change';
-import {
-  createTenantRecord,
-  listTenantRecords,
-  statusSetter,
-  tenantResource,
-} from './tenant-resource';
+import * as tenant from './tenant-resource';
 import { principalView } from './views';
 import type { CreatePrincipalBody, PrincipalListQuery, SetPrincipalStatusBody } from './schemas';
 
 type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
 
 /** Suspending or archiving a principal makes every key it holds answer 401. */
-const principals = tenantResource<Principal, PrincipalListQuery, ReturnType<typeof principalView>>(
-  'principal',
-  'prn',
-  (repos) => repos.principals,
-  principalView,
-  { affectsKeys: true },
-);
+const principals = tenant.resource('principal', 'prn', (repos) => repos.principals, principalView, {
+  affectsKeys: true,
+});
 
 /** Creates a principal; without an organization, members join `sandbox`, operators `operators`. */
 export async function createPrincipal(
@@ -52,7 +43,7 @@ export async function createPrincipal(
     role: body.role,
     ...createdActive(now),
   };
-  return createTenantRecord(
+  return tenant.create(
     deps,
     auth,
     requestId,
@@ -64,9 +55,9 @@ export async function createPrincipal(
 
 /** `GET /v1/admin/principals`: newest first, optionally by organization, status or role. */
 export const listPrincipals = (deps: Pick<AppInfra, 'repos'>, query: PrincipalListQuery) =>
-  listTenantRecords(deps, principals, query);
+  tenant.list(deps, principals, query);
 
-export const setPrincipalStatus = statusSetter(
+export const setPrincipalStatus = tenant.statusSetter(
   principals,
   (body: SetPrincipalStatusBody) => body.principal_id,
   lockoutGuard('principal'),

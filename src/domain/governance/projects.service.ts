@@ -4,23 +4,13 @@ import { newId } from '../../lib/ids';
 import type { CreateProjectBody, ProjectListQuery, SetProjectStatusBody } from './schemas';
 import type { Project } from '../../store/projects.repo';
 import { activeOrganization, createdActive } from './audit';
-import {
-  createTenantRecord,
-  listTenantRecords,
-  statusSetter,
-  tenantResource,
-} from './tenant-resource';
+import * as tenant from './tenant-resource';
 import { projectView } from './views';
 
 type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
 
 /** Projects hold no keys, so a project's status changes nothing the authenticator sees. */
-const projects = tenantResource<Project, ProjectListQuery, ReturnType<typeof projectView>>(
-  'project',
-  'prj',
-  (repos) => repos.projects,
-  projectView,
-);
+const projects = tenant.resource('project', 'prj', (repos) => repos.projects, projectView);
 
 /**
  * Creates an active project in an existing, active organization: an unknown organization
@@ -41,7 +31,7 @@ export async function createProject(
     name_key: body.name.toLowerCase(),
     ...createdActive(new Date().toISOString()),
   };
-  return createTenantRecord(
+  return tenant.create(
     deps,
     auth,
     requestId,
@@ -53,9 +43,9 @@ export async function createProject(
 
 /** `GET /v1/admin/projects`: newest first, optionally of one organization or in one status. */
 export const listProjects = (deps: Pick<AppInfra, 'repos'>, query: ProjectListQuery) =>
-  listTenantRecords(deps, projects, query);
+  tenant.list(deps, projects, query);
 
-export const setProjectStatus = statusSetter(
+export const setProjectStatus = tenant.statusSetter(
   projects,
   (body: SetProjectStatusBody) => body.project_id,
 );

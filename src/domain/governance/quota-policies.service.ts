@@ -6,12 +6,7 @@ import { newId } from '../../lib/ids';
 import type { ApiKeyRecord } from '../../store/api-keys.repo';
 import type { QuotaPoliciesRepo, QuotaPolicy } from '../../store/quota-policies.repo';
 import { createdActive } from './audit';
-import {
-  createTenantRecord,
-  listTenantRecords,
-  statusSetter,
-  tenantResource,
-} from './tenant-resource';
+import * as tenant from './tenant-resource';
 import type { CreatePolicyBody, PolicyListQuery, SetPolicyStatusBody } from './schemas';
 
 type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
@@ -61,13 +56,10 @@ export function policyView(policy: QuotaPolicy) {
  * specific active policy, or to the class defaults. Applies at once on this instance and
  * within the key-cache bound elsewhere.
  */
-const policies = tenantResource<QuotaPolicy, PolicyListQuery, ReturnType<typeof policyView>>(
-  'policy',
-  'pol',
-  (repos) => repos.quotaPolicies,
-  policyView,
-  { type: 'quota_policy', affectsKeys: true },
-);
+const policies = tenant.resource('policy', 'pol', (repos) => repos.quotaPolicies, policyView, {
+  type: 'quota_policy',
+  affectsKeys: true,
+});
 
 /** Creates an active policy (the schema admits exactly one scope target); it reaches every api instance within the key-cache bound. */
 export async function createPolicy(
@@ -93,16 +85,16 @@ export async function createPolicy(
     daily_quota: body.daily_quota,
     ...createdActive(new Date().toISOString()),
   };
-  const view = await createTenantRecord(deps, auth, requestId, policies, policy);
+  const view = await tenant.create(deps, auth, requestId, policies, policy);
   deps.authenticator.invalidateAll();
   return view;
 }
 
 /** `GET /v1/admin/policies`: newest first, optionally by status or by what they scope. */
 export const listPolicies = (deps: Pick<AppInfra, 'repos'>, query: PolicyListQuery) =>
-  listTenantRecords(deps, policies, query);
+  tenant.list(deps, policies, query);
 
-export const setPolicyStatus = statusSetter(
+export const setPolicyStatus = tenant.statusSetter(
   policies,
   (body: SetPolicyStatusBody) => body.policy_id,
 );

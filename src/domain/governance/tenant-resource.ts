@@ -1,6 +1,5 @@
 import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
-import type { ListFilter } from '../../lib/schema';
 import { pageById } from '../../store/paging';
 import type { TenantRecord, TenantRecordsRepo, TenantStatus } from '../../store/tenant-records';
 import { auditCreated, insertUnique } from './audit';
@@ -13,27 +12,27 @@ type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
  * subscription) as the control plane creates, lists and changes it: the three operations
  * are the same for all, so they are written once, here.
  */
-export interface TenantResource<R extends TenantRecord, Q extends object, V> {
+export interface TenantResource<R extends TenantRecord, F extends object, V> {
   /** Audit action prefix (`<noun>.create`, `<noun>.status`) and the noun of a 404. */
   noun: string;
   /** Audit target type (`quota_policy`). */
   type: string;
   /** Id prefix: a list's cursors carry only ids of this prefix. */
   prefix: string;
-  repo: (repos: AppInfra['repos']) => TenantRecordsRepo<R, ListFilter<Q>>;
+  repo: (repos: AppInfra['repos']) => TenantRecordsRepo<R, F>;
   view: (record: R) => V;
   /** Whether its status can change what a key may do (a change drops the key cache). */
   affectsKeys: boolean;
 }
 
 /** A resource description; the audit type is the noun and keys are unaffected unless said. */
-export const tenantResource = <R extends TenantRecord, Q extends object, V>(
+export const resource = <R extends TenantRecord, F extends object, V>(
   noun: string,
   prefix: string,
-  repo: TenantResource<R, Q, V>['repo'],
+  repo: TenantResource<R, F, V>['repo'],
   view: (record: R) => V,
   options: { type?: string; affectsKeys?: boolean } = {},
-): TenantResource<R, Q, V> => ({
+): TenantResource<R, F, V> => ({
   noun,
   type: options.type ?? noun,
   prefix,
@@ -46,11 +45,11 @@ export const tenantResource = <R extends TenantRecord, Q extends object, V>(
  * Inserts a new record and audits it (`<noun>.create`); with `taken`, a unique name or
  * address already used is 409 saying so.
  */
-export async function createTenantRecord<R extends TenantRecord, Q extends object, V>(
+export async function create<R extends TenantRecord, F extends object, V>(
   deps: Pick<AppInfra, 'repos'>,
   auth: AuthContext,
   requestId: string,
-  resource: TenantResource<R, Q, V>,
+  resource: TenantResource<R, F, V>,
   record: R,
   taken?: string,
 ): Promise<V> {
@@ -65,16 +64,16 @@ export async function createTenantRecord<R extends TenantRecord, Q extends objec
 }
 
 /** A page of records newest first, narrowed by the query's filters. */
-export function listTenantRecords<R extends TenantRecord, Q extends object, V>(
+export function list<R extends TenantRecord, F extends object, V>(
   deps: Pick<AppInfra, 'repos'>,
-  resource: TenantResource<R, Q, V>,
-  query: Q & { limit?: number; cursor?: string },
+  resource: TenantResource<R, F, V>,
+  query: F & { limit?: number; cursor?: string },
 ) {
   const { limit: _limit, cursor: _cursor, ...filter } = query;
   return pageById(
     query,
     resource.prefix,
-    (limit, before) => resource.repo(deps.repos).list(filter as ListFilter<Q>, limit, before),
+    (limit, before) => resource.repo(deps.repos).list(filter as F, limit, before),
     resource.view,
   );
 }
@@ -91,8 +90,8 @@ type StatusCheck = (
  * names through `changeStatus` (404, no-op, status claim, audit), after `check`.
  */
 export const statusSetter =
-  <R extends TenantRecord, Q extends object, V, B extends { status: TenantStatus }>(
-    resource: TenantResource<R, Q, V>,
+  <R extends TenantRecord, F extends object, V, B extends { status: TenantStatus }>(
+    resource: TenantResource<R, F, V>,
     idOf: (body: B) => string,
     check?: StatusCheck,
   ) =>

@@ -6,12 +6,7 @@ import type { Notification } from '../../store/notifications.repo';
 import { decodeCursor } from '../../store/paging';
 import type { Subscription } from '../../store/subscriptions.repo';
 import { createdActive } from '../governance/audit';
-import {
-  createTenantRecord,
-  listTenantRecords,
-  statusSetter,
-  tenantResource,
-} from '../governance/tenant-resource';
+import * as tenant from '../governance/tenant-resource';
 import type {
   CreateSubscriptionBody,
   DeliveryListQuery,
@@ -27,11 +22,12 @@ export function subscriptionView(subscription: Subscription) {
 }
 
 /** Deliveries not yet made to a subscription suspended or archived are skipped. */
-const subscriptions = tenantResource<
-  Subscription,
-  SubscriptionListQuery,
-  ReturnType<typeof subscriptionView>
->('subscription', 'sub', (repos) => repos.subscriptions, subscriptionView);
+const subscriptions = tenant.resource(
+  'subscription',
+  'sub',
+  (repos) => repos.subscriptions,
+  subscriptionView,
+);
 
 export function deliveryView(notification: Notification) {
   const { _id, ...rest } = notification;
@@ -74,13 +70,13 @@ export async function createSubscription(
     version: 1,
     ...createdActive(new Date().toISOString()),
   };
-  return createTenantRecord(deps, auth, requestId, subscriptions, subscription);
+  return tenant.create(deps, auth, requestId, subscriptions, subscription);
 }
 
 export const listSubscriptions = (deps: Pick<AppInfra, 'repos'>, query: SubscriptionListQuery) =>
-  listTenantRecords(deps, subscriptions, query);
+  tenant.list(deps, subscriptions, query);
 
-export const setSubscriptionStatus = statusSetter(
+export const setSubscriptionStatus = tenant.statusSetter(
   subscriptions,
   (body: SetSubscriptionStatusBody) => body.subscription_id,
 );
