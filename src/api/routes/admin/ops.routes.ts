@@ -6,24 +6,8 @@ import { listServiceEvents } from '../../../domain/operations/service-events.ser
 import { serviceHealth } from '../../../domain/operations/service-health.service';
 import { keyUsage, listUsage } from '../../../domain/operations/usage.service';
 import { keyId } from '../../../domain/governance/schemas';
-import {
-  auditQuery,
-  pruneLedgersBody,
-  requestLedgerQuery,
-  serviceEventQuery,
-  usageQuery,
-  keyUsageQuery,
-} from '../../../domain/operations/schemas';
-import {
-  auditRowView,
-  overviewView,
-  pruneView,
-  requestLedgerRowView,
-  serviceEventRowView,
-  serviceHealthView,
-  usageRowView,
-  keyUsageView,
-} from '../../../domain/operations/view-schemas';
+import * as operationsSchemas from '../../../domain/operations/schemas';
+import * as operationsViews from '../../../domain/operations/view-schemas';
 import { pathParams } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope, page } from '../common';
@@ -40,12 +24,12 @@ export const adminOpsRoutes: RouteDefinition[] = [
       'Lists control-plane audit rows, newest first: who (key and principal), what (action and target), before, after and when. No row ever holds a secret.',
     tags: ['admin'],
     request: {
-      query: auditQuery,
+      query: operationsSchemas.auditQuery,
     },
     responses: {
       200: {
         description: 'A page of audit rows.',
-        schema: page(auditRowView),
+        schema: page(operationsViews.auditRowView),
       },
     },
     handler: async (req, deps) => ({ payload: await listAudit(deps, req.query) }),
@@ -63,7 +47,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
     responses: {
       200: {
         description: 'The overview.',
-        schema: envelope(overviewView),
+        schema: envelope(operationsViews.overviewView),
       },
     },
     handler: async (_req, deps) => ({ payload: await overview(deps) }),
@@ -81,13 +65,13 @@ export const adminOpsRoutes: RouteDefinition[] = [
     request: {
       body: {
         name: 'PruneLedgersRequest',
-        schema: pruneLedgersBody,
+        schema: operationsSchemas.pruneLedgersBody,
       },
     },
     responses: {
       200: {
         description: 'What was (or would be) pruned.',
-        schema: envelope(pruneView),
+        schema: envelope(operationsViews.pruneView),
       },
     },
     handler: async (req, deps) => ({
@@ -105,12 +89,12 @@ export const adminOpsRoutes: RouteDefinition[] = [
       'Lists request-ledger rows, newest first: route template, operation, family, status, latency, key and client address (no header, body or secret).',
     tags: ['admin'],
     request: {
-      query: requestLedgerQuery,
+      query: operationsSchemas.requestLedgerQuery,
     },
     responses: {
       200: {
         description: 'A page of request rows.',
-        schema: page(requestLedgerRowView),
+        schema: page(operationsViews.requestLedgerRowView),
       },
     },
     handler: async (req, deps) => ({ payload: await listRequests(deps, req.query) }),
@@ -126,12 +110,12 @@ export const adminOpsRoutes: RouteDefinition[] = [
       'Lists service-event rows, newest first: start-ups, shutdowns, backend outages and recoveries, workflow failures, bootstrap-key changes.',
     tags: ['admin'],
     request: {
-      query: serviceEventQuery,
+      query: operationsSchemas.serviceEventQuery,
     },
     responses: {
       200: {
         description: 'A page of service events.',
-        schema: page(serviceEventRowView),
+        schema: page(operationsViews.serviceEventRowView),
       },
     },
     handler: async (req, deps) => ({ payload: await listServiceEvents(deps, req.query) }),
@@ -149,7 +133,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
     responses: {
       200: {
         description: 'The health report.',
-        schema: envelope(serviceHealthView),
+        schema: envelope(operationsViews.serviceHealthView),
       },
     },
     handler: async (_req, deps) => ({ payload: await serviceHealth(deps) }),
@@ -165,12 +149,12 @@ export const adminOpsRoutes: RouteDefinition[] = [
       'Lists usage rollups (requests, errors, 429s, per family) per key and period, newest first, optionally for one key or organization.',
     tags: ['admin'],
     request: {
-      query: usageQuery,
+      query: operationsSchemas.usageQuery,
     },
     responses: {
       200: {
         description: 'A page of rollups.',
-        schema: page(usageRowView),
+        schema: page(operationsViews.usageRowView),
       },
     },
     handler: async (req, deps) => ({ payload: await listUsage(deps, req.query) }),
@@ -187,12 +171,12 @@ export const adminOpsRoutes: RouteDefinition[] = [
     tags: ['admin'],
     request: {
       params: pathParams({ key_id: keyId('Public key id (12 lowercase hex).') }),
-      query: keyUsageQuery,
+      query: operationsSchemas.keyUsageQuery,
     },
     responses: {
       200: {
         description: 'The usage of the key.',
-        schema: envelope(keyUsageView),
+        schema: envelope(operationsViews.keyUsageView),
       },
     },
     handler: async (req, deps) => ({

@@ -1,16 +1,5 @@
-import {
-  createSubscription,
-  listDeliveries,
-  listSubscriptions,
-  setSubscriptionStatus,
-} from '../../../domain/notifications/subscriptions.service';
-import {
-  createSubscriptionBody,
-  deliveryListQuery,
-  setSubscriptionStatusBody,
-  subscriptionId,
-  subscriptionListQuery,
-} from '../../../domain/notifications/schemas';
+import * as subscriptionsService from '../../../domain/notifications/subscriptions.service';
+import * as notificationsSchemas from '../../../domain/notifications/schemas';
 import { deliveryView, subscriptionView } from '../../../domain/notifications/view-schemas';
 import { pathParams } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
@@ -26,24 +15,24 @@ export const subscriptionRoutes: RouteDefinition[] = [
     list: {
       summary: 'list notification subscriptions',
       description: 'Lists notification subscriptions, newest first, optionally by status.',
-      query: subscriptionListQuery,
-      run: listSubscriptions,
+      query: notificationsSchemas.subscriptionListQuery,
+      run: subscriptionsService.listSubscriptions,
     },
     create: {
       summary: 'create notification subscription',
       description:
         'Subscribes a URL (under WEBHOOK_ALLOWLIST) to action and deployment events. Each event makes one delivery per matching subscription, POSTed by its own workflow, signed (`X-Governed-Signature: t=<unix>,sha256=<HMAC of "<t>.<body>">`), retried with backoff for a day until a 2xx; `action.reminder` goes out `reminder_before_seconds` before an approval window ends, if the action still awaits approval.',
       bodyName: 'CreateSubscriptionRequest',
-      body: createSubscriptionBody,
-      run: createSubscription,
+      body: notificationsSchemas.createSubscriptionBody,
+      run: subscriptionsService.createSubscription,
     },
     setStatus: {
       summary: 'set subscription status',
       description:
         'Sets a subscription `active`, `suspended` or `archived`; deliveries not yet made to a subscription that is not active are skipped.',
       bodyName: 'SetSubscriptionStatusRequest',
-      body: setSubscriptionStatusBody,
-      run: setSubscriptionStatus,
+      body: notificationsSchemas.setSubscriptionStatusBody,
+      run: subscriptionsService.setSubscriptionStatus,
     },
   }),
   defineRoute({
@@ -56,12 +45,18 @@ export const subscriptionRoutes: RouteDefinition[] = [
       'Lists the deliveries of one subscription, newest first, optionally in one state, each with every attempt (time, HTTP status or error, duration).',
     tags: ['admin'],
     request: {
-      params: pathParams({ subscription_id: subscriptionId('Subscription id.') }),
-      query: deliveryListQuery,
+      params: pathParams({
+        subscription_id: notificationsSchemas.subscriptionId('Subscription id.'),
+      }),
+      query: notificationsSchemas.deliveryListQuery,
     },
     responses: { 200: { description: 'A page of deliveries.', schema: page(deliveryView) } },
     handler: async (req, deps) => ({
-      payload: await listDeliveries(deps, req.params.subscription_id, req.query),
+      payload: await subscriptionsService.listDeliveries(
+        deps,
+        req.params.subscription_id,
+        req.query,
+      ),
     }),
   }),
 ];

@@ -1,11 +1,5 @@
-import {
-  accessLayerSummary,
-  entitlementSummary,
-} from '../../../domain/governance/summaries.service';
-import {
-  accessLayerSummaryView,
-  entitlementSummaryView,
-} from '../../../domain/governance/view-schemas';
+import * as summariesService from '../../../domain/governance/summaries.service';
+import * as governanceViews from '../../../domain/governance/view-schemas';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope } from '../common';
 
@@ -26,10 +20,12 @@ export const summaryRoutes = (routes: () => readonly RouteDefinition[]): RouteDe
     responses: {
       200: {
         description: 'The access-layer summary.',
-        schema: envelope(accessLayerSummaryView),
+        schema: envelope(governanceViews.accessLayerSummaryView),
       },
     },
-    handler: async (_req, deps) => ({ payload: await accessLayerSummary(deps, routes()) }),
+    handler: async (_req, deps) => ({
+      payload: await summariesService.accessLayerSummary(deps, routes()),
+    }),
   }),
 
   defineRoute({
@@ -44,9 +40,9 @@ export const summaryRoutes = (routes: () => readonly RouteDefinition[]): RouteDe
     responses: {
       200: {
         description: 'The entitlement classes.',
-        schema: envelope(entitlementSummaryView),
+        schema: envelope(governanceViews.entitlementSummaryView),
       },
     },
-    handler: async (_req, deps) => ({ payload: await entitlementSummary(deps) }),
+    handler: async (_req, deps) => ({ payload: await summariesService.entitlementSummary(deps) }),
   }),
 ];

@@ -1,13 +1,5 @@
-import {
-  createCheckpoint,
-  getCheckpoint,
-  listCheckpoints,
-} from '../../../domain/checkpoints/checkpoints.service';
-import {
-  checkpointBody,
-  checkpointId,
-  checkpointListQuery,
-} from '../../../domain/checkpoints/schemas';
+import * as checkpointsService from '../../../domain/checkpoints/checkpoints.service';
+import * as checkpointsSchemas from '../../../domain/checkpoints/schemas';
 import { checkpointView } from '../../../domain/checkpoints/view-schemas';
 import { pathParams } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
@@ -26,13 +18,19 @@ export const continuousOpsRoutes: RouteDefinition[] = [
     description:
       'Starts a checkpoint workflow (`checkpoint-chk_…`): it copies each scope (default: all) into content-addressed gzipped NDJSON artifacts under `checkpoints/<id>/`, then writes `manifest.json` (counts, sha256 per scope, history head, world revision). Answers 202 at once with the record and a `Location`.',
     tags: TAGS,
-    request: { body: { name: 'CheckpointRequest', required: false, schema: checkpointBody } },
+    request: {
+      body: {
+        name: 'CheckpointRequest',
+        required: false,
+        schema: checkpointsSchemas.checkpointBody,
+      },
+    },
     responses: {
       202: { description: 'The checkpoint, running.', schema: envelope(checkpointView) },
     },
     idempotent: true,
     handler: async (req, deps) => {
-      const checkpoint = await createCheckpoint(deps, req.auth, req.body ?? {});
+      const checkpoint = await checkpointsService.createCheckpoint(deps, req.auth, req.body ?? {});
       return {
         status: 202,
         payload: checkpoint,
@@ -48,9 +46,11 @@ export const continuousOpsRoutes: RouteDefinition[] = [
     summary: 'list checkpoints',
     description: 'Lists checkpoints, newest first, optionally in one status.',
     tags: TAGS,
-    request: { query: checkpointListQuery },
+    request: { query: checkpointsSchemas.checkpointListQuery },
     responses: { 200: { description: 'A page of checkpoints.', schema: page(checkpointView) } },
-    handler: async (req, deps) => ({ payload: await listCheckpoints(deps, req.query) }),
+    handler: async (req, deps) => ({
+      payload: await checkpointsService.listCheckpoints(deps, req.query),
+    }),
   }),
   defineRoute({
     operationId: 'continuousOps.checkpoints.get',
@@ -60,10 +60,12 @@ export const continuousOpsRoutes: RouteDefinition[] = [
     summary: 'inspect checkpoint',
     description: 'One checkpoint: its status, each scope as it completed, and its manifest.',
     tags: TAGS,
-    request: { params: pathParams({ checkpoint_id: checkpointId('Checkpoint id.') }) },
+    request: {
+      params: pathParams({ checkpoint_id: checkpointsSchemas.checkpointId('Checkpoint id.') }),
+    },
     responses: { 200: { description: 'The checkpoint.', schema: envelope(checkpointView) } },
     handler: async (req, deps) => ({
-      payload: await getCheckpoint(deps, req.params.checkpoint_id),
+      payload: await checkpointsService.getCheckpoint(deps, req.params.checkpoint_id),
     }),
   }),
 ];

@@ -1,23 +1,7 @@
-import {
-  actionHistory,
-  decideAction,
-  dryRunAction,
-  getAction,
-  proposeAction,
-} from '../../../domain/actions/actions.service';
+import * as actionsService from '../../../domain/actions/actions.service';
 import { listActions } from '../../../domain/actions/list.service';
-import {
-  actionHistoryQuery,
-  actionListQuery,
-  actionRequestSchema,
-  decisionBodySchema,
-} from '../../../domain/actions/schemas';
-import {
-  actionSummaryView,
-  actionView,
-  dryRunView,
-  ledgerEntryView,
-} from '../../../domain/actions/view-schemas';
+import * as actionsSchemas from '../../../domain/actions/schemas';
+import * as actionsViews from '../../../domain/actions/view-schemas';
 import { pathParams, prefixedId } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope, page } from '../common';
@@ -28,7 +12,7 @@ const actionParams = pathParams({ action_id: prefixedId('act', 'Action id.') });
 const decisionBody = {
   name: 'ExternalActionDecisionRequest',
   required: false,
-  schema: decisionBodySchema,
+  schema: actionsSchemas.decisionBodySchema,
 };
 
 /** `POST /v1/external-actions/{action_id}/<decision>`: the calling key's principal decides. */
@@ -46,9 +30,15 @@ const decisionRoute = (
     description,
     tags: TAGS,
     request: { params: actionParams, body: decisionBody },
-    responses: { 200: { description: answer, schema: envelope(actionView) } },
+    responses: { 200: { description: answer, schema: envelope(actionsViews.actionView) } },
     handler: async (req, deps) => ({
-      payload: await decideAction(deps, req.auth, req.params.action_id, decision, req.body),
+      payload: await actionsService.decideAction(
+        deps,
+        req.auth,
+        req.params.action_id,
+        decision,
+        req.body,
+      ),
     }),
   });
 
@@ -63,8 +53,10 @@ export const externalActionsRoutes: RouteDefinition[] = [
     description:
       'Lists actions by their current status, newest first, optionally by kind, shared context or proposer. `awaiting_me=true` is the inbox: what the calling principal may approve now (awaiting approval, not proposed or already approved by them, eligible under the rule in force). Each item carries the target, a one-line diff summary, the reason, approvals so far, the rule, the window end and what the key may do.',
     tags: TAGS,
-    request: { query: actionListQuery },
-    responses: { 200: { description: 'A page of actions.', schema: page(actionSummaryView) } },
+    request: { query: actionsSchemas.actionListQuery },
+    responses: {
+      200: { description: 'A page of actions.', schema: page(actionsViews.actionSummaryView) },
+    },
     handler: async (req, deps) => ({ payload: await listActions(deps, req.auth, req.query) }),
   }),
 
@@ -77,14 +69,16 @@ export const externalActionsRoutes: RouteDefinition[] = [
     description:
       'Evaluates a contract without creating anything and returns the plan: the diff against the current object or the request that would be sent, the bounds in force and the policy verdict.',
     tags: TAGS,
-    request: { body: { name: 'ExternalActionRequest', schema: actionRequestSchema } },
+    request: {
+      body: { name: 'ExternalActionRequest', schema: actionsSchemas.actionRequestSchema },
+    },
     responses: {
       200: {
         description: 'The contract with defaults filled in, and its plan.',
-        schema: envelope(dryRunView),
+        schema: envelope(actionsViews.dryRunView),
       },
     },
-    handler: async (req, deps) => ({ payload: await dryRunAction(deps, req.body) }),
+    handler: async (req, deps) => ({ payload: await actionsService.dryRunAction(deps, req.body) }),
   }),
 
   defineRoute({
@@ -96,9 +90,13 @@ export const externalActionsRoutes: RouteDefinition[] = [
     description:
       'The ledger of outbound actions: one entry per transition (proposed, awaiting_approval, approval_recorded, approved, executing, executed, decision_refused, ...), newest first, optionally by the status recorded with the entry, the kind, the shared context or one action. Each entry carries the digest of the previous entry of its action (`prev_digest`) and its own (`digest`), so tampering is detectable.',
     tags: TAGS,
-    request: { query: actionHistoryQuery },
-    responses: { 200: { description: 'A page of ledger entries.', schema: page(ledgerEntryView) } },
-    handler: async (req, deps) => ({ payload: await actionHistory(deps, req.query) }),
+    request: { query: actionsSchemas.actionHistoryQuery },
+    responses: {
+      200: { description: 'A page of ledger entries.', schema: page(actionsViews.ledgerEntryView) },
+    },
+    handler: async (req, deps) => ({
+      payload: await actionsService.actionHistory(deps, req.query),
+    }),
   }),
 
   defineRoute({
@@ -110,12 +108,16 @@ export const externalActionsRoutes: RouteDefinition[] = [
     description:
       'Records a contract, starts its workflow and dry-runs it: the action ends `awaiting_approval` with its plan, or `dry_run_failed`. The calling principal is the proposer and cannot approve it.',
     tags: TAGS,
-    request: { body: { name: 'ExternalActionRequest', schema: actionRequestSchema } },
-    responses: { 201: { description: 'The proposed action.', schema: envelope(actionView) } },
+    request: {
+      body: { name: 'ExternalActionRequest', schema: actionsSchemas.actionRequestSchema },
+    },
+    responses: {
+      201: { description: 'The proposed action.', schema: envelope(actionsViews.actionView) },
+    },
     idempotent: true,
     handler: async (req, deps) => ({
       status: 201,
-      payload: await proposeAction(deps, req.auth, req.body),
+      payload: await actionsService.proposeAction(deps, req.auth, req.body),
     }),
   }),
 
@@ -129,9 +131,9 @@ export const externalActionsRoutes: RouteDefinition[] = [
       'Returns one action with its plan, decisions, execution, a timestamp per state reached and `allowed` (what the calling key may do next).',
     tags: TAGS,
     request: { params: actionParams },
-    responses: { 200: { description: 'The action.', schema: envelope(actionView) } },
+    responses: { 200: { description: 'The action.', schema: envelope(actionsViews.actionView) } },
     handler: async (req, deps) => ({
-      payload: await getAction(deps, req.auth, req.params.action_id),
+      payload: await actionsService.getAction(deps, req.auth, req.params.action_id),
     }),
   }),
 

@@ -1,19 +1,5 @@
-import {
-  eventHistory,
-  getEvent,
-  getReconciliation,
-  ingestBatch,
-  ingestEvent,
-} from '../../../domain/events/events.service';
-import {
-  batchResultView,
-  eventHistoryQuery,
-  eventView,
-  externalEventBatchBody,
-  externalEventSchema,
-  ingestResultView,
-  reconciliationView,
-} from '../../../domain/events/schemas';
+import * as eventsService from '../../../domain/events/events.service';
+import * as eventsSchemas from '../../../domain/events/schemas';
 import { pathParams, prefixedId } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope, page } from '../common';
@@ -33,9 +19,11 @@ export const externalEventsRoutes: RouteDefinition[] = [
     description:
       'Lists ingested events, newest first, optionally from one source family or about one world object.',
     tags: TAGS,
-    request: { query: eventHistoryQuery },
-    responses: { 200: { description: 'A page of ingress records.', schema: page(eventView) } },
-    handler: async (req, deps) => ({ payload: await eventHistory(deps, req.query) }),
+    request: { query: eventsSchemas.eventHistoryQuery },
+    responses: {
+      200: { description: 'A page of ingress records.', schema: page(eventsSchemas.eventView) },
+    },
+    handler: async (req, deps) => ({ payload: await eventsService.eventHistory(deps, req.query) }),
   }),
 
   defineRoute({
@@ -47,20 +35,20 @@ export const externalEventsRoutes: RouteDefinition[] = [
     description:
       'Ingests one event and reconciles it against its world object (newer `occurred_at` wins per field). A repeat of `(source_family, source_event_id)` returns the first record with `duplicate: true` (200) and never makes a second.',
     tags: TAGS,
-    request: { body: { name: 'ExternalEventRequest', schema: externalEventSchema } },
+    request: { body: { name: 'ExternalEventRequest', schema: eventsSchemas.externalEventSchema } },
     responses: {
       201: {
         description: 'The new event and its reconciliation.',
-        schema: envelope(ingestResultView),
+        schema: envelope(eventsSchemas.ingestResultView),
       },
       200: {
         description: 'A duplicate: the first record, with `duplicate: true`.',
-        schema: envelope(ingestResultView),
+        schema: envelope(eventsSchemas.ingestResultView),
       },
     },
     idempotent: true,
     handler: async (req, deps) => {
-      const { created, payload } = await ingestEvent(deps, req.body);
+      const { created, payload } = await eventsService.ingestEvent(deps, req.body);
       return { status: created ? 201 : 200, payload };
     },
   }),
@@ -77,17 +65,17 @@ export const externalEventsRoutes: RouteDefinition[] = [
     request: {
       body: {
         name: 'ExternalEventBatchRequest',
-        schema: externalEventBatchBody,
+        schema: eventsSchemas.externalEventBatchBody,
       },
     },
     responses: {
       200: {
         description: 'One result per item, in order.',
-        schema: envelope(batchResultView),
+        schema: envelope(eventsSchemas.batchResultView),
       },
     },
     idempotent: true,
-    handler: async (req, deps) => ({ payload: await ingestBatch(deps, req.body) }),
+    handler: async (req, deps) => ({ payload: await eventsService.ingestBatch(deps, req.body) }),
   }),
 
   defineRoute({
@@ -101,10 +89,13 @@ export const externalEventsRoutes: RouteDefinition[] = [
     tags: TAGS,
     request: { params: eventParams },
     responses: {
-      200: { description: 'The reconciliation output.', schema: envelope(reconciliationView) },
+      200: {
+        description: 'The reconciliation output.',
+        schema: envelope(eventsSchemas.reconciliationView),
+      },
     },
     handler: async (req, deps) => ({
-      payload: await getReconciliation(deps, req.params.event_id),
+      payload: await eventsService.getReconciliation(deps, req.params.event_id),
     }),
   }),
 
@@ -118,7 +109,11 @@ export const externalEventsRoutes: RouteDefinition[] = [
       'Returns one ingested event: its source identity, payload and reconciliation outcome.',
     tags: TAGS,
     request: { params: eventParams },
-    responses: { 200: { description: 'The event envelope.', schema: envelope(eventView) } },
-    handler: async (req, deps) => ({ payload: await getEvent(deps, req.params.event_id) }),
+    responses: {
+      200: { description: 'The event envelope.', schema: envelope(eventsSchemas.eventView) },
+    },
+    handler: async (req, deps) => ({
+      payload: await eventsService.getEvent(deps, req.params.event_id),
+    }),
   }),
 ];

@@ -1,16 +1,7 @@
 import { repairCertificate } from '../../../domain/repairs/certificate.service';
 import { listRepairs, repairability, requestRepair } from '../../../domain/repairs/repairs.service';
-import {
-  repairCertificateQuery,
-  repairRequestBody,
-  repairStateQuery,
-  repairabilityParams,
-} from '../../../domain/repairs/schemas';
-import {
-  repairCertificateView,
-  repairView,
-  repairabilityView,
-} from '../../../domain/repairs/view-schemas';
+import * as repairsSchemas from '../../../domain/repairs/schemas';
+import * as repairsViews from '../../../domain/repairs/view-schemas';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope, page } from '../common';
 
@@ -27,8 +18,10 @@ export const repairRoutes: RouteDefinition[] = [
     description:
       'Starts a repair workflow (`repair-rep_…`): diagnose → plan → apply → verify. A plan that changes data is applied only by a child `world.restore_object` action that goes through the approval path; a healthy object ends `no_action_needed`. Answers 202 at once. An unknown object is 404; a second repair of an object while one runs is 409 naming it.',
     tags: TAGS,
-    request: { body: { name: 'RepairRequest', schema: repairRequestBody } },
-    responses: { 202: { description: 'The repair, diagnosing.', schema: envelope(repairView) } },
+    request: { body: { name: 'RepairRequest', schema: repairsSchemas.repairRequestBody } },
+    responses: {
+      202: { description: 'The repair, diagnosing.', schema: envelope(repairsViews.repairView) },
+    },
     idempotent: true,
     handler: async (req, deps) => {
       const repair = await requestRepair(deps, req.auth, req.body);
@@ -48,8 +41,10 @@ export const repairRoutes: RouteDefinition[] = [
     description:
       'Lists repairs newest first, optionally of one object, each with its steps, findings, plan and diff, child action and status timestamps.',
     tags: TAGS,
-    request: { query: repairStateQuery },
-    responses: { 200: { description: 'A page of repairs.', schema: page(repairView) } },
+    request: { query: repairsSchemas.repairStateQuery },
+    responses: {
+      200: { description: 'A page of repairs.', schema: page(repairsViews.repairView) },
+    },
     handler: async (req, deps) => ({ payload: await listRepairs(deps, req.query) }),
   }),
   defineRoute({
@@ -61,9 +56,12 @@ export const repairRoutes: RouteDefinition[] = [
     description:
       "A certificate over the hash-chained repair ledger (its head, length and the entries covered: one object's, or the newest 1,000), signed with the service's Ed25519 key, verifiable offline (docs/repair.md).",
     tags: TAGS,
-    request: { query: repairCertificateQuery },
+    request: { query: repairsSchemas.repairCertificateQuery },
     responses: {
-      200: { description: 'The signed certificate.', schema: envelope(repairCertificateView) },
+      200: {
+        description: 'The signed certificate.',
+        schema: envelope(repairsViews.repairCertificateView),
+      },
     },
     handler: async (req, deps) => ({ payload: await repairCertificate(deps, req.query) }),
   }),
@@ -76,9 +74,12 @@ export const repairRoutes: RouteDefinition[] = [
     description:
       'Diagnoses the object under each strategy as it would go now (what each would change, and from where), with the newest completed checkpoint, the version `restore_last_good` restores by default and the repair running on it. Changes nothing.',
     tags: TAGS,
-    request: { params: repairabilityParams },
+    request: { params: repairsSchemas.repairabilityParams },
     responses: {
-      200: { description: 'How the object can be repaired.', schema: envelope(repairabilityView) },
+      200: {
+        description: 'How the object can be repaired.',
+        schema: envelope(repairsViews.repairabilityView),
+      },
     },
     handler: async (req, deps) => ({
       payload: await repairability(deps, req.params.object_id),

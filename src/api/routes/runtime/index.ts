@@ -2,13 +2,7 @@ import { getContinuity } from '../../../domain/runtime/continuity.service';
 import { getPlatformSummary } from '../../../domain/runtime/platform-summary.service';
 import { getRuntimeStatus } from '../../../domain/runtime/runtime-status.service';
 import { getRuntimeSummary } from '../../../domain/runtime/runtime-summary.service';
-import {
-  continuityView,
-  platformSummaryView,
-  runtimeSessionQuery,
-  runtimeStatusView,
-  runtimeSummaryView,
-} from '../../../domain/runtime/schemas';
+import * as runtimeSchemas from '../../../domain/runtime/schemas';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope } from '../common';
 
@@ -25,7 +19,9 @@ export const runtimeRoutes: RouteDefinition[] = [
     description:
       "The runtime's state, identity (runtime id and identity digest, stable for the life of the database) and this api instance's version and uptime.",
     tags: TAGS,
-    responses: { 200: { description: 'Runtime status.', schema: envelope(runtimeStatusView) } },
+    responses: {
+      200: { description: 'Runtime status.', schema: envelope(runtimeSchemas.runtimeStatusView) },
+    },
     handler: async (_req, deps) => ({ payload: await getRuntimeStatus(deps) }),
   }),
 
@@ -38,9 +34,12 @@ export const runtimeRoutes: RouteDefinition[] = [
     description:
       'Returns the identity lineage of the runtime across sessions and checkpoints: a hash chain of one link per session rooted in the runtime identity digest, its newest links verified, the session counts from its head, optionally focused on one session (an unknown one is 404). Reads only; see docs/sessions.md.',
     tags: TAGS,
-    request: { query: runtimeSessionQuery },
+    request: { query: runtimeSchemas.runtimeSessionQuery },
     responses: {
-      200: { description: 'The continuity report.', schema: envelope(continuityView) },
+      200: {
+        description: 'The continuity report.',
+        schema: envelope(runtimeSchemas.continuityView),
+      },
     },
     handler: async (req, deps) => ({ payload: await getContinuity(deps, req.query) }),
   }),
@@ -54,9 +53,12 @@ export const runtimeRoutes: RouteDefinition[] = [
     description:
       'Returns a short, build-safe summary of the runtime (state and a one-paragraph summary, with the facts it states); with `session_id` it focuses on that session (an unknown one is 404). Not paginated; creates nothing.',
     tags: TAGS,
-    request: { query: runtimeSessionQuery },
+    request: { query: runtimeSchemas.runtimeSessionQuery },
     responses: {
-      200: { description: 'The runtime summary.', schema: envelope(runtimeSummaryView) },
+      200: {
+        description: 'The runtime summary.',
+        schema: envelope(runtimeSchemas.runtimeSummaryView),
+      },
     },
     handler: async (req, deps) => ({ payload: await getRuntimeSummary(deps, req.query) }),
   }),
@@ -77,7 +79,10 @@ export const platformRoutes = (routes: () => readonly RouteDefinition[]): RouteD
       'Returns a build-safe description of the platform: API version, the route families with their exposure, and headline counts of the durable records.',
     tags: TAGS,
     responses: {
-      200: { description: 'The platform summary.', schema: envelope(platformSummaryView) },
+      200: {
+        description: 'The platform summary.',
+        schema: envelope(runtimeSchemas.platformSummaryView),
+      },
     },
     handler: async (_req, deps) => ({ payload: await getPlatformSummary(deps, routes()) }),
   }),

@@ -1,9 +1,4 @@
-import {
-  sessionCreateBody,
-  sessionStepBody,
-  sessionView,
-  stepResultView,
-} from '../../../domain/sessions/schemas';
+import * as sessionsSchemas from '../../../domain/sessions/schemas';
 import { createSession, getSession, stepSession } from '../../../domain/sessions/sessions.service';
 import { pathParams, prefixedId } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
@@ -28,10 +23,12 @@ export const sessionsRoutes: RouteDefinition[] = [
       body: {
         name: 'SessionCreateRequest',
         required: true,
-        schema: sessionCreateBody,
+        schema: sessionsSchemas.sessionCreateBody,
       },
     },
-    responses: { 201: { description: 'The new session.', schema: envelope(sessionView) } },
+    responses: {
+      201: { description: 'The new session.', schema: envelope(sessionsSchemas.sessionView) },
+    },
     idempotent: true,
     handler: async (req, deps) => ({
       status: 201,
@@ -48,7 +45,9 @@ export const sessionsRoutes: RouteDefinition[] = [
     description: 'Returns the session record: mode, state and step count. Creates nothing.',
     tags: TAGS,
     request: { params: sessionParams },
-    responses: { 200: { description: 'The session.', schema: envelope(sessionView) } },
+    responses: {
+      200: { description: 'The session.', schema: envelope(sessionsSchemas.sessionView) },
+    },
     handler: async (req, deps) => ({ payload: await getSession(deps, req.params.session_id) }),
   }),
 
@@ -65,13 +64,13 @@ export const sessionsRoutes: RouteDefinition[] = [
       params: sessionParams,
       body: {
         name: 'SessionStepRequest',
-        schema: sessionStepBody,
+        schema: sessionsSchemas.sessionStepBody,
       },
     },
     responses: {
       200: {
         description: 'The step result.',
-        schema: envelope(stepResultView),
+        schema: envelope(sessionsSchemas.stepResultView),
       },
     },
     handler: async (req, deps) => ({

@@ -1,21 +1,6 @@
-import {
-  assay,
-  observe,
-  recognizeMotifs,
-  renderDeployment,
-} from '../../../domain/substrates/inspection.service';
-import {
-  substrateAssayBody,
-  substrateObserveBody,
-  substrateRecognizeBody,
-  substrateRenderBody,
-} from '../../../domain/substrates/schemas';
-import {
-  assayReportView,
-  observationView,
-  recognitionView,
-  renderingView,
-} from '../../../domain/substrates/view-schemas';
+import * as inspectionService from '../../../domain/substrates/inspection.service';
+import * as substratesSchemas from '../../../domain/substrates/schemas';
+import * as substratesViews from '../../../domain/substrates/view-schemas';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope } from '../common';
 
@@ -32,9 +17,13 @@ export const substrateInspectionRoutes: RouteDefinition[] = [
     description:
       'Returns the state of a deployment at a tick (default: the newest computed): population, bounding box, digest and a window of cells. A tick not computed yet is 409.',
     tags: TAGS,
-    request: { body: { name: 'SubstrateObserveRequest', schema: substrateObserveBody } },
-    responses: { 200: { description: 'The observation.', schema: envelope(observationView) } },
-    handler: async (req, deps) => ({ payload: await observe(deps, req.body) }),
+    request: {
+      body: { name: 'SubstrateObserveRequest', schema: substratesSchemas.substrateObserveBody },
+    },
+    responses: {
+      200: { description: 'The observation.', schema: envelope(substratesViews.observationView) },
+    },
+    handler: async (req, deps) => ({ payload: await inspectionService.observe(deps, req.body) }),
   }),
 
   defineRoute({
@@ -46,9 +35,13 @@ export const substrateInspectionRoutes: RouteDefinition[] = [
     description:
       'Runs a certification pack (determinism by replay digest, envelope conformance, liveness, period detection...) against a deployment and returns each assay verdict with its evidence.',
     tags: TAGS,
-    request: { body: { name: 'SubstrateAssayRequest', schema: substrateAssayBody } },
-    responses: { 200: { description: 'The assay report.', schema: envelope(assayReportView) } },
-    handler: async (req, deps) => ({ payload: await assay(deps, req.body) }),
+    request: {
+      body: { name: 'SubstrateAssayRequest', schema: substratesSchemas.substrateAssayBody },
+    },
+    responses: {
+      200: { description: 'The assay report.', schema: envelope(substratesViews.assayReportView) },
+    },
+    handler: async (req, deps) => ({ payload: await inspectionService.assay(deps, req.body) }),
   }),
 
   defineRoute({
@@ -60,9 +53,15 @@ export const substrateInspectionRoutes: RouteDefinition[] = [
     description:
       'Scans a deployment at a tick with a recognizer pack and lists the motifs found: still lifes, oscillators and spaceships, with position, phase and heading.',
     tags: TAGS,
-    request: { body: { name: 'SubstrateRecognizeRequest', schema: substrateRecognizeBody } },
-    responses: { 200: { description: 'The motifs found.', schema: envelope(recognitionView) } },
-    handler: async (req, deps) => ({ payload: await recognizeMotifs(deps, req.body) }),
+    request: {
+      body: { name: 'SubstrateRecognizeRequest', schema: substratesSchemas.substrateRecognizeBody },
+    },
+    responses: {
+      200: { description: 'The motifs found.', schema: envelope(substratesViews.recognitionView) },
+    },
+    handler: async (req, deps) => ({
+      payload: await inspectionService.recognizeMotifs(deps, req.body),
+    }),
   }),
 
   defineRoute({
@@ -74,8 +73,14 @@ export const substrateInspectionRoutes: RouteDefinition[] = [
     description:
       'Renders a deployment at a tick as JSON (manifest and summary), Markdown (a readable report) or SVG (a picture of the lattice).',
     tags: TAGS,
-    request: { body: { name: 'SubstrateRenderRequest', schema: substrateRenderBody } },
-    responses: { 200: { description: 'The rendering.', schema: envelope(renderingView) } },
-    handler: async (req, deps) => ({ payload: await renderDeployment(deps, req.body) }),
+    request: {
+      body: { name: 'SubstrateRenderRequest', schema: substratesSchemas.substrateRenderBody },
+    },
+    responses: {
+      200: { description: 'The rendering.', schema: envelope(substratesViews.renderingView) },
+    },
+    handler: async (req, deps) => ({
+      payload: await inspectionService.renderDeployment(deps, req.body),
+    }),
   }),
 ];

@@ -1,29 +1,15 @@
 import { getArtifact } from '../../../domain/substrates/artifacts.service';
 import { compileSpec } from '../../../domain/substrates/compile.service';
-import {
-  deploy,
-  deploymentView as viewOfDeployment,
-  getDeployment,
-  listDeployments,
-} from '../../../domain/substrates/deployments.service';
-import {
-  deploymentListQuery,
-  substrateDeployBody,
-  substrateSpecSchema,
-} from '../../../domain/substrates/schemas';
+import * as deploymentsService from '../../../domain/substrates/deployments.service';
+import * as substratesSchemas from '../../../domain/substrates/schemas';
 import { validateSpec } from '../../../domain/substrates/validation';
-import {
-  artifactView,
-  compiledManifestView,
-  deploymentView,
-  specVerdictView,
-} from '../../../domain/substrates/view-schemas';
+import * as substratesViews from '../../../domain/substrates/view-schemas';
 import { pathParams, prefixedId } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope, page } from '../common';
 
 const TAGS = ['substrates'];
-const specBody = { name: 'SubstrateSpecRequest', schema: substrateSpecSchema };
+const specBody = { name: 'SubstrateSpecRequest', schema: substratesSchemas.substrateSpecSchema };
 
 /** Substrates from spec to deployment: validate, compile, deploy, deployments, artifacts. */
 export const substratePipelineRoutes: RouteDefinition[] = [
@@ -37,7 +23,9 @@ export const substratePipelineRoutes: RouteDefinition[] = [
       'Checks a spec against its scaffold and envelope and names every violation. An invalid spec is a normal answer (`valid: false`), not an error.',
     tags: TAGS,
     request: { body: specBody },
-    responses: { 200: { description: 'The verdict.', schema: envelope(specVerdictView) } },
+    responses: {
+      200: { description: 'The verdict.', schema: envelope(substratesViews.specVerdictView) },
+    },
     handler: async (req) => ({ payload: validateSpec(req.body) }),
   }),
 
@@ -52,7 +40,10 @@ export const substratePipelineRoutes: RouteDefinition[] = [
     tags: TAGS,
     request: { body: specBody },
     responses: {
-      200: { description: 'The manifest artifact.', schema: envelope(compiledManifestView) },
+      200: {
+        description: 'The manifest artifact.',
+        schema: envelope(substratesViews.compiledManifestView),
+      },
     },
     handler: async (req, deps) => ({ payload: await compileSpec(deps, req.body) }),
   }),
@@ -66,14 +57,22 @@ export const substratePipelineRoutes: RouteDefinition[] = [
     description:
       'Starts a deployment workflow (validate, compile, deploy, observe, assay) from a spec or a compiled manifest and returns the deployment at once; follow `stage` and `progress`. `mode: bind` reuses a live deployment of the same manifest when there is one.',
     tags: TAGS,
-    request: { body: { name: 'SubstrateDeployRequest', schema: substrateDeployBody } },
+    request: {
+      body: { name: 'SubstrateDeployRequest', schema: substratesSchemas.substrateDeployBody },
+    },
     responses: {
-      201: { description: 'The deployment, started.', schema: envelope(deploymentView) },
-      200: { description: '`bind`: the existing deployment.', schema: envelope(deploymentView) },
+      201: {
+        description: 'The deployment, started.',
+        schema: envelope(substratesViews.deploymentView),
+      },
+      200: {
+        description: '`bind`: the existing deployment.',
+        schema: envelope(substratesViews.deploymentView),
+      },
     },
     idempotent: true,
     handler: async (req, deps) => {
-      const { created, deployment } = await deploy(deps, req.auth, req.body);
+      const { created, deployment } = await deploymentsService.deploy(deps, req.auth, req.body);
       return { status: created ? 201 : 200, payload: deployment };
     },
   }),
@@ -86,9 +85,13 @@ export const substratePipelineRoutes: RouteDefinition[] = [
     summary: 'list deployment records',
     description: 'Lists deployments, newest first, optionally in one stage.',
     tags: TAGS,
-    request: { query: deploymentListQuery },
-    responses: { 200: { description: 'A page of deployments.', schema: page(deploymentView) } },
-    handler: async (req, deps) => ({ payload: await listDeployments(deps, req.query) }),
+    request: { query: substratesSchemas.deploymentListQuery },
+    responses: {
+      200: { description: 'A page of deployments.', schema: page(substratesViews.deploymentView) },
+    },
+    handler: async (req, deps) => ({
+      payload: await deploymentsService.listDeployments(deps, req.query),
+    }),
   }),
 
   defineRoute({
@@ -100,9 +103,13 @@ export const substratePipelineRoutes: RouteDefinition[] = [
     description: 'Returns one deployment: spec, manifest, stage and progress.',
     tags: TAGS,
     request: { params: pathParams({ deployment_id: prefixedId('dep', 'Deployment id.') }) },
-    responses: { 200: { description: 'The deployment.', schema: envelope(deploymentView) } },
+    responses: {
+      200: { description: 'The deployment.', schema: envelope(substratesViews.deploymentView) },
+    },
     handler: async (req, deps) => ({
-      payload: viewOfDeployment(await getDeployment(deps, req.params.deployment_id)),
+      payload: deploymentsService.deploymentView(
+        await deploymentsService.getDeployment(deps, req.params.deployment_id),
+      ),
     }),
   }),
 
@@ -116,7 +123,9 @@ export const substratePipelineRoutes: RouteDefinition[] = [
       'Returns the metadata of one artifact (kind, path, content type, size, sha256); the content is at `GET /v1/artifacts/{path}`.',
     tags: TAGS,
     request: { params: pathParams({ artifact_id: prefixedId('art', 'Artifact id.') }) },
-    responses: { 200: { description: 'The artifact.', schema: envelope(artifactView) } },
+    responses: {
+      200: { description: 'The artifact.', schema: envelope(substratesViews.artifactView) },
+    },
     handler: async (req, deps) => ({ payload: await getArtifact(deps, req.params.artifact_id) }),
   }),
 ];

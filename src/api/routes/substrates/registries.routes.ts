@@ -1,19 +1,8 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { FamilyName } from '../../../auth/families';
-import {
-  certificationPackRegistry,
-  envelopeRegistry,
-  recognizerPackView,
-  recognizerRegistry,
-  scaffoldRegistry,
-} from '../../../domain/substrates/registry/registry';
+import * as registry from '../../../domain/substrates/registry/registry';
 import { registryListQuery } from '../../../domain/substrates/schemas';
-import {
-  certificationPackView,
-  envelopeView,
-  recognizerView,
-  scaffoldView,
-} from '../../../domain/substrates/view-schemas';
+import * as substratesViews from '../../../domain/substrates/view-schemas';
 import { handleId, pathParams } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope, page } from '../common';
@@ -86,8 +75,8 @@ export const substrateRegistryRoutes: RouteDefinition[] = [
     idParam: 'scaffold_id',
     idDescription: 'Scaffold id, e.g. `life-lattice`.',
     family: 'substrate_seeding',
-    view: scaffoldView,
-    registry: scaffoldRegistry,
+    view: substratesViews.scaffoldView,
+    registry: registry.scaffoldRegistry,
     list: {
       summary: 'list scaffold packages',
       description: 'Lists the scaffold packages (environment templates) and their parameters.',
@@ -105,8 +94,8 @@ export const substrateRegistryRoutes: RouteDefinition[] = [
     idParam: 'envelope_id',
     idDescription: 'Envelope id.',
     family: 'substrate_seeding',
-    view: envelopeView,
-    registry: envelopeRegistry,
+    view: substratesViews.envelopeView,
+    registry: registry.envelopeRegistry,
     list: {
       summary: 'list constitutional envelopes',
       description:
@@ -125,9 +114,9 @@ export const substrateRegistryRoutes: RouteDefinition[] = [
     idParam: 'recognizer_id',
     idDescription: 'Recognizer pack id.',
     family: 'substrate_recognition',
-    view: recognizerView,
-    registry: recognizerRegistry,
-    present: recognizerPackView,
+    view: substratesViews.recognizerView,
+    registry: registry.recognizerRegistry,
+    present: registry.recognizerPackView,
     list: {
       summary: 'list motif recognizer packs',
       description: 'Lists the motif recognizer packs and the motifs each finds.',
@@ -145,8 +134,8 @@ export const substrateRegistryRoutes: RouteDefinition[] = [
     idParam: 'pack_id',
     idDescription: 'Certification pack id.',
     family: 'substrate_assay',
-    view: certificationPackView,
-    registry: certificationPackRegistry,
+    view: substratesViews.certificationPackView,
+    registry: registry.certificationPackRegistry,
     list: {
       summary: 'list certification starter packs',
       description: 'Lists the certification packs and the assays each runs.',

@@ -1,27 +1,8 @@
 import { externalStates } from '../../../domain/events/events.service';
 import { externalStateView } from '../../../domain/events/schemas';
-import {
-  createWorldTaskBody,
-  externalStateQuery,
-  historyEventView,
-  relationshipQuery,
-  relationshipView,
-  taskView,
-  updatedTaskView,
-  updateWorldTaskBody,
-  worldHistoryQuery,
-  worldKindQuery,
-  worldObjectView,
-  worldStateView,
-} from '../../../domain/world/schemas';
+import * as worldSchemas from '../../../domain/world/schemas';
 import { createTask, updateTask } from '../../../domain/world/tasks.service';
-import {
-  getObject,
-  listHistory,
-  listObjects,
-  listRelationships,
-  worldState,
-} from '../../../domain/world/world.service';
+import * as worldService from '../../../domain/world/world.service';
 import { pathParams, prefixedId } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope, page } from '../common';
@@ -41,7 +22,7 @@ export const worldsRoutes: RouteDefinition[] = [
     description:
       'Lists the reconciled external state of world objects: merged fields, `generation` / `observed_generation` and Kubernetes-style conditions, one item per object that any event reached.',
     tags: TAGS,
-    request: { query: externalStateQuery },
+    request: { query: worldSchemas.externalStateQuery },
     responses: {
       200: { description: 'A page of external states.', schema: page(externalStateView) },
     },
@@ -57,11 +38,14 @@ export const worldsRoutes: RouteDefinition[] = [
     description:
       'Lists the append-only world history, newest first: every object, relationship and task change and every applied external event.',
     tags: TAGS,
-    request: { query: worldHistoryQuery },
+    request: { query: worldSchemas.worldHistoryQuery },
     responses: {
-      200: { description: 'A page of history events.', schema: page(historyEventView) },
+      200: {
+        description: 'A page of history events.',
+        schema: page(worldSchemas.historyEventView),
+      },
     },
-    handler: async (req, deps) => ({ payload: await listHistory(deps, req.query) }),
+    handler: async (req, deps) => ({ payload: await worldService.listHistory(deps, req.query) }),
   }),
 
   defineRoute({
@@ -72,9 +56,11 @@ export const worldsRoutes: RouteDefinition[] = [
     summary: 'list world objects',
     description: 'Lists world objects in id order, optionally of one kind.',
     tags: TAGS,
-    request: { query: worldKindQuery },
-    responses: { 200: { description: 'A page of world objects.', schema: page(worldObjectView) } },
-    handler: async (req, deps) => ({ payload: await listObjects(deps, req.query) }),
+    request: { query: worldSchemas.worldKindQuery },
+    responses: {
+      200: { description: 'A page of world objects.', schema: page(worldSchemas.worldObjectView) },
+    },
+    handler: async (req, deps) => ({ payload: await worldService.listObjects(deps, req.query) }),
   }),
 
   defineRoute({
@@ -87,8 +73,12 @@ export const worldsRoutes: RouteDefinition[] = [
       'Returns one world object with its attributes, reconciled external state and version.',
     tags: TAGS,
     request: { params: objectParams },
-    responses: { 200: { description: 'The world object.', schema: envelope(worldObjectView) } },
-    handler: async (req, deps) => ({ payload: await getObject(deps, req.params.object_id) }),
+    responses: {
+      200: { description: 'The world object.', schema: envelope(worldSchemas.worldObjectView) },
+    },
+    handler: async (req, deps) => ({
+      payload: await worldService.getObject(deps, req.params.object_id),
+    }),
   }),
 
   defineRoute({
@@ -100,12 +90,12 @@ export const worldsRoutes: RouteDefinition[] = [
     description:
       'Lists the relationships of one world object, outgoing, incoming or both (default), optionally of one kind. 404 when the object does not exist.',
     tags: TAGS,
-    request: { params: objectParams, query: relationshipQuery },
+    request: { params: objectParams, query: worldSchemas.relationshipQuery },
     responses: {
-      200: { description: 'A page of relationships.', schema: page(relationshipView) },
+      200: { description: 'A page of relationships.', schema: page(worldSchemas.relationshipView) },
     },
     handler: async (req, deps) => ({
-      payload: await listRelationships(deps, req.params.object_id, req.query),
+      payload: await worldService.listRelationships(deps, req.params.object_id, req.query),
     }),
   }),
 
@@ -118,9 +108,11 @@ export const worldsRoutes: RouteDefinition[] = [
     description:
       'Returns the world state: its objects (paged with `limit` / `cursor`, optionally of one kind) and `history_head`, the newest history event id.',
     tags: TAGS,
-    request: { query: worldKindQuery },
-    responses: { 200: { description: 'The world state.', schema: envelope(worldStateView) } },
-    handler: async (req, deps) => ({ payload: await worldState(deps, req.query) }),
+    request: { query: worldSchemas.worldKindQuery },
+    responses: {
+      200: { description: 'The world state.', schema: envelope(worldSchemas.worldStateView) },
+    },
+    handler: async (req, deps) => ({ payload: await worldService.worldState(deps, req.query) }),
   }),
 
   defineRoute({
@@ -132,8 +124,8 @@ export const worldsRoutes: RouteDefinition[] = [
     description:
       'Creates a task about world objects, in state `open` unless another initial state is given, and records it in the world history. Unknown `object_refs` are 422.',
     tags: TAGS,
-    request: { body: { name: 'CreateWorldTaskRequest', schema: createWorldTaskBody } },
-    responses: { 201: { description: 'The new task.', schema: envelope(taskView) } },
+    request: { body: { name: 'CreateWorldTaskRequest', schema: worldSchemas.createWorldTaskBody } },
+    responses: { 201: { description: 'The new task.', schema: envelope(worldSchemas.taskView) } },
     idempotent: true,
     handler: async (req, deps) => ({ status: 201, payload: await createTask(deps, req.body) }),
   }),
@@ -149,10 +141,10 @@ export const worldsRoutes: RouteDefinition[] = [
     tags: TAGS,
     request: {
       params: pathParams({ task_id: prefixedId('tsk', 'Task id.') }),
-      body: { name: 'UpdateWorldTaskRequest', schema: updateWorldTaskBody },
+      body: { name: 'UpdateWorldTaskRequest', schema: worldSchemas.updateWorldTaskBody },
     },
     responses: {
-      200: { description: 'The updated task.', schema: envelope(updatedTaskView) },
+      200: { description: 'The updated task.', schema: envelope(worldSchemas.updatedTaskView) },
     },
     handler: async (req, deps) => ({
       payload: await updateTask(deps, req.params.task_id, req.body),
