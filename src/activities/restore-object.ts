@@ -4,7 +4,7 @@ import { OBJECT_REPAIRED } from '../domain/repairs/diagnosis';
 import type { Repos } from '../store';
 import type { RepairPlan } from '../store/repairs.repo';
 import type { WorldHistoryEvent } from '../store/world-history.repo';
-import { revisionId, type ExternalState } from '../store/world-external-state.repo';
+import { revisionRecord, type ExternalState } from '../store/world-external-state.repo';
 import type { ActionState } from '../workflows/shared';
 
 type RestoreRepos = Pick<Repos, 'worldObjects' | 'worldHistory' | 'worldExternalState'>;
@@ -96,14 +96,9 @@ async function commitExternalState(
     last_event_id: planned.last_event_id,
     updated_at: now,
   };
-  const won = await repos.worldExternalState.claimRevision({
-    _id: revisionId(objectId, revision),
-    object_id: objectId,
-    revision,
-    state: next,
-    history,
-    committed_at: now,
-  });
+  const won = await repos.worldExternalState.claimRevision(
+    revisionRecord(objectId, next, history, now),
+  );
   if (won) {
     await repos.worldExternalState.project(objectId, next);
     return history;

@@ -70,6 +70,21 @@ export interface ExternalStateFilter {
 
 export const revisionId = (objectId: string, revision: number): string => `${objectId}:${revision}`;
 
+/** The chain record committing `state` (its `revision`) with its history event. */
+export const revisionRecord = (
+  objectId: string,
+  state: ExternalState,
+  history: WorldHistoryEvent,
+  committedAt: string,
+): ExternalStateRevision => ({
+  _id: revisionId(objectId, state.revision),
+  object_id: objectId,
+  revision: state.revision,
+  state,
+  history,
+  committed_at: committedAt,
+});
+
 /**
  * The external state of world objects: an append-only chain of revisions (the truth) and
  * its projection onto `world_objects.external_state` (what object reads show; a cache that

@@ -1,14 +1,11 @@
 import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
-import { Unavailable, notFound } from '../../lib/errors';
+import { notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
+import { startOpsWorkflow } from '../ops-workflow';
 import type { CheckpointRecord } from '../../store/checkpoints.repo';
 import { pageById } from '../../store/paging';
-import {
-  OpsStatusKey,
-  checkpointWorkflowId,
-  type CheckpointWorkflowInput,
-} from '../../workflows/shared';
+import { checkpointWorkflowId, type CheckpointWorkflowInput } from '../../workflows/shared';
 import {
   CHECKPOINT_SCOPES,
   SCOPE_COLLECTIONS,
@@ -56,23 +53,14 @@ export function newCheckpoint(
 export async function createCheckpoint(deps: Deps, auth: AuthContext, body: CheckpointBody) {
   const record = newCheckpoint(body, auth.principalId, new Date().toISOString());
   const input: CheckpointWorkflowInput = { record, collections: SCOPE_COLLECTIONS };
-  try {
-    const client = await deps.temporal.getClient();
-    await client.workflow.start('checkpointWorkflow', {
-      workflowId: record.workflow_id,
-      workflowIdConflictPolicy: 'FAIL',
-      taskQueue: deps.temporal.taskQueue,
-      args: [input],
-      typedSearchAttributes: [{ key: OpsStatusKey, value: 'checkpoint.running' }],
-      staticSummary: `checkpoint ${record.scope.join(', ')}${record.label ? ` "${record.label}"` : ''}`,
-      staticDetails: `Checkpoint \`${record._id}\` requested by \`${record.requested_by}\`; artifacts under \`checkpoints/${record._id}/\``,
-    });
-  } catch (error) {
-    throw new Unavailable('the workflow service is unavailable; retry', {
-      extra: { cause: error instanceof Error ? error.message : String(error) },
-    });
-  }
-  deps.metrics.workflowStarts.inc({ workflow_type: 'checkpointWorkflow' });
+  await startOpsWorkflow(deps, {
+    workflowType: 'checkpointWorkflow',
+    workflowId: record.workflow_id,
+    args: [input],
+    opsStatus: 'checkpoint.running',
+    staticSummary: `checkpoint ${record.scope.join(', ')}${record.label ? ` "${record.label}"` : ''}`,
+    staticDetails: `Checkpoint \`${record._id}\` requested by \`${record.requested_by}\`; artifacts under \`checkpoints/${record._id}/\``,
+  });
   await deps.repos.checkpoints.project(record);
   return checkpointView(record);
 }

@@ -7,7 +7,7 @@ import { newId } from '../../lib/ids';
 import { isoNow } from '../../lib/time';
 import type { WorldHistoryEvent } from '../../store/world-history.repo';
 import {
-  revisionId,
+  revisionRecord,
   type ExternalState,
   type FieldProvenance,
 } from '../../store/world-external-state.repo';
@@ -194,14 +194,7 @@ export function createReconciler(deps: {
       at: now,
       change: describeChange(base.state, next, changers),
     };
-    const won = await repo.claimRevision({
-      _id: revisionId(objectId, revision),
-      object_id: objectId,
-      revision,
-      state: next,
-      history,
-      committed_at: now,
-    });
+    const won = await repo.claimRevision(revisionRecord(objectId, next, history, now));
     if (!won) {
       cache.delete(objectId);
       return { done: false, useCache: false };

@@ -3,8 +3,8 @@ import stringify from 'safe-stable-stringify';
 import type { FieldChange, RepairFinding, RepairPlan } from '../../store/repairs.repo';
 import type { WorldHistoryEvent } from '../../store/world-history.repo';
 import type { WorldObject } from '../../store/world-objects.repo';
-import type { ExternalState, FieldProvenance } from '../../store/world-external-state.repo';
-import { emptyMerged, mergeEvent, type MergeEvent } from '../events/merge';
+import type { ExternalState } from '../../store/world-external-state.repo';
+import { emptyMerged, mergeEvent, type MergedFields, type MergeEvent } from '../events/merge';
 import type { RepairStrategy } from './schemas';
 
 /**
@@ -43,12 +43,7 @@ interface Target {
 }
 
 /** The external state a repair writes (its revision and conditions are set on apply). */
-export interface RepairedExternalState {
-  fields: Record<string, unknown>;
-  provenance: Record<string, FieldProvenance>;
-  generation: number;
-  last_event_id: string | null;
-}
+export type RepairedExternalState = MergedFields;
 
 export interface Diagnosis {
   findings: RepairFinding[];

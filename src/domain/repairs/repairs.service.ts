@@ -1,10 +1,11 @@
 import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
-import { Conflict, Invalid, Unavailable, notFound } from '../../lib/errors';
+import { Conflict, Invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
+import { startOpsWorkflow } from '../ops-workflow';
 import { pageById } from '../../store/paging';
 import type { RepairRecord } from '../../store/repairs.repo';
-import { OpsStatusKey, repairWorkflowId, type RepairWorkflowInput } from '../../workflows/shared';
+import { repairWorkflowId, type RepairWorkflowInput } from '../../workflows/shared';
 import { diagnose, RepairNotPossible } from './diagnosis';
 import { gatherEvidence } from './evidence';
 import {
@@ -103,23 +104,18 @@ export async function requestRepair(deps: Deps, auth: AuthContext, body: RepairR
     decision_public_key: deps.decisionSigner.publicKeyHex,
   };
   try {
-    const client = await deps.temporal.getClient();
-    await client.workflow.start('repairWorkflow', {
+    await startOpsWorkflow(deps, {
+      workflowType: 'repairWorkflow',
       workflowId: record.workflow_id,
-      workflowIdConflictPolicy: 'FAIL',
-      taskQueue: deps.temporal.taskQueue,
       args: [input],
-      typedSearchAttributes: [{ key: OpsStatusKey, value: 'repair.diagnosing' }],
+      opsStatus: 'repair.diagnosing',
       staticSummary: `repair ${record.strategy} → ${object.name} (${object._id})`,
       staticDetails: `Repair \`${id}\` of \`${object._id}\` requested by \`${auth.principalId}\`${record.reason ? `: ${record.reason}` : ''}`,
     });
   } catch (error) {
     await deps.repos.repairs.release(object._id, id);
-    throw new Unavailable('the workflow service is unavailable; retry', {
-      extra: { cause: error instanceof Error ? error.message : String(error) },
-    });
+    throw error;
   }
-  deps.metrics.workflowStarts.inc({ workflow_type: 'repairWorkflow' });
   await deps.repos.repairs.project(record);
   return repairView(record);
 }
