@@ -138,6 +138,23 @@ export function createExternalActionsRepo(db: Db) {
         .toArray();
       return toPage(rows, limit);
     },
+    /** Entries of these events with `at` in [`from`, `to`), oldest first, at most `limit`. */
+    ledgerBetween: (from: string, to: string, events: readonly string[], limit: number) =>
+      ledger
+        .find(
+          { at: { $gte: from, $lt: to }, event: { $in: [...events] } },
+          { projection: { _id: 1, at: 1, event: 1, action_id: 1, action_kind: 1, detail: 1 } },
+        )
+        .sort({ at: 1, _id: 1 })
+        .limit(limit)
+        .toArray(),
+    /** Actions now in any of `statuses`, newest first, at most `limit`. */
+    inStatuses: (statuses: readonly ActionRecord['status'][], limit: number) =>
+      actions
+        .find({ status: { $in: [...statuses] } })
+        .sort({ _id: -1 })
+        .limit(limit)
+        .toArray(),
     /** Every entry of one action, in order. */
     entriesOf: (actionId: string) =>
       ledger.find({ action_id: actionId }).sort({ seq: 1 }).toArray(),

@@ -147,6 +147,15 @@ export function createExternalEventsRepo(db: Db) {
         .toArray();
       return { items: rows.slice(0, limit), more: rows.length > limit };
     },
+    /** Ids of the events reconciled as a conflict in [`from`, `to`), at most `limit`. */
+    conflictsBetween: (from: string, to: string, limit: number) =>
+      reconciliations
+        .find(
+          { outcome: 'conflict', reconciled_at: { $gte: from, $lt: to } },
+          { projection: { _id: 1 } },
+        )
+        .limit(limit)
+        .toArray(),
     /** The outcomes of several events, one read by `_id` each (FerretDB scans for `$in`). */
     async outcomesOf(eventIds: string[]): Promise<Map<string, StoredReconciliation['outcome']>> {
       const found = await Promise.all(

@@ -6,6 +6,10 @@ import type { Db } from 'mongodb';
  */
 export function createRecordCountsRepo(db: Db) {
   return {
+    /** The exact number of records in each named collection, in order. */
+    exact(collections: readonly string[]): Promise<number[]> {
+      return Promise.all(collections.map((name) => db.collection(name).countDocuments()));
+    },
     /** The estimated number of records in each named collection, in order. */
     estimate(collections: readonly string[]): Promise<number[]> {
       return Promise.all(collections.map((name) => db.collection(name).estimatedDocumentCount()));

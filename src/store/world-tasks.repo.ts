@@ -36,6 +36,13 @@ export function createWorldTasksRepo(db: Db) {
   /** Every version of every task; the source of truth. */
   const versions = db.collection<WorldTaskVersion>('world_task_versions');
   return {
+    /** Current tasks in any of `states`, newest first, at most `limit`. */
+    inStates: (states: readonly TaskState[], limit: number) =>
+      tasks
+        .find({ state: { $in: [...states] } })
+        .sort({ _id: -1 })
+        .limit(limit)
+        .toArray(),
     /** The stored current task (may trail the version log; see `findVersion`). */
     findById: (id: string) => tasks.findOne({ _id: id }),
     /** One version of a task, read by `_id`. */

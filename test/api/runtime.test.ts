@@ -302,13 +302,18 @@ describe('GET /v1/runtime/status', () => {
 });
 
 describe('the runtime witnesses', () => {
-  it('are not built yet: 501', async () => {
+  it('answer with their witness header (test/api/runtime-witnesses.test.ts checks each)', async () => {
     const witness = await createTestKey(app, { entitlement: 'institutional', accessLayer: 1 });
     for (const path of ['affect', 'development', 'self-report', 'integrated-self-world']) {
-      const res = await call<Envelope<unknown>>(app.url, 'GET', `/v1/runtime/${path}`, {
-        key: witness.apiKey,
-      });
-      expect(res.status).toBe(501);
+      const res = await call<Envelope<{ witness: string; inputs: { digest: string } }>>(
+        app.url,
+        'GET',
+        `/v1/runtime/${path}`,
+        { key: witness.apiKey },
+      );
+      expect(res.status).toBe(200);
+      expect(res.body.payload.witness).toBe(path.replaceAll('-', '_'));
+      expect(res.body.payload.inputs.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
     }
   });
 });

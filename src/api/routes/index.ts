@@ -8,6 +8,7 @@ import { externalActionsRoutes } from './external-actions';
 import { externalEventsRoutes } from './external-events';
 import { plannedApiRoutes } from './planned';
 import { platformRoutes, runtimeRoutes } from './runtime';
+import { runtimeWitnessRoutes } from './runtime/witnesses.routes';
 import { sessionsRoutes } from './sessions';
 import { substratesRoutes } from './substrates';
 import { worldsRoutes } from './worlds';
@@ -20,6 +21,7 @@ export const apiRoutes = (catalog: () => readonly RouteDefinition[]): RouteDefin
   ...accessRoutes,
   ...sessionsRoutes,
   ...runtimeRoutes,
+  ...runtimeWitnessRoutes,
   ...platformRoutes(() => catalog().filter((route) => route.path.startsWith('/v1/'))),
   ...worldsRoutes,
   ...externalEventsRoutes,

@@ -3,21 +3,6 @@ import type { PlannedRow } from './table';
 import { plannedRoutes } from './table';
 
 const contextParams = { context_id: schema.contextRef('Shared context id.') };
-const sessionFocus = schema.filterQuery({
-  session_id: schema.prefixedId('ses', 'Focus the readout on this session (optional).'),
-  window_seconds: schema.integer('Time window of the readout, in seconds.', 60, 2_592_000, 3600),
-});
-
-const runtimeWitness = (operation: string, path: string, summary: string): PlannedRow => ({
-  operationId: `runtime.${operation}`,
-  method: 'GET',
-  path: `/v1/runtime/${path}`,
-  family: 'runtime_witness',
-  summary,
-  capability: `The runtime ${path} witness`,
-  query: sessionFocus,
-});
-
 const contextWitness = (
   operation: string,
   path: string,
@@ -64,10 +49,6 @@ const renderer = (kind: string, family: PlannedRow['family'], summary: string): 
 
 /** Witnesses, shared contexts, intentionality and the membrane (DESIGN.md section 8): issue #13. */
 export const witnessRoutes = plannedRoutes(13, 'witnesses', [
-  runtimeWitness('affect', 'affect', 'affective witness readout'),
-  runtimeWitness('development', 'development', 'developmental witness readout'),
-  runtimeWitness('selfReport', 'self-report', 'structured self report'),
-  runtimeWitness('integratedSelfWorld', 'integrated-self-world', 'integrated self-world witness'),
   contextWitness('get', '', 'shared_contexts', 'inspect shared context'),
   contextWitness('aboutness', '/aboutness', 'shared_contexts_witness', 'shared aboutness witness'),
   contextWitness(

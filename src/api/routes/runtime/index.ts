@@ -8,7 +8,7 @@ import { envelope } from '../common';
 
 const TAGS = ['runtime'];
 
-/** Runtime status, summary and continuity (the witnesses are planned: routes/planned/). */
+/** Runtime status, summary and continuity (the witnesses: witnesses.routes.ts). */
 export const runtimeRoutes: RouteDefinition[] = [
   defineRoute({
     operationId: 'runtime.status',
