@@ -163,8 +163,8 @@ describe('GET /v1/runtime/development', () => {
     const after = await read('/v1/runtime/development');
     expect(after['experience']).toEqual({
       ...experience,
-      steps: experience['steps']! + 10,
-      actions_executed: experience['actions_executed']! + 1,
+      steps: experience['steps'] + 10,
+      actions_executed: experience['actions_executed'] + 1,
     });
     expect(after.inputs.digest).not.toBe(before.inputs.digest);
     expect((await read('/v1/runtime/development')).inputs.digest).toBe(after.inputs.digest);
