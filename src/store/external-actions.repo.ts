@@ -148,6 +148,12 @@ export function createExternalActionsRepo(db: Db) {
         .sort({ at: 1, _id: 1 })
         .limit(limit)
         .toArray(),
+    /** Actions of a shared context, newest first, at most `limit`. */
+    inContext: (contextId: string, limit: number) =>
+      actions.find({ shared_context_id: contextId }).sort({ _id: -1 }).limit(limit).toArray(),
+    /** Ledger entries of a shared context's actions, oldest first, at most `limit`. */
+    ledgerOfContext: (contextId: string, limit: number) =>
+      ledger.find({ shared_context_id: contextId }).sort({ at: 1, _id: 1 }).limit(limit).toArray(),
     /** Actions now in any of `statuses`, newest first, at most `limit`. */
     inStatuses: (statuses: readonly ActionRecord['status'][], limit: number) =>
       actions

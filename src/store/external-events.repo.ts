@@ -147,6 +147,9 @@ export function createExternalEventsRepo(db: Db) {
         .toArray();
       return { items: rows.slice(0, limit), more: rows.length > limit };
     },
+    /** Events of a shared context, newest first, at most `limit`. */
+    inContext: (contextId: string, limit: number) =>
+      events.find({ shared_context_id: contextId }).sort({ event_id: -1 }).limit(limit).toArray(),
     /** Ids of the events reconciled as a conflict in [`from`, `to`), at most `limit`. */
     conflictsBetween: (from: string, to: string, limit: number) =>
       reconciliations

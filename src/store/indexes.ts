@@ -3,7 +3,7 @@ import type { Db, IndexDescription } from 'mongodb';
 /**
  * Every secondary index, by collection: the store's access paths in one place, ensured at
  * boot by api and worker alike. Collections read by `_id` only (artifacts and their blobs,
- * snapshots, sessions and their lineage, steps, revisions, claims) have none. Only what
+ * snapshots, session lineage, steps, revisions, claims) have none. Only what
  * FerretDB v1 and MongoDB both build: plain and unique indexes, never TTL or partial ones.
  */
 export const INDEXES: Record<string, IndexDescription[]> = {
@@ -11,6 +11,7 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   action_ledger: [
     { key: { at: -1, _id: -1 }, name: 'by_time' },
     { key: { action_id: 1, seq: 1 }, name: 'by_action' },
+    { key: { shared_context_id: 1, at: 1 }, name: 'by_context' },
   ],
   api_keys: [
     { key: { principal_id: 1 }, name: 'by_principal' },
@@ -23,8 +24,15 @@ export const INDEXES: Record<string, IndexDescription[]> = {
     { key: { at: -1, _id: -1 }, name: 'by_time' },
   ],
   checkpoints: [{ key: { status: 1, _id: -1 }, name: 'by_status' }],
-  external_actions: [{ key: { status: 1, _id: -1 }, name: 'by_status' }],
-  external_events: [{ key: { event_id: -1 }, name: 'by_event_id' }],
+  external_actions: [
+    { key: { status: 1, _id: -1 }, name: 'by_status' },
+    { key: { shared_context_id: 1, _id: -1 }, name: 'by_context' },
+  ],
+  external_events: [
+    { key: { event_id: -1 }, name: 'by_event_id' },
+    { key: { shared_context_id: 1, event_id: -1 }, name: 'by_context' },
+  ],
+  external_reconciliations: [{ key: { outcome: 1, reconciled_at: 1 }, name: 'by_outcome' }],
   idempotency_keys: [{ key: { created_at: 1 }, name: 'by_created' }],
   organizations: [{ key: { name_key: 1 }, unique: true, name: 'name_key_unique' }],
   notifications: [{ key: { subscription_id: 1, at: -1, _id: -1 }, name: 'by_subscription' }],
@@ -52,6 +60,7 @@ export const INDEXES: Record<string, IndexDescription[]> = {
     { key: { last_at: -1 }, name: 'by_last_at' },
     { key: { first_at: 1 }, name: 'by_first_at' },
   ],
+  sessions: [{ key: { shared_context_id: 1, _id: -1 }, name: 'by_context' }],
   service_events: [
     { key: { at: -1, _id: -1 }, name: 'by_time' },
     { key: { kind: 1, at: -1 }, name: 'by_kind' },
@@ -74,6 +83,10 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   world_relationships: [
     { key: { from: 1, kind: 1, to: 1 }, unique: true, name: 'edge_unique' },
     { key: { to: 1, kind: 1 }, name: 'by_to' },
+  ],
+  world_tasks: [
+    { key: { shared_context_id: 1, _id: -1 }, name: 'by_context' },
+    { key: { state: 1, _id: -1 }, name: 'by_state' },
   ],
   world_task_versions: [{ key: { task_id: 1, 'task.version': 1 }, name: 'by_task' }],
 };

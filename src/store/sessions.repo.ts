@@ -86,6 +86,9 @@ export function createSessionsRepo(db: Db) {
       ]);
       return { total, since: recent };
     },
+    /** Sessions of a shared context, newest first, at most `limit`. */
+    inContext: (contextId: string, limit: number) =>
+      sessions.find({ shared_context_id: contextId }).sort({ _id: -1 }).limit(limit).toArray(),
     async findById(id: string): Promise<SessionRecord | null> {
       const cached = sessionCache.get(id);
       if (cached) return cached;

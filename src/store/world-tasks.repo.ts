@@ -36,6 +36,9 @@ export function createWorldTasksRepo(db: Db) {
   /** Every version of every task; the source of truth. */
   const versions = db.collection<WorldTaskVersion>('world_task_versions');
   return {
+    /** Current tasks of a shared context, newest first, at most `limit`. */
+    inContext: (contextId: string, limit: number) =>
+      tasks.find({ shared_context_id: contextId }).sort({ _id: -1 }).limit(limit).toArray(),
     /** Current tasks in any of `states`, newest first, at most `limit`. */
     inStates: (states: readonly TaskState[], limit: number) =>
       tasks

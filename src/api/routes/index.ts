@@ -4,6 +4,7 @@ import { adminRoutes } from './admin';
 import { artifactRoutes } from './artifacts';
 import { continuousOpsRoutes } from './continuous-ops';
 import { repairRoutes } from './repair';
+import { sharedContextRoutes } from './shared-contexts';
 import { externalActionsRoutes } from './external-actions';
 import { externalEventsRoutes } from './external-events';
 import { plannedApiRoutes } from './planned';
@@ -30,6 +31,7 @@ export const apiRoutes = (catalog: () => readonly RouteDefinition[]): RouteDefin
   ...artifactRoutes,
   ...continuousOpsRoutes,
   ...repairRoutes,
+  ...sharedContextRoutes,
   ...adminRoutes(catalog),
   ...plannedApiRoutes,
 ];

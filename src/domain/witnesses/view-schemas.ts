@@ -19,7 +19,7 @@ const unit = (description: string, minimum: number) =>
   Type.Number({ minimum, maximum: 1, description });
 
 /** The fields every witness carries, and what a view adds to them. */
-const witness = <P extends TProperties>(name: string, fields: P, description: string) =>
+export const witness = <P extends TProperties>(name: string, fields: P, description: string) =>
   schema.view(
     {
       witness: schema.choice([name], 'Which witness this is.'),

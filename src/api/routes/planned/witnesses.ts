@@ -2,22 +2,6 @@ import * as schema from '../../../lib/schema';
 import type { PlannedRow } from './table';
 import { plannedRoutes } from './table';
 
-const contextParams = { context_id: schema.contextRef('Shared context id.') };
-const contextWitness = (
-  operation: string,
-  path: string,
-  family: PlannedRow['family'],
-  summary: string,
-): PlannedRow => ({
-  operationId: `sharedContexts.${operation}`,
-  method: 'GET',
-  path: `/v1/shared-contexts/{context_id}${path}`,
-  family,
-  summary,
-  capability: 'Shared contexts and their witnesses',
-  params: contextParams,
-});
-
 /** Formats a membrane renderer answers in (DESIGN.md section 8). */
 const MEMBRANE_FORMATS = ['json', 'markdown', 'html', 'svg'] as const;
 
@@ -49,33 +33,6 @@ const renderer = (kind: string, family: PlannedRow['family'], summary: string): 
 
 /** Witnesses, shared contexts, intentionality and the membrane (DESIGN.md section 8): issue #13. */
 export const witnessRoutes = plannedRoutes(13, 'witnesses', [
-  contextWitness('get', '', 'shared_contexts', 'inspect shared context'),
-  contextWitness('aboutness', '/aboutness', 'shared_contexts_witness', 'shared aboutness witness'),
-  contextWitness(
-    'commitments',
-    '/commitments',
-    'shared_contexts_witness',
-    'shared commitments witness',
-  ),
-  contextWitness(
-    'disagreement',
-    '/disagreement',
-    'shared_contexts_witness',
-    'shared disagreement witness',
-  ),
-  contextWitness('evidence', '/evidence', 'shared_contexts_witness', 'shared evidence witness'),
-  contextWitness(
-    'externalReconciliation',
-    '/external-reconciliation',
-    'external_reconciliation',
-    'shared-context external reconciliations',
-  ),
-  contextWitness(
-    'workflowSummary',
-    '/workflow-summary',
-    'shared_contexts',
-    'shared workflow summary',
-  ),
   {
     operationId: 'intentionality.aboutness',
     method: 'GET',
