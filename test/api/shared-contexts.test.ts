@@ -180,7 +180,7 @@ describe('shared contexts', () => {
     expect(newest.map((e) => e.workflow_id).sort()).toEqual(
       [`action-${ids['approved']}`, `action-${ids['rejected']}`].sort(),
     );
-    expect(newest[0]!.ui_url).toMatch(
+    expect(newest[0].ui_url).toMatch(
       /^http:\/\/127\.0\.0\.1:8233\/namespaces\/default\/workflows\/action-act_/,
     );
   });
