@@ -148,6 +148,13 @@ export function createExternalActionsRepo(db: Db) {
         .sort({ at: 1, _id: 1 })
         .limit(limit)
         .toArray(),
+    /** Actions whose target is this world object, newest first, at most `limit`. */
+    aboutObject: (objectId: string, limit: number) =>
+      actions
+        .find({ 'target.world_object_ref': objectId })
+        .sort({ _id: -1 })
+        .limit(limit)
+        .toArray(),
     /** Actions of a shared context, newest first, at most `limit`. */
     inContext: (contextId: string, limit: number) =>
       actions.find({ shared_context_id: contextId }).sort({ _id: -1 }).limit(limit).toArray(),

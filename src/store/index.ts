@@ -23,6 +23,7 @@ import { createActionInboxRepo } from './action-inbox.repo';
 import { createApprovalRulesRepo } from './approval-rules.repo';
 import { createCheckpointsRepo } from './checkpoints.repo';
 import { createRepairsRepo } from './repairs.repo';
+import { createThreadsRepo } from './threads.repo';
 import { createCollectionReader } from './collection-reader';
 import { createNotificationsRepo } from './notifications.repo';
 import { createSubscriptionsRepo } from './subscriptions.repo';
@@ -58,6 +59,7 @@ export function createRepos(db: Db) {
     actionInbox: createActionInboxRepo(db),
     checkpoints: createCheckpointsRepo(db),
     repairs: createRepairsRepo(db),
+    threads: createThreadsRepo(db),
     collectionReader: createCollectionReader(db),
     subscriptions: createSubscriptionsRepo(db),
     notifications: createNotificationsRepo(db),

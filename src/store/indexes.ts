@@ -27,10 +27,12 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   external_actions: [
     { key: { status: 1, _id: -1 }, name: 'by_status' },
     { key: { shared_context_id: 1, _id: -1 }, name: 'by_context' },
+    { key: { 'target.world_object_ref': 1, _id: -1 }, name: 'by_target' },
   ],
   external_events: [
     { key: { event_id: -1 }, name: 'by_event_id' },
     { key: { shared_context_id: 1, event_id: -1 }, name: 'by_context' },
+    { key: { world_object_ref: 1, event_id: -1 }, name: 'by_object' },
   ],
   external_reconciliations: [{ key: { outcome: 1, reconciled_at: 1 }, name: 'by_outcome' }],
   idempotency_keys: [{ key: { created_at: 1 }, name: 'by_created' }],

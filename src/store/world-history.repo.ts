@@ -62,6 +62,7 @@ export function createWorldHistoryRepo(db: Db, revisions: Pick<WorldRevisionsRep
       await revisions.advance();
       return true;
     },
+    findById: (id: string) => col.findOne({ _id: id }),
     /** True when the event exists (read by `_id`). */
     exists: async (id: string): Promise<boolean> =>
       (await col.findOne({ _id: id }, { projection: { _id: 1 } })) !== null,

@@ -5,6 +5,7 @@ import { artifactRoutes } from './artifacts';
 import { continuousOpsRoutes } from './continuous-ops';
 import { repairRoutes } from './repair';
 import { sharedContextRoutes } from './shared-contexts';
+import { intentionalityRoutes } from './intentionality';
 import { externalActionsRoutes } from './external-actions';
 import { externalEventsRoutes } from './external-events';
 import { plannedApiRoutes } from './planned';
@@ -32,6 +33,7 @@ export const apiRoutes = (catalog: () => readonly RouteDefinition[]): RouteDefin
   ...continuousOpsRoutes,
   ...repairRoutes,
   ...sharedContextRoutes,
+  ...intentionalityRoutes,
   ...adminRoutes(catalog),
   ...plannedApiRoutes,
 ];

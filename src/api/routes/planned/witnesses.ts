@@ -33,43 +33,6 @@ const renderer = (kind: string, family: PlannedRow['family'], summary: string): 
 
 /** Witnesses, shared contexts, intentionality and the membrane (DESIGN.md section 8): issue #13. */
 export const witnessRoutes = plannedRoutes(13, 'witnesses', [
-  {
-    operationId: 'intentionality.aboutness',
-    method: 'GET',
-    path: '/v1/aboutness',
-    family: 'intentionality',
-    summary: 'aboutness for a handle',
-    capability: 'Aboutness inspection',
-    query: schema.filterQuery({
-      handle: schema.patterned(
-        'Any record id (`ses_`, `act_`, `tsk_`, `evt_`, `dep_`, `obj_`) or `ctx:<context_id>`.',
-        '^([a-z]{3}_[0-9A-Za-z]{10,40}|ctx:[A-Za-z0-9_.:-]{1,128})$',
-        140,
-      ),
-    }),
-  },
-  {
-    operationId: 'intentionality.threads.list',
-    method: 'GET',
-    path: '/v1/intentionality/threads',
-    family: 'intentionality',
-    summary: 'list threads',
-    capability: 'Intentionality threads',
-    query: schema.pagedQuery({
-      object_id: schema.prefixedId('obj', 'Only the thread about this world object.'),
-      shared_context_id: schema.contextRef('Only threads touching this shared context.'),
-    }),
-  },
-  {
-    operationId: 'intentionality.threads.get',
-    method: 'GET',
-    path: '/v1/intentionality/threads/{thread_id}',
-    family: 'intentionality',
-    summary: 'inspect thread',
-    capability: 'Intentionality threads',
-    params: { thread_id: schema.prefixedId('thr', 'Thread id.') },
-    query: schema.pagedQuery(),
-  },
   renderer('aboutness', 'membrane_witness', 'aboutness witness payload'),
   renderer('assay', 'membrane_basic', 'assay payload'),
   renderer('commitment', 'membrane_witness', 'commitment witness payload'),
