@@ -44,6 +44,9 @@ export function createWorldRelationshipsRepo(db: Db) {
     async insertOnce(relationship: WorldRelationship): Promise<boolean> {
       return insertOnce(col, relationship);
     },
+    /** The first `limit` relationships of the world, in `_id` order (a picture of it). */
+    first: (limit: number): Promise<WorldRelationship[]> =>
+      col.find({}).sort({ _id: 1 }).limit(limit).toArray(),
     /** Relationships of one object in `_id` order after `afterId`; `limit + 1` rows. */
     listFor(
       objectId: string,

@@ -6,6 +6,7 @@ import { continuousOpsRoutes } from './continuous-ops';
 import { repairRoutes } from './repair';
 import { sharedContextRoutes } from './shared-contexts';
 import { intentionalityRoutes } from './intentionality';
+import { membraneRoutes } from './membrane';
 import { externalActionsRoutes } from './external-actions';
 import { externalEventsRoutes } from './external-events';
 import { plannedApiRoutes } from './planned';
@@ -34,6 +35,7 @@ export const apiRoutes = (catalog: () => readonly RouteDefinition[]): RouteDefin
   ...repairRoutes,
   ...sharedContextRoutes,
   ...intentionalityRoutes,
+  ...membraneRoutes,
   ...adminRoutes(catalog),
   ...plannedApiRoutes,
 ];

@@ -1,6 +1,5 @@
 import type { RouteDefinition } from '../../route';
 import { researchRoutes } from './research';
-import { witnessRoutes } from './witnesses';
 
 /** Every route whose capability is planned, by owning issue (docs/roadmap.md). */
-export const plannedApiRoutes: RouteDefinition[] = [...witnessRoutes, ...researchRoutes];
+export const plannedApiRoutes: RouteDefinition[] = [...researchRoutes];

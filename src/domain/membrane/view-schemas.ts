@@ -1,0 +1,35 @@
+/** The membrane renderers' request and answer (DESIGN.md section 8). */
+import type { Static } from '@sinclair/typebox';
+import * as schema from '../../lib/schema';
+import { MEMBRANE_FORMATS } from './membrane.service';
+
+export const renderRequestBody = schema.closedObject(
+  {
+    format: schema.choice(MEMBRANE_FORMATS, 'Output format (`svg` for world and runtime only).'),
+    subject: schema.freeObject(
+      'What to compute and render now: `{handle}` (aboutness), `{assay_id}` or `{deployment_id}` (assay), `{context_id}` (commitment, evidence), `{repair_id}` or `{object_id}` (repair), `{}` (runtime, world).',
+      16,
+    ),
+    payload: schema.anyValue('A payload to render as given, instead of a subject.'),
+  },
+  ['format'],
+);
+export type RenderRequestBody = Static<typeof renderRequestBody>;
+
+export const renderView = schema.view(
+  {
+    format: schema.choice(MEMBRANE_FORMATS, 'The format rendered.'),
+    content_type: schema.text('Media type of `body`.', 64),
+    body: schema.text('The document.', 20_000_000, 0),
+    sha256: schema.text('sha256 hex of `body` (UTF-8).', 64),
+    redactions: schema.arrayOf(
+      schema.freeObject(
+        '`path` (JSON path) and `reason` (`sensitive_field`, `api_key`, `email`, `sensitive_key`, `too_deep`).',
+      ),
+      'What was kept from crossing, and where.',
+      { maxItems: 1_000_000 },
+    ),
+  },
+  ['format', 'content_type', 'body', 'sha256', 'redactions'],
+  'A rendered document.',
+);
