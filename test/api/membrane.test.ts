@@ -138,6 +138,15 @@ describe('membrane renderers', () => {
     expect(unknown.status).toBe(404);
   });
 
+  it.each(['aboutness', 'assay', 'commitment', 'evidence', 'repair', 'runtime', 'world'])(
+    'render a payload as given (%s)',
+    async (kind) => {
+      const res = await render(kind, { format: 'json', payload: { kind, n: 1 } });
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.body.payload.body)).toEqual({ kind, n: 1 });
+    },
+  );
+
   it('follow the families: the world for sandbox keys, witnesses for institutional ones', async () => {
     expect((await render('world', { format: 'json', subject: {} }, sandbox)).status).toBe(200);
     expect((await render('aboutness', { format: 'json', payload: {} }, sandbox)).status).toBe(403);

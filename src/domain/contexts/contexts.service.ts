@@ -49,23 +49,26 @@ export async function contextCommitments(deps: Deps, contextId: string, now = ne
   return { ...contextHeader('shared_commitments', records, now), ...commitmentsOf(records) };
 }
 
-export async function contextDisagreement(deps: Deps, contextId: string, now = new Date()) {
-  const records = await loadContext(deps, contextId);
-  const { outcomes, inputs } = await outcomesOf(deps, records);
-  return {
-    ...contextHeader('shared_disagreement', records, now, inputs),
-    ...disagreementOf(records, outcomes),
+/** A view that also reads how each of the context's events reconciled. */
+const withOutcomes =
+  <V>(
+    witness: string,
+    view: (
+      records: ContextRecords,
+      outcomes: Awaited<ReturnType<typeof outcomesOf>>['outcomes'],
+    ) => V,
+  ) =>
+  async (deps: Deps, contextId: string, now = new Date()) => {
+    const records = await loadContext(deps, contextId);
+    const { outcomes, inputs } = await outcomesOf(deps, records);
+    return { ...contextHeader(witness, records, now, inputs), ...view(records, outcomes) };
   };
-}
 
-export async function contextReconciliation(deps: Deps, contextId: string, now = new Date()) {
-  const records = await loadContext(deps, contextId);
-  const { outcomes, inputs } = await outcomesOf(deps, records);
-  return {
-    ...contextHeader('shared_external_reconciliation', records, now, inputs),
-    ...reconciliationsOf(records, outcomes),
-  };
-}
+export const contextDisagreement = withOutcomes('shared_disagreement', disagreementOf);
+export const contextReconciliation = withOutcomes(
+  'shared_external_reconciliation',
+  reconciliationsOf,
+);
 
 /**
  * `evidence`: the hash-chained ledger entries of the context's actions, its events with

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import type { AppInfra } from '../../app/deps';
 import { notFound } from '../../lib/errors';
 import { decodeCursor, encodeCursor, type PagePosition } from '../../store/paging';
+import type { ActionRecord } from '../../store/external-actions.repo';
+import type { ExternalEventRecord } from '../../store/external-events.repo';
 import type { ThreadSubject } from '../../store/threads.repo';
 import type { WorldHistoryEvent } from '../../store/world-history.repo';
 import { loadContext } from '../contexts/records';
@@ -50,6 +52,19 @@ async function historyOf(deps: Deps, objectId: string): Promise<WorldHistoryEven
   }
 }
 
+const actionEntry = (a: ActionRecord): ThreadEntry => ({
+  at: a.created_at,
+  kind: 'action',
+  id: a._id,
+  what: `${a.action_kind} ${a.status}`,
+});
+const eventEntry = (e: ExternalEventRecord): ThreadEntry => ({
+  at: e.received_at,
+  kind: 'event',
+  id: e.event_id,
+  what: e.event_type,
+});
+
 /** The records about a world object, oldest first. */
 async function objectEntries(deps: Deps, objectId: string): Promise<ThreadEntry[]> {
   const [history, actions, events, repairs] = await Promise.all([
@@ -60,18 +75,8 @@ async function objectEntries(deps: Deps, objectId: string): Promise<ThreadEntry[
   ]);
   return [
     ...history.map((e) => ({ at: e.at, kind: 'history' as const, id: e._id, what: e.kind })),
-    ...actions.map((a) => ({
-      at: a.created_at,
-      kind: 'action' as const,
-      id: a._id,
-      what: `${a.action_kind} ${a.status}`,
-    })),
-    ...events.items.map((e) => ({
-      at: e.received_at,
-      kind: 'event' as const,
-      id: e.event_id,
-      what: e.event_type,
-    })),
+    ...actions.map(actionEntry),
+    ...events.items.map(eventEntry),
     ...repairs.map((r) => ({
       at: r.created_at,
       kind: 'repair' as const,
@@ -91,18 +96,8 @@ async function contextEntries(deps: Deps, contextId: string): Promise<ThreadEntr
       id: s._id,
       what: `session (${s.continuity_mode})`,
     })),
-    ...records.actions.map((a) => ({
-      at: a.created_at,
-      kind: 'action' as const,
-      id: a._id,
-      what: `${a.action_kind} ${a.status}`,
-    })),
-    ...records.events.map((e) => ({
-      at: e.received_at,
-      kind: 'event' as const,
-      id: e.event_id,
-      what: e.event_type,
-    })),
+    ...records.actions.map(actionEntry),
+    ...records.events.map(eventEntry),
     ...records.tasks.map((t) => ({
       at: t.created_at,
       kind: 'task' as const,
