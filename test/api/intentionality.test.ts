@@ -82,6 +82,15 @@ const threadId = (subject: string) =>
 
 describe('GET /v1/aboutness', () => {
   it('says what each kind of record is about, with weights and links', async () => {
+    // First, so the threads it names are issued by it alone.
+    const ctx = await about(`ctx:${context}`);
+    expect(ctx.body.payload.objects[0]).toMatchObject({ object_id: ids['object'], weight: 0.75 });
+    // Every thread id an answer names can be read.
+    const other = ctx.body.payload.objects.find((o) => o.object_id === ids['other'])!;
+    const thread = await call(app.url, 'GET', `/v1/intentionality/threads/${other.thread_id}`, {
+      key: key.apiKey,
+    });
+    expect(thread.status).toBe(200);
     const action = await about(ids['action']);
     expect(action.status).toBe(200);
     expect(action.body.payload).toMatchObject({
@@ -104,8 +113,6 @@ describe('GET /v1/aboutness', () => {
     );
     expect((await about(ids['event'])).body.payload.objects[0]?.object_id).toBe(ids['object']);
     expect((await about(ids['other'])).body.payload).toMatchObject({ kind: 'object' });
-    const ctx = await about(`ctx:${context}`);
-    expect(ctx.body.payload.objects[0]).toMatchObject({ object_id: ids['object'], weight: 0.75 });
   });
 
   it('answers 404 for a handle that names nothing, 422 for a malformed one', async () => {

@@ -2,7 +2,7 @@ import type { AppInfra } from '../../app/deps';
 import { Unavailable } from '../../lib/errors';
 import { SharedContextIdKey } from '../../workflows/shared';
 import { MAX_WITNESS_RECORDS, type WitnessInput } from '../witnesses/inputs';
-import { loadContext, type ContextRecords } from './records';
+import { loadContext, timesOf, type ContextRecords } from './records';
 import {
   LISTED,
   aboutnessOf,
@@ -77,12 +77,11 @@ export const contextReconciliation = withOutcomes(
  */
 export async function contextEvidence(deps: Deps, contextId: string, now = new Date()) {
   const records = await loadContext(deps, contextId);
-  const header = contextHeader('shared_evidence', records, now);
   const [ledger, checkpoints] = await Promise.all([
     deps.repos.externalActions.ledgerOfContext(contextId, MAX_WITNESS_RECORDS),
     deps.repos.checkpoints.list({ status: 'completed' }, 10),
   ]);
-  const since = header.window.from;
+  const since = timesOf(records).sort()[0] ?? now.toISOString();
   const covering = checkpoints.filter((c) => (c.completed_at ?? '') >= since);
   const extra: WitnessInput[] = [
     ...ledger.map((entry) => ({ kind: 'action_ledger', id: entry._id, version: entry.digest })),

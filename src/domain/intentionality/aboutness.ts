@@ -121,6 +121,12 @@ export async function aboutness(deps: Deps, handle: string, now = new Date()) {
   if (handle.startsWith('ctx:')) {
     const records = await loadContext(deps, handle.slice(4));
     const about = aboutnessOf(records);
+    await deps.repos.threads.register(
+      about.objects.map((o) => ({
+        thread_id: threadIdOf({ kind: 'object', id: o.object_id }),
+        subject: { kind: 'object' as const, id: o.object_id },
+      })),
+    );
     return {
       ...contextHeader('aboutness', records, now),
       handle,

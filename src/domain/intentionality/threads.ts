@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AppInfra } from '../../app/deps';
-import { notFound } from '../../lib/errors';
+import { NotFound, notFound } from '../../lib/errors';
 import { decodeCursor, encodeCursor, type PagePosition } from '../../store/paging';
 import type { ActionRecord } from '../../store/external-actions.repo';
 import type { ExternalEventRecord } from '../../store/external-events.repo';
@@ -129,7 +129,11 @@ export async function listThreads(
   }
   if (query.shared_context_id) {
     const contextId = query.shared_context_id;
-    const records = await loadContext(deps, contextId).catch(() => null);
+    // A context no record names has no threads: an empty list, not a 404.
+    const records = await loadContext(deps, contextId).catch((error: unknown) => {
+      if (error instanceof NotFound) return null;
+      throw error;
+    });
     if (!records) return { items: [], next_cursor: null };
     const objects = aboutnessOf(records).objects.slice(0, limit - 1);
     const items = await issue(deps, [
