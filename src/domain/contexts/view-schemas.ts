@@ -1,4 +1,5 @@
 /** Views of the shared-context witnesses (DESIGN.md section 8; docs/witnesses.md). */
+import { Type, type TProperties } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
 import { witness } from '../witnesses/view-schemas';
 
@@ -7,8 +8,15 @@ export const contextParams = schema.pathParams({
 });
 
 const contextId = schema.contextRef('The shared context.');
-const list = (item: string, description: string) =>
-  schema.arrayOf(schema.freeObject(item), description, { maxItems: 100 });
+const list = <P extends TProperties>(item: P, description: string) =>
+  schema.arrayOf(schema.view(item, Object.keys(item) as (keyof P & string)[]), description, {
+    maxItems: 100,
+  });
+const id = (description: string) => schema.text(description, 64);
+const when = (description: string) => schema.dateTime(description);
+const ids = (description: string) =>
+  schema.arrayOf(schema.text('A principal id.', 64), description, { maxItems: 100 });
+const objectRef = schema.nullable(schema.text('The world object it refers to.', 128));
 const counts = (description: string) => schema.freeObject(description);
 
 export const contextView = witness(
@@ -33,7 +41,20 @@ export const contextAboutnessView = witness(
     context_id: contextId,
     referenced_objects: schema.count('World objects its records refer to.'),
     objects: list(
-      '`object_id`, `references`, `weight` (share of all references) and `referrers` (`kind`, `id`).',
+      {
+        object_id: id('The world object.'),
+        references: schema.count('Records referring to it.'),
+        weight: Type.Number({
+          minimum: 0,
+          maximum: 1,
+          description: 'Its share of all references.',
+        }),
+        referrers: schema.arrayOf(
+          schema.view({ kind: id('Record kind.'), id: id('Record id.') }, ['kind', 'id']),
+          'Up to 20 referring records.',
+          { maxItems: 20 },
+        ),
+      },
       'Most referred first.',
     ),
   },
@@ -45,10 +66,25 @@ export const contextCommitmentsView = witness(
   {
     context_id: contextId,
     actions: list(
-      '`action_id`, `action_kind`, `status`, `target`, `approvals`, `since`.',
+      {
+        action_id: id('The action.'),
+        action_kind: id('Its kind.'),
+        status: schema.choice(['approved', 'executing'], 'Its status.'),
+        target: schema.freeObject('What it acts on.'),
+        approvals: schema.count('Approvals recorded.'),
+        since: when('When it entered that status.'),
+      },
       'Approved or executing actions.',
     ),
-    tasks: list('`task_id`, `title`, `state`, `object_refs`.', 'Open or in-progress tasks.'),
+    tasks: list(
+      {
+        task_id: id('The task.'),
+        title: schema.text('Its title.', 200),
+        state: schema.choice(['open', 'in_progress'], 'Its state.'),
+        object_refs: schema.arrayOf(id('An object.'), 'Objects it names.', { maxItems: 100 }),
+      },
+      'Open or in-progress tasks.',
+    ),
     counts: counts('`actions`, `tasks`.'),
   },
   "A shared context's commitments.",
@@ -58,14 +94,34 @@ export const contextDisagreementView = witness(
   'shared_disagreement',
   {
     context_id: contextId,
-    rejections: list('`action_id`, `by`, `reason`.', 'Rejected actions.'),
+    rejections: list(
+      {
+        action_id: id('The action.'),
+        by: ids('Who rejected it.'),
+        reason: schema.nullable(schema.text('Why.', 2048)),
+      },
+      'Rejected actions.',
+    ),
     split_decisions: list(
-      '`action_id`, `approved_by`, `rejected_by`.',
+      {
+        action_id: id('The action.'),
+        approved_by: ids('Who approved it.'),
+        rejected_by: ids('Who rejected it.'),
+      },
       'Actions both approved and rejected.',
     ),
-    conflicts: list('`event_id`, `world_object_ref`.', 'Events reconciled as conflicts.'),
-    stale_events: list('`event_id`, `world_object_ref`.', 'Events reconciled as stale.'),
-    blocked_tasks: list('`task_id`, `title`.', 'Blocked tasks.'),
+    conflicts: list(
+      { event_id: id('The event.'), world_object_ref: objectRef },
+      'Events reconciled as conflicts.',
+    ),
+    stale_events: list(
+      { event_id: id('The event.'), world_object_ref: objectRef },
+      'Events reconciled as stale.',
+    ),
+    blocked_tasks: list(
+      { task_id: id('The task.'), title: schema.text('Its title.', 200) },
+      'Blocked tasks.',
+    ),
     counts: counts('Per list.'),
   },
   'Where a shared context disagrees.',
@@ -76,15 +132,32 @@ export const contextEvidenceView = witness(
   {
     context_id: contextId,
     ledger: list(
-      '`entry_id`, `action_id`, `seq`, `event`, `at`, `prev_digest`, `digest`.',
+      {
+        entry_id: schema.text('`<action_id>:<seq>`.', 80),
+        action_id: id('The action.'),
+        seq: schema.integer('Its place in the action ledger.', 1, Number.MAX_SAFE_INTEGER),
+        event: id('The transition.'),
+        at: when('When.'),
+        prev_digest: schema.nullable(schema.text('Digest of the entry before.', 80)),
+        digest: schema.text('sha256 of the entry.', 80),
+      },
       'Ledger entries of its actions (the newest 100).',
     ),
     events: list(
-      '`event_id`, `source_family`, `source_event_id`, `payload_sha256`.',
+      {
+        event_id: id('The event.'),
+        source_family: id('Its source family.'),
+        source_event_id: schema.text('Its id at the source.', 256),
+        payload_sha256: schema.text('sha256 of its payload.', 80),
+      },
       'Its events.',
     ),
     checkpoints: list(
-      '`checkpoint_id`, `completed_at`, `manifest_sha256`.',
+      {
+        checkpoint_id: id('The checkpoint.'),
+        completed_at: schema.nullable(when('When it completed.')),
+        manifest_sha256: schema.nullable(schema.text('sha256 of its manifest.', 80)),
+      },
       'Checkpoints completed since it began.',
     ),
     counts: counts('`ledger_entries`, `events`.'),
@@ -97,7 +170,17 @@ export const contextReconciliationView = witness(
   {
     context_id: contextId,
     events: list(
-      '`event_id`, `source_family`, `event_type`, `world_object_ref`, `occurred_at`, `outcome`.',
+      {
+        event_id: id('The event.'),
+        source_family: id('Its source family.'),
+        event_type: schema.text('Its type.', 128),
+        world_object_ref: objectRef,
+        occurred_at: when('When it happened at its source.'),
+        outcome: schema.choice(
+          ['applied', 'stale', 'conflict', 'unmatched', 'pending'],
+          'How it reconciled (`pending` before it is recorded).',
+        ),
+      },
       'Its events.',
     ),
     counts: counts('Events per outcome.'),
@@ -113,8 +196,17 @@ export const contextWorkflowSummaryView = witness(
     total: schema.count('Executions found (at most 1,000 read).'),
     by_type: schema.freeObject('Executions per workflow type, per execution status.'),
     newest: schema.arrayOf(
-      schema.freeObject(
-        '`workflow_id`, `run_id`, `type`, `status`, `start_time`, `close_time`, `ui_url`.',
+      schema.view(
+        {
+          workflow_id: schema.text('Workflow id.', 256),
+          run_id: schema.text('Run id.', 64),
+          type: schema.text('Workflow type.', 128),
+          status: schema.text('Execution status (`RUNNING`, `COMPLETED`, ...).', 32),
+          start_time: when('When it started.'),
+          close_time: schema.nullable(when('When it closed.')),
+          ui_url: schema.text('Its page in the Temporal UI.', 2048),
+        },
+        ['workflow_id', 'run_id', 'type', 'status', 'start_time', 'close_time', 'ui_url'],
       ),
       'The newest executions, with Temporal UI links.',
       { maxItems: 20 },
