@@ -1,5 +1,5 @@
 /** Queries and views of intentionality: aboutness and threads (DESIGN.md section 8). */
-import type { Static } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
 import { witness } from '../witnesses/view-schemas';
 
@@ -26,14 +26,25 @@ export const threadParams = schema.pathParams({
 });
 export const threadEntriesQuery = schema.pagedQuery();
 
+const link = schema.view(
+  { kind: schema.text('Record kind.', 32), id: schema.text('Record id.', 140) },
+  ['kind', 'id'],
+);
+
 export const aboutnessView = witness(
   'aboutness',
   {
     handle: schema.text('The handle asked about.', 140),
     kind: schema.text('What the handle named (`action`, `task`, `context`, ...).', 32),
     objects: schema.arrayOf(
-      schema.freeObject(
-        '`object_id`, `weight` (its share of the links), `thread_id`, and `links`: the records (`kind`, `id`) that make it.',
+      schema.view(
+        {
+          object_id: schema.text('The world object.', 128),
+          weight: Type.Number({ minimum: 0, maximum: 1, description: 'Its share of the links.' }),
+          thread_id: schema.prefixedId('thr', 'Its thread.'),
+          links: schema.arrayOf(link, 'The records that make the link.', { maxItems: 10_000 }),
+        },
+        ['object_id', 'weight', 'thread_id', 'links'],
       ),
       'World objects it is about, heaviest first.',
       { maxItems: 1000 },
@@ -42,7 +53,14 @@ export const aboutnessView = witness(
   'What a record is about.',
 );
 
-const subject = schema.freeObject('`kind` (`object` or `context`) and `id`.');
+const subject = schema.view(
+  {
+    kind: schema.choice(['object', 'context'], 'What the thread is about.'),
+    id: schema.text('The object id or the context id.', 128),
+  },
+  ['kind', 'id'],
+  'The subject of a thread.',
+);
 
 export const threadSummaryView = schema.view(
   {
@@ -59,7 +77,18 @@ export const threadView = schema.view(
     thread_id: schema.prefixedId('thr', 'Thread id.'),
     subject,
     entries: schema.arrayOf(
-      schema.freeObject('`at`, `kind`, `id`, `what`.'),
+      schema.view(
+        {
+          at: schema.dateTime('When.'),
+          kind: schema.choice(
+            ['history', 'action', 'event', 'task', 'session', 'repair'],
+            'What kind of record.',
+          ),
+          id: schema.text('Its id.', 64),
+          what: schema.text('What it is, in a few words.', 512),
+        },
+        ['at', 'kind', 'id', 'what'],
+      ),
       'Its records, oldest first (one page).',
       { maxItems: 200 },
     ),

@@ -23,8 +23,15 @@ export const renderView = schema.view(
     body: schema.text('The document.', 20_000_000, 0),
     sha256: schema.text('sha256 hex of `body` (UTF-8).', 64),
     redactions: schema.arrayOf(
-      schema.freeObject(
-        '`path` (JSON path) and `reason` (`sensitive_field`, `api_key`, `email`, `sensitive_key`, `too_deep`).',
+      schema.view(
+        {
+          path: schema.text('Where, as a JSON path (`$.a[0].b`; `$.<key>` for a key).', 4096),
+          reason: schema.choice(
+            ['sensitive_field', 'api_key', 'email', 'sensitive_key', 'too_deep'],
+            'Why it was kept from crossing.',
+          ),
+        },
+        ['path', 'reason'],
       ),
       'What was kept from crossing, and where.',
       { maxItems: 1_000_000 },
