@@ -5,6 +5,7 @@ import { actionsBench } from './actions.bench';
 import { checkpointBench } from './checkpoint.bench';
 import { eventsBench } from './events.bench';
 import { repairBench } from './repair.bench';
+import { witnessesBench } from './witnesses.bench';
 import { foundationBench, inboxBench, worldStateBench } from './get-vs-bare.bench';
 import { sessionsBench } from './sessions.bench';
 import { substrateDeploymentBench } from './substrate-deployment.bench';
@@ -22,6 +23,7 @@ const SUITES: Record<string, (ctx: BenchContext) => Promise<BenchReport>> = {
   'substrate-deployment': substrateDeploymentBench,
   checkpoint: checkpointBench,
   repair: repairBench,
+  witnesses: witnessesBench,
 };
 
 /** Runs the benchmark suites named on the command line (all by default). */

@@ -7,7 +7,8 @@ import { MongoClient } from 'mongodb';
  */
 async function main(): Promise<void> {
   const client = await MongoClient.connect(process.env['MONGODB_URI']!, { maxPoolSize: 50 });
-  const runtime = client.db().collection<{ _id: string }>('runtime');
+  const db = client.db();
+  const runtime = db.collection<{ _id: string }>('runtime');
   // The inbox's own collection: what awaits approval, as the record activity keeps it.
   const actions = client.db().collection<{ _id: string; status: string }>('action_inbox');
   const app = new Koa();
@@ -24,6 +25,47 @@ async function main(): Promise<void> {
         .limit(51)
         .toArray();
       ctx.body = { ok: true, payload: { items: rows.slice(0, 50), next_cursor: null } };
+      return;
+    }
+    if (ctx.path === '/context-commitments') {
+      // What a context's commitments read: its approved or executing actions and open tasks.
+      const context = String(ctx.query['context']);
+      const [committed, tasks] = await Promise.all([
+        db
+          .collection('external_actions')
+          .find({ shared_context_id: context, status: { $in: ['approved', 'executing'] } })
+          .toArray(),
+        db
+          .collection('world_tasks')
+          .find({ shared_context_id: context, state: { $in: ['open', 'in_progress'] } })
+          .toArray(),
+      ]);
+      ctx.body = { ok: true, payload: { actions: committed, tasks } };
+      return;
+    }
+    if (ctx.path === '/self-report-reads') {
+      // The reads a self-report makes: the window's ledger, commitments, counts.
+      const from = new Date(Date.now() - 3_600_000).toISOString();
+      const [ledger, committed, tasks, byStatus, events] = await Promise.all([
+        db
+          .collection('action_ledger')
+          .find({ at: { $gte: from } })
+          .toArray(),
+        db
+          .collection('external_actions')
+          .find({ status: { $in: ['approved', 'executing'] } })
+          .toArray(),
+        db
+          .collection('world_tasks')
+          .find({ state: { $in: ['open', 'in_progress'] } })
+          .toArray(),
+        db
+          .collection('external_actions')
+          .aggregate([{ $group: { _id: '$status', n: { $sum: 1 } } }])
+          .toArray(),
+        db.collection('external_events').countDocuments(),
+      ]);
+      ctx.body = { ok: true, payload: { ledger, committed, tasks, byStatus, events } };
       return;
     }
     const doc = await runtime.findOne({ _id: 'runtime' });

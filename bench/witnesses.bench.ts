@@ -1,0 +1,125 @@
+import { MongoClient } from 'mongodb';
+import { createUnlimitedKey } from './lib/api';
+import { startApiAndBare } from './lib/processes';
+import type { BenchContext, BenchReport } from './lib/report';
+import { seedActions } from './lib/seed-actions';
+import { percentile, timed } from './lib/stats';
+
+const OURS_PORT = 18486;
+const BARE_PORT = 18487;
+/** Sequential requests per measurement: the reads take seconds on FerretDB, not milliseconds. */
+const SAMPLES = Number(process.env['BENCH_WITNESS_SAMPLES'] ?? 5);
+const CONTEXT = 'ctx-7';
+
+/** External events in 100 contexts, written straight to the store (as ingest stores them). */
+async function seedEvents(mongoUri: string, from: number, count: number): Promise<void> {
+  const client = await MongoClient.connect(mongoUri);
+  try {
+    const events = client.db().collection<{ _id: string }>('external_events');
+    const at = new Date().toISOString();
+    for (let start = from; start < from + count; start += 1000) {
+      const batch = [];
+      for (let i = start; i < Math.min(from + count, start + 1000); i += 1) {
+        batch.push({
+          _id: `seed-${i}`,
+          event_id: `evt_seed${String(i).padStart(20, '0')}`,
+          source_family: 'seed',
+          source_event_id: String(i),
+          event_type: 'seeded',
+          occurred_at: at,
+          received_at: at,
+          world_object_ref: null,
+          shared_context_id: `ctx-${i % 100}`,
+          payload: {},
+          payload_sha256: '0'.repeat(64),
+        });
+      }
+      await events.insertMany(batch, { ordered: false });
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * Witness reads (issue 13): `GET /v1/runtime/self-report` and
+ * `GET /v1/shared-contexts/{id}/commitments` at 2,000 actions / 5,000 events and at 20,000 /
+ * 50,000 (100 contexts), against a bare Koa route making the same reads with the driver.
+ * Sequential samples (the reads are slow on FerretDB); targets: ≥ 0.5× bare (by p50),
+ * p99 ≤ 50 ms, and flat from 2,000 to 20,000 actions.
+ */
+export async function witnessesBench(ctx: BenchContext): Promise<BenchReport> {
+  const servers = await startApiAndBare({
+    ...ctx,
+    suite: 'witnesses',
+    oursPort: OURS_PORT,
+    barePort: BARE_PORT,
+  });
+  try {
+    const key = await createUnlimitedKey(servers.oursUrl, servers.adminKey);
+    const sample = async (url: string, headers: Record<string, string> = {}) => {
+      const ms: number[] = [];
+      for (let i = 0; i < SAMPLES; i += 1) {
+        const [res, took] = await timed(() => fetch(url, { headers }));
+        if (!res.ok) throw new Error(`${url}: ${res.status}`);
+        await res.arrayBuffer();
+        ms.push(took);
+      }
+      return { p50Ms: percentile(ms, 50), maxMs: percentile(ms, 100) };
+    };
+    const measure = async () => ({
+      selfReport: await sample(`${servers.oursUrl}/v1/runtime/self-report`, { 'X-API-Key': key }),
+      selfReportBare: await sample(`${servers.bareUrl}/self-report-reads`),
+      commitments: await sample(`${servers.oursUrl}/v1/shared-contexts/${CONTEXT}/commitments`, {
+        'X-API-Key': key,
+      }),
+      commitmentsBare: await sample(`${servers.bareUrl}/context-commitments?context=${CONTEXT}`),
+    });
+    await seedActions(servers.mongoUri, 2_000);
+    await seedEvents(servers.mongoUri, 0, 5_000);
+    const small = await measure();
+    await seedActions(servers.mongoUri, 18_000);
+    await seedEvents(servers.mongoUri, 5_000, 45_000);
+    const large = await measure();
+    const ratio = (bare: { p50Ms: number }, ours: { p50Ms: number }) =>
+      Math.round((bare.p50Ms / ours.p50Ms) * 100) / 100;
+    const growth = (a: { p50Ms: number }, b: { p50Ms: number }) =>
+      Math.round((b.p50Ms / a.p50Ms) * 100) / 100;
+    const ratios = {
+      selfReport: ratio(large.selfReportBare, large.selfReport),
+      commitments: ratio(large.commitmentsBare, large.commitments),
+      selfReportGrowth: growth(small.selfReport, large.selfReport),
+      commitmentsGrowth: growth(small.commitments, large.commitments),
+    };
+    return {
+      suite: 'witnesses',
+      description: `Witness reads at 2,000 actions / 5,000 events and at 20,000 / 50,000 (100 contexts; ${SAMPLES} sequential samples each) vs a bare Koa route making the same reads`,
+      results: {
+        'ours self-report @2k': small.selfReport,
+        'bare self-report reads @2k': small.selfReportBare,
+        'ours self-report @20k': large.selfReport,
+        'bare self-report reads @20k': large.selfReportBare,
+        'ours commitments @2k': small.commitments,
+        'bare commitments @2k': small.commitmentsBare,
+        'ours commitments @20k': large.commitments,
+        'bare commitments @20k': large.commitmentsBare,
+      },
+      ratios,
+      figures: { samples: SAMPLES },
+      targets: [
+        { name: 'self-report ≥ 0.5× bare', met: ratios.selfReport >= 0.5 },
+        { name: 'commitments ≥ 0.5× bare', met: ratios.commitments >= 0.5 },
+        {
+          name: 'p99 ≤ 50 ms at 20k',
+          met: large.selfReport.maxMs <= 50 && large.commitments.maxMs <= 50,
+        },
+        {
+          name: 'flat from 2k to 20k actions (≤ 1.5× growth)',
+          met: ratios.selfReportGrowth <= 1.5 && ratios.commitmentsGrowth <= 1.5,
+        },
+      ],
+    };
+  } finally {
+    await servers.stop();
+  }
+}
