@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import type { CheckpointScope, CheckpointStatus } from '../domain/checkpoints/schemas';
+import { replaceIfNewer } from './mongo';
 import { newestByIdPage } from './paging';
 
 /** One part of a copied collection: a gzipped NDJSON artifact. */
@@ -45,12 +46,8 @@ export function createCheckpointsRepo(db: Db) {
   const col = db.collection<CheckpointRecord>('checkpoints');
   return {
     findById: (id: string) => col.findOne({ _id: id }),
-    /** Writes the record unless a newer one is stored (reads first: FerretDB, see actions). */
-    async project(record: CheckpointRecord): Promise<void> {
-      const stored = await col.findOne({ _id: record._id }, { projection: { seq: 1 } });
-      if (stored && stored.seq >= record.seq) return;
-      await col.replaceOne({ _id: record._id }, record, { upsert: true });
-    },
+    /** Writes the record unless a newer one is stored (`replaceIfNewer`). */
+    project: (record: CheckpointRecord) => replaceIfNewer(col, record),
     countCompleted: () => col.countDocuments({ status: 'completed' }),
     /** Checkpoints newest first, before `beforeId`; `limit + 1` rows. */
     list(filter: { status?: CheckpointStatus }, limit: number, beforeId?: string) {

@@ -1,7 +1,7 @@
 import { countBy } from './count-by';
 import type { Db, Filter } from 'mongodb';
 import type { ActionState } from '../workflows/shared';
-import { isDuplicateKey } from './mongo';
+import { isDuplicateKey, replaceIfNewer } from './mongo';
 import { afterPosition, newestByIdPage, toPage, type PagePosition } from './paging';
 
 /**
@@ -81,18 +81,8 @@ export function createExternalActionsRepo(db: Db) {
     /** Actions per status, and `total`. */
     countByStatus: () => countBy(actions, 'status'),
     findById: (id: string) => actions.findOne({ _id: id }),
-    /**
-     * Writes a snapshot unless a newer one is already stored. Only the action's workflow
-     * writes here, one record after another; the check only stops a late retry of an
-     * earlier record from going back. It reads first rather than filtering the replace on
-     * `seq`, because FerretDB answers a filter on anything but `_id` with a collection scan
-     * (measured: 16 ms against 4.6 ms at 500 actions, growing with the collection).
-     */
-    async project(record: ActionRecord): Promise<void> {
-      const stored = await actions.findOne({ _id: record._id }, { projection: { seq: 1 } });
-      if (stored && stored.seq >= record.seq) return;
-      await actions.replaceOne({ _id: record._id }, record, { upsert: true });
-    },
+    /** Writes a snapshot unless a newer one is stored (`replaceIfNewer`). */
+    project: (record: ActionRecord) => replaceIfNewer(actions, record),
     /**
      * Actions newest first (ULID `_id` descending) before `beforeId`; `limit + 1` rows. What
      * awaits approval is read from the inbox (`action-inbox.repo.ts`) instead.

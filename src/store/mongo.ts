@@ -4,6 +4,7 @@ import {
   type Collection,
   type Db,
   type Document,
+  type Filter,
   type OptionalUnlessRequiredId,
 } from 'mongodb';
 
@@ -37,6 +38,22 @@ export async function insertOnce<T extends Document>(col: Collection<T>, doc: T)
     if (isDuplicateKey(error)) return false;
     throw error;
   }
+}
+
+/**
+ * Writes a projected record unless the store holds one at the same or a later `seq`: the
+ * record's workflow writes them one after another, so this only stops a late retry of an
+ * earlier one from going back. It reads first rather than filtering the replace on `seq`,
+ * because FerretDB answers a filter on anything but `_id` with a collection scan.
+ */
+export async function replaceIfNewer<T extends { _id: string; seq: number }>(
+  col: Collection<T>,
+  record: T,
+): Promise<void> {
+  const filter = { _id: record._id } as Filter<T>;
+  const stored = await col.findOne(filter, { projection: { seq: 1 } });
+  if (stored && (stored as unknown as T).seq >= record.seq) return;
+  await col.replaceOne(filter, record, { upsert: true });
 }
 
 /** Pings the server; resolves to an error message or undefined when reachable. */

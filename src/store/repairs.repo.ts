@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import type { RepairStatus, RepairStrategy } from '../domain/repairs/schemas';
 import { newestFilledSlot } from '../lib/slot-chain';
-import { insertOnce, isDuplicateKey } from './mongo';
+import { insertOnce, isDuplicateKey, replaceIfNewer } from './mongo';
 import { newestByIdPage } from './paging';
 import type { FieldProvenance } from './world-external-state.repo';
 
@@ -107,12 +107,8 @@ export function createRepairsRepo(db: Db) {
   const entry = (slot: number) => ledger.findOne({ _id: slot });
   return {
     findById: (id: string) => records.findOne({ _id: id }),
-    /** Writes the record unless a newer one is stored (reads first: FerretDB, see actions). */
-    async project(record: RepairRecord): Promise<void> {
-      const stored = await records.findOne({ _id: record._id }, { projection: { seq: 1 } });
-      if (stored && stored.seq >= record.seq) return;
-      await records.replaceOne({ _id: record._id }, record, { upsert: true });
-    },
+    /** Writes the record unless a newer one is stored (`replaceIfNewer`). */
+    project: (record: RepairRecord) => replaceIfNewer(records, record),
     /** Repairs newest first, before `beforeId`, optionally of one object; `limit + 1` rows. */
     list(filter: { object_id?: string }, limit: number, beforeId?: string) {
       const query = filter.object_id ? { object_id: filter.object_id } : {};
