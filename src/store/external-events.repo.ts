@@ -1,5 +1,6 @@
 import { MongoBulkWriteError, type Db, type Filter, type WriteError } from 'mongodb';
 import { insertOnce } from './mongo';
+import { witnessEvent, type WitnessJournalRepo } from './witness-journal.repo';
 
 /**
  * One ingested external event. `_id` is the dedup key, sha256 of `source_family`, NUL,
@@ -69,13 +70,15 @@ function writeErrorsOf(error: MongoBulkWriteError): WriteError[] {
   return Array.isArray(errors) ? (errors as WriteError[]) : [errors as WriteError];
 }
 
-export function createExternalEventsRepo(db: Db) {
+export function createExternalEventsRepo(db: Db, journal: WitnessJournalRepo) {
   const events = db.collection<ExternalEventRecord>('external_events');
   const reconciliations = db.collection<StoredReconciliation>('external_reconciliations');
   return {
     /** Claims the record's key; false when an event with that key exists already. */
     async claim(record: ExternalEventRecord): Promise<boolean> {
-      return insertOnce(events, record);
+      const created = await insertOnce(events, record);
+      if (created) await journal.append([{ kind: 'event', record: witnessEvent(record) }]);
+      return created;
     },
     /** Claims many keys in one unordered insert; one result per record, in order. */
     async claimMany(records: ExternalEventRecord[]): Promise<ClaimResult[]> {
@@ -93,6 +96,11 @@ export function createExternalEventsRepo(db: Db) {
               : { status: 'failed', message: writeError.errmsg ?? 'write refused' };
         }
       }
+      await journal.append(
+        records
+          .filter((_, index) => results[index].status === 'created')
+          .map((record) => ({ kind: 'event' as const, record: witnessEvent(record) })),
+      );
       return results;
     },
     findByKey: (key: string) => events.findOne({ _id: key }),
@@ -126,12 +134,19 @@ export function createExternalEventsRepo(db: Db) {
           taken.add(writeError.index);
         }
       }
-      return Promise.all(
+      const stored = await Promise.all(
         records.map(async (record, index) => {
           if (!taken.has(index)) return record;
           return (await reconciliations.findOne({ _id: record._id })) ?? record;
         }),
       );
+      await journal.append(
+        stored.map(({ _id, outcome, reconciled_at }) => ({
+          kind: 'reconciliation' as const,
+          record: { _id, outcome, reconciled_at },
+        })),
+      );
+      return stored;
     },
     /** Events newest first (by `event_id`, a time-ordered ULID), keyset-paged. */
     async list(filter: EventListFilter, limit: number, beforeEventId?: string) {
@@ -147,18 +162,6 @@ export function createExternalEventsRepo(db: Db) {
         .toArray();
       return { items: rows.slice(0, limit), more: rows.length > limit };
     },
-    /** Events of a shared context, newest first, at most `limit`. */
-    inContext: (contextId: string, limit: number) =>
-      events.find({ shared_context_id: contextId }).sort({ event_id: -1 }).limit(limit).toArray(),
-    /** Ids of the events reconciled as a conflict in [`from`, `to`), at most `limit`. */
-    conflictsBetween: (from: string, to: string, limit: number) =>
-      reconciliations
-        .find(
-          { outcome: 'conflict', reconciled_at: { $gte: from, $lt: to } },
-          { projection: { _id: 1 } },
-        )
-        .limit(limit)
-        .toArray(),
     /** The outcomes of several events, one read by `_id` each (FerretDB scans for `$in`). */
     async outcomesOf(eventIds: string[]): Promise<Map<string, StoredReconciliation['outcome']>> {
       const found = await Promise.all(

@@ -35,11 +35,14 @@ import { createRequestLedgerRepo } from './request-ledger.repo';
 import { createRuntimeRepo } from './runtime.repo';
 import { createSessionStepsRepo } from './session-steps.repo';
 import { createSessionsRepo } from './sessions.repo';
+import { createWitnessJournalRepo } from './witness-journal.repo';
 
 /** Every repository, built over one database. */
 export function createRepos(db: Db) {
   // The world repositories advance the world revision after each write (docs/world.md).
   const worldRevisions = createWorldRevisionsRepo(db);
+  // The repositories of records a witness reads append each change to the witness journal.
+  const witnessJournal = createWitnessJournalRepo(db);
   return {
     organizations: createOrganizationsRepo(db),
     principals: createPrincipalsRepo(db),
@@ -52,8 +55,8 @@ export function createRepos(db: Db) {
     idempotency: createIdempotencyRepo(db),
     rateCounters: createRateCountersRepo(db),
     runtime: createRuntimeRepo(db),
-    sessions: createSessionsRepo(db),
-    sessionSteps: createSessionStepsRepo(db),
+    sessions: createSessionsRepo(db, witnessJournal),
+    sessionSteps: createSessionStepsRepo(db, witnessJournal),
     quotaPolicies: createQuotaPoliciesRepo(db),
     approvalRules: createApprovalRulesRepo(db),
     actionInbox: createActionInboxRepo(db),
@@ -63,17 +66,18 @@ export function createRepos(db: Db) {
     collectionReader: createCollectionReader(db),
     subscriptions: createSubscriptionsRepo(db),
     notifications: createNotificationsRepo(db),
-    externalActions: createExternalActionsRepo(db),
+    externalActions: createExternalActionsRepo(db, witnessJournal),
+    witnessJournal,
     worldRevisions,
     worldObjects: createWorldObjectsRepo(db, worldRevisions),
     worldHistory: createWorldHistoryRepo(db, worldRevisions),
     worldRelationships: createWorldRelationshipsRepo(db),
-    worldTasks: createWorldTasksRepo(db),
+    worldTasks: createWorldTasksRepo(db, witnessJournal),
     outbox: createOutboxRepo(db),
-    externalEvents: createExternalEventsRepo(db),
+    externalEvents: createExternalEventsRepo(db, witnessJournal),
     worldExternalState: createWorldExternalStateRepo(db, worldRevisions),
     artifacts: createArtifactsRepo(db),
-    substrateDeployments: createSubstrateDeploymentsRepo(db),
+    substrateDeployments: createSubstrateDeploymentsRepo(db, witnessJournal),
     substrateSnapshots: createSubstrateSnapshotsRepo(db),
     recordCounts: createRecordCountsRepo(db),
     statusClaims: createStatusClaimsRepo(db),

@@ -31,10 +31,8 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   ],
   external_events: [
     { key: { event_id: -1 }, name: 'by_event_id' },
-    { key: { shared_context_id: 1, event_id: -1 }, name: 'by_context' },
     { key: { world_object_ref: 1, event_id: -1 }, name: 'by_object' },
   ],
-  external_reconciliations: [{ key: { outcome: 1, reconciled_at: 1 }, name: 'by_outcome' }],
   idempotency_keys: [{ key: { created_at: 1 }, name: 'by_created' }],
   organizations: [{ key: { name_key: 1 }, unique: true, name: 'name_key_unique' }],
   notifications: [{ key: { subscription_id: 1, at: -1, _id: -1 }, name: 'by_subscription' }],
@@ -62,7 +60,6 @@ export const INDEXES: Record<string, IndexDescription[]> = {
     { key: { last_at: -1 }, name: 'by_last_at' },
     { key: { first_at: 1 }, name: 'by_first_at' },
   ],
-  sessions: [{ key: { shared_context_id: 1, _id: -1 }, name: 'by_context' }],
   service_events: [
     { key: { at: -1, _id: -1 }, name: 'by_time' },
     { key: { kind: 1, at: -1 }, name: 'by_kind' },
@@ -85,10 +82,6 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   world_relationships: [
     { key: { from: 1, kind: 1, to: 1 }, unique: true, name: 'edge_unique' },
     { key: { to: 1, kind: 1 }, name: 'by_to' },
-  ],
-  world_tasks: [
-    { key: { shared_context_id: 1, _id: -1 }, name: 'by_context' },
-    { key: { state: 1, _id: -1 }, name: 'by_state' },
   ],
   world_task_versions: [{ key: { task_id: 1, 'task.version': 1 }, name: 'by_task' }],
 };

@@ -2,6 +2,7 @@ import { createKeyedMutex } from '../lib/keyed-mutex';
 import { newestFilledSlot } from '../lib/slot-chain';
 import { LRUCache } from 'lru-cache';
 import { MongoBulkWriteError, type Db, type WriteError } from 'mongodb';
+import type { WitnessJournalRepo } from './witness-journal.repo';
 
 /**
  * What a session has done up to and including one step: a fold over steps 1..`steps`,
@@ -65,7 +66,7 @@ export const stepId = (sessionId: string, step: number): string => `${sessionId}
  * it knows per session and the note steps `recall` re-reads; a stale cache only costs a
  * failed insert or one more probe, never a wrong answer.
  */
-export function createSessionStepsRepo(db: Db) {
+export function createSessionStepsRepo(db: Db, journal: WitnessJournalRepo) {
   const col = db.collection<SessionStepRecord>('session_steps');
   const newest = new LRUCache<string, SessionStepRecord>({ max: 10_000 });
   /** Claims of one session run one at a time in this process (see `exclusive`). */
@@ -149,7 +150,10 @@ export function createSessionStepsRepo(db: Db) {
         waiting.push({ record, settle, fail });
         pump();
       });
-      if (inserted) remember(record);
+      if (inserted) {
+        remember(record);
+        await journal.append([{ kind: 'step', record: { _id: record._id } }]);
+      }
       return inserted;
     },
     /**

@@ -3,6 +3,7 @@ import { newestFilledSlot } from '../lib/slot-chain';
 import { LRUCache } from 'lru-cache';
 import type { Db } from 'mongodb';
 import { insertOnce } from './mongo';
+import type { WitnessJournalRepo } from './witness-journal.repo';
 
 /** Continuity modes of a session (DESIGN.md section 5). */
 export type SessionContinuityMode = 'preserve' | 'fresh';
@@ -49,7 +50,7 @@ export interface LineageLink {
  * like session steps (unique `_id`, dense), so its head and length are found with `_id`
  * reads alone. Records never change, so this process caches them.
  */
-export function createSessionsRepo(db: Db) {
+export function createSessionsRepo(db: Db, journal: WitnessJournalRepo) {
   const sessions = db.collection<SessionRecord>('sessions');
   const lineage = db.collection<LineageLink>('session_lineage');
   const sessionCache = new LRUCache<string, SessionRecord>({ max: 10_000 });
@@ -86,9 +87,6 @@ export function createSessionsRepo(db: Db) {
       ]);
       return { total, since: recent };
     },
-    /** Sessions of a shared context, newest first, at most `limit`. */
-    inContext: (contextId: string, limit: number) =>
-      sessions.find({ shared_context_id: contextId }).sort({ _id: -1 }).limit(limit).toArray(),
     async findById(id: string): Promise<SessionRecord | null> {
       const cached = sessionCache.get(id);
       if (cached) return cached;
@@ -98,6 +96,7 @@ export function createSessionsRepo(db: Db) {
     },
     async insert(record: SessionRecord): Promise<SessionRecord> {
       await sessions.insertOne(record);
+      await journal.append([{ kind: 'session', record }]);
       sessionCache.set(record._id, record);
       return record;
     },

@@ -2,6 +2,7 @@ import { countBy } from './count-by';
 import { newestByIdPage } from './paging';
 import type { Db, Filter } from 'mongodb';
 import { insertOnce, isDuplicateKey } from './mongo';
+import type { WitnessJournalRepo } from './witness-journal.repo';
 
 export type DeploymentStatus = 'running' | 'ready' | 'failed' | 'cancelled';
 
@@ -67,7 +68,7 @@ interface ManifestBinding {
   created_at: string;
 }
 
-export function createSubstrateDeploymentsRepo(db: Db) {
+export function createSubstrateDeploymentsRepo(db: Db, journal: WitnessJournalRepo) {
   const col = db.collection<DeploymentRecord>('substrate_deployments');
   const bindings = db.collection<ManifestBinding>('substrate_bindings');
   return {
@@ -94,6 +95,9 @@ export function createSubstrateDeploymentsRepo(db: Db) {
         if (!isDuplicateKey(error)) throw error;
         await col.updateOne({ _id }, update);
       }
+      await journal.append([
+        { kind: 'deployment', record: { _id, stage: rest.stage, updated_at: rest.updated_at } },
+      ]);
     },
     /** Deployments per stage (the operations overview). */
     countByStage: () => countBy(col, 'stage'),

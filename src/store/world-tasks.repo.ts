@@ -2,6 +2,7 @@ import type { Db } from 'mongodb';
 import type { TaskState } from '../domain/world/schemas';
 import { insertOnce, isDuplicateKey } from './mongo';
 import type { WorldHistoryEvent } from './world-history.repo';
+import type { WitnessJournalRepo } from './witness-journal.repo';
 
 /** A world task as of one version (DESIGN.md section 5). */
 export interface WorldTask {
@@ -30,22 +31,12 @@ export interface WorldTaskVersion {
 
 const versionId = (taskId: string, version: number): string => `${taskId}:${version}`;
 
-export function createWorldTasksRepo(db: Db) {
+export function createWorldTasksRepo(db: Db, journal: WitnessJournalRepo) {
   /** The newest version known to be complete, per task: a starting point for readers. */
   const tasks = db.collection<WorldTask>('world_tasks');
   /** Every version of every task; the source of truth. */
   const versions = db.collection<WorldTaskVersion>('world_task_versions');
   return {
-    /** Current tasks of a shared context, newest first, at most `limit`. */
-    inContext: (contextId: string, limit: number) =>
-      tasks.find({ shared_context_id: contextId }).sort({ _id: -1 }).limit(limit).toArray(),
-    /** Current tasks in any of `states`, newest first, at most `limit`. */
-    inStates: (states: readonly TaskState[], limit: number) =>
-      tasks
-        .find({ state: { $in: [...states] } })
-        .sort({ _id: -1 })
-        .limit(limit)
-        .toArray(),
     /** The stored current task (may trail the version log; see `findVersion`). */
     findById: (id: string) => tasks.findOne({ _id: id }),
     /** One version of a task, read by `_id`. */
@@ -74,6 +65,7 @@ export function createWorldTasksRepo(db: Db) {
         // A newer version is stored: the upsert found no older one and hit the `_id`.
         if (!isDuplicateKey(error)) throw error;
       }
+      await journal.append([{ kind: 'task', record: task }]);
     },
   };
 }

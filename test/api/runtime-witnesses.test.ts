@@ -8,7 +8,8 @@ import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 // The runtime witnesses (DESIGN.md §8, docs/witnesses.md): each checked against records built
-// for it, with exact expected numbers, and reproducible by its inputs digest.
+// for it, with exact expected numbers, and reproducible by its inputs digest. Records are
+// written through the repositories, which journal each change for the witness index.
 interface Witness {
   witness: string;
   window: { from: string; to: string };
@@ -37,7 +38,7 @@ const read = async (path: string, key = institutional) => {
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
 
 async function ledger(event: string, at: string, actionId = newId('act')) {
-  await storedIn(app.deps.db).actionLedger.insertOne({
+  await app.deps.repos.externalActions.appendOnce({
     _id: `${actionId}:1`,
     action_id: actionId,
     seq: 1,
@@ -56,7 +57,7 @@ async function ledger(event: string, at: string, actionId = newId('act')) {
 
 async function action(status: string, objectId?: string) {
   const id = newId('act');
-  await storedIn(app.deps.db).actions.insertOne({
+  await app.deps.repos.externalActions.project({
     _id: id,
     status,
     action_kind: 'world.update_object',
@@ -111,14 +112,16 @@ describe('GET /v1/runtime/affect', () => {
     }
     await ledger('proposed', minutesAgo(10));
     await ledger('executed', minutesAgo(120)); // outside the hour
-    await app.deps.db.collection('external_reconciliations').insertOne({
-      _id: newId('evt') as never,
-      event_key: 'k',
-      outcome: 'conflict',
-      generation: 1,
-      revision: 1,
-      reconciled_at: minutesAgo(5),
-    });
+    await app.deps.repos.externalEvents.recordReconciliations([
+      {
+        _id: newId('evt'),
+        event_key: 'k',
+        outcome: 'conflict',
+        generation: 1,
+        revision: 1,
+        reconciled_at: minutesAgo(5),
+      },
+    ]);
     const first = await read('/v1/runtime/affect');
     expect(first).toMatchObject({
       witness: 'affect',
@@ -156,9 +159,13 @@ describe('GET /v1/runtime/development', () => {
     const before = await read('/v1/runtime/development');
     expect(before).toMatchObject({ witness: 'development' });
     const experience = before['experience'] as Record<string, number>;
-    await storedIn(app.deps.db).sessionSteps.insertMany(
-      Array.from({ length: 10 }, (_, i) => ({ _id: `ses_test:${i + 1}` }) as never),
-    );
+    for (let step = 1; step <= 10; step += 1) {
+      await app.deps.repos.sessionSteps.insert({
+        _id: `ses_test:${step}`,
+        session_id: 'ses_test',
+        step,
+      } as never);
+    }
     await action('executed');
     const after = await read('/v1/runtime/development');
     expect(after['experience']).toEqual({
@@ -208,7 +215,7 @@ describe('GET /v1/runtime/self-report and integrated-self-world', () => {
     );
     const approved = await action('approved', reconciled._id);
     await action('awaiting_approval', disputed._id);
-    await storedIn(app.deps.db).worldTasks.insertOne({
+    await app.deps.repos.worldTasks.project({
       _id: newId('tsk'),
       title: 'look at it',
       state: 'open',

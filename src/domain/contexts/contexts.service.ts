@@ -1,7 +1,8 @@
 import type { AppInfra } from '../../app/deps';
 import { Unavailable } from '../../lib/errors';
 import { SharedContextIdKey } from '../../workflows/shared';
-import { MAX_WITNESS_RECORDS, type WitnessInput } from '../witnesses/inputs';
+import type { StoredReconciliation } from '../../store/external-events.repo';
+import type { WitnessInput } from '../witnesses/inputs';
 import { loadContext, timesOf, type ContextRecords } from './records';
 import {
   LISTED,
@@ -13,7 +14,7 @@ import {
   summaryOf,
 } from './views';
 
-type Deps = Pick<AppInfra, 'repos'>;
+type Deps = Pick<AppInfra, 'repos' | 'witnesses'>;
 
 /** Most executions the workflow summary reads from Temporal visibility. */
 export const MAX_VISIBLE_WORKFLOWS = 1_000;
@@ -21,10 +22,12 @@ export const MAX_VISIBLE_WORKFLOWS = 1_000;
 const NEWEST = 20;
 
 /** How each of the context's events reconciled, and those rows as witness inputs. */
-async function outcomesOf(deps: Deps, records: ContextRecords) {
-  const outcomes = await deps.repos.externalEvents.outcomesOf(
-    records.events.map((event) => event.event_id),
-  );
+function outcomesOf(records: ContextRecords) {
+  const outcomes = new Map<string, StoredReconciliation['outcome']>();
+  for (const event of records.events) {
+    const row = records.fold.reconciliations.get(event.event_id);
+    if (row) outcomes.set(event.event_id, row.outcome);
+  }
   const inputs: WitnessInput[] = [...outcomes].map(([id, outcome]) => ({
     kind: 'reconciliation',
     id,
@@ -53,14 +56,11 @@ export async function contextCommitments(deps: Deps, contextId: string, now = ne
 const withOutcomes =
   <V>(
     witness: string,
-    view: (
-      records: ContextRecords,
-      outcomes: Awaited<ReturnType<typeof outcomesOf>>['outcomes'],
-    ) => V,
+    view: (records: ContextRecords, outcomes: ReturnType<typeof outcomesOf>['outcomes']) => V,
   ) =>
   async (deps: Deps, contextId: string, now = new Date()) => {
     const records = await loadContext(deps, contextId);
-    const { outcomes, inputs } = await outcomesOf(deps, records);
+    const { outcomes, inputs } = outcomesOf(records);
     return { ...contextHeader(witness, records, now, inputs), ...view(records, outcomes) };
   };
 
@@ -77,10 +77,8 @@ export const contextReconciliation = withOutcomes(
  */
 export async function contextEvidence(deps: Deps, contextId: string, now = new Date()) {
   const records = await loadContext(deps, contextId);
-  const [ledger, checkpoints] = await Promise.all([
-    deps.repos.externalActions.ledgerOfContext(contextId, MAX_WITNESS_RECORDS),
-    deps.repos.checkpoints.list({ status: 'completed' }, 10),
-  ]);
+  const { ledger } = records;
+  const checkpoints = await deps.repos.checkpoints.list({ status: 'completed' }, 10);
   const since = timesOf(records).sort()[0] ?? now.toISOString();
   const covering = checkpoints.filter((c) => (c.completed_at ?? '') >= since);
   const extra: WitnessInput[] = [
@@ -119,7 +117,7 @@ export async function contextEvidence(deps: Deps, contextId: string, now = new D
  * executions with links to the Temporal UI.
  */
 export async function contextWorkflowSummary(
-  deps: Pick<AppInfra, 'config' | 'repos' | 'temporal'>,
+  deps: Pick<AppInfra, 'config' | 'witnesses' | 'temporal'>,
   contextId: string,
   now = new Date(),
 ) {

@@ -1,41 +1,79 @@
 import type { AppInfra } from '../../app/deps';
 import { notFound } from '../../lib/errors';
-import type { ActionRecord } from '../../store/external-actions.repo';
-import type { ExternalEventRecord } from '../../store/external-events.repo';
 import type { SessionRecord } from '../../store/sessions.repo';
+import type {
+  WitnessAction,
+  WitnessEvent,
+  WitnessLedgerEntry,
+} from '../../store/witness-journal.repo';
 import type { WorldTask } from '../../store/world-tasks.repo';
 import { MAX_WITNESS_RECORDS, type WitnessInput } from '../witnesses/inputs';
+import type { WitnessFold } from '../witnesses/witness-index';
 
-type Deps = Pick<AppInfra, 'repos'>;
+type Deps = Pick<AppInfra, 'witnesses'>;
 
-/** The records that name one shared context, each kind newest first. */
+/** The records that name one shared context, each kind newest first (the ledger oldest first). */
 export interface ContextRecords {
   context_id: string;
   sessions: SessionRecord[];
-  actions: ActionRecord[];
-  events: ExternalEventRecord[];
+  actions: WitnessAction[];
+  events: WitnessEvent[];
   tasks: WorldTask[];
+  ledger: WitnessLedgerEntry[];
   /** A kind's read stopped at `MAX_WITNESS_RECORDS`. */
   bounded: boolean;
+  /** The fold they were read from (for the views that read more of it). */
+  fold: WitnessFold;
+}
+
+/** The records of `ids`, ordered by `key` (descending unless `ascending`), at most the bound. */
+function ordered<T>(
+  ids: Iterable<string>,
+  records: Map<string, T>,
+  key: (record: T) => string,
+  ascending = false,
+): T[] {
+  const found: T[] = [];
+  for (const id of ids) {
+    const record = records.get(id);
+    if (record) found.push(record);
+  }
+  const direction = ascending ? 1 : -1;
+  found.sort((a, b) => {
+    const [ka, kb] = [key(a), key(b)];
+    return ka === kb ? 0 : ka < kb ? -direction : direction;
+  });
+  return ascending ? found.slice(-MAX_WITNESS_RECORDS) : found.slice(0, MAX_WITNESS_RECORDS);
 }
 
 /**
- * The records of a context, read by its `shared_context_id` (an indexed field of each
- * collection); 404 when none names it: a context exists once any record does.
+ * The records of a context, from the witness index (its records grouped by
+ * `shared_context_id`, docs/witnesses.md); 404 when none names it: a context exists once
+ * any record does.
  */
 export async function loadContext(deps: Deps, contextId: string): Promise<ContextRecords> {
-  const limit = MAX_WITNESS_RECORDS;
-  const [sessions, actions, events, tasks] = await Promise.all([
-    deps.repos.sessions.inContext(contextId, limit),
-    deps.repos.externalActions.inContext(contextId, limit),
-    deps.repos.externalEvents.inContext(contextId, limit),
-    deps.repos.worldTasks.inContext(contextId, limit),
-  ]);
-  if (sessions.length + actions.length + events.length + tasks.length === 0) {
+  const fold = await deps.witnesses.current();
+  const members = fold.context(contextId);
+  if (
+    !members ||
+    members.sessions.size + members.actions.size + members.events.size + members.tasks.size === 0
+  ) {
     throw notFound(`shared context ${contextId}`);
   }
-  const bounded = [sessions, actions, events, tasks].some((rows) => rows.length >= limit);
-  return { context_id: contextId, sessions, actions, events, tasks, bounded };
+  const bounded = [members.sessions, members.actions, members.events, members.tasks].some(
+    (ids) => ids.size > MAX_WITNESS_RECORDS,
+  );
+  const byId = (record: { _id: string }) => record._id;
+  return {
+    context_id: contextId,
+    sessions: ordered(members.sessions, fold.sessions, byId),
+    actions: ordered(members.actions, fold.actions, byId),
+    events: ordered(members.events, fold.events, (event) => event.event_id),
+    tasks: ordered(members.tasks, fold.tasks, byId),
+    ledger: ordered(members.ledger, fold.ledger, (entry) => `${entry.at}|${entry._id}`, true),
+    bounded,
+    fold,
+  };
 }
 
 /** Every record of the context as a witness input (kind, id, version). */

@@ -5,7 +5,7 @@ import { aboutnessOf, contextHeader } from '../contexts/views';
 import { inputsOf, type WitnessInput } from '../witnesses/inputs';
 import { threadIdOf } from './threads';
 
-type Deps = Pick<AppInfra, 'repos'>;
+type Deps = Pick<AppInfra, 'repos' | 'witnesses'>;
 
 /** What a handle is about: objects, each with its weight and the records that link it. */
 interface About {

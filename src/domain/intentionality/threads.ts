@@ -2,15 +2,14 @@ import { createHash } from 'node:crypto';
 import type { AppInfra } from '../../app/deps';
 import { NotFound, notFound } from '../../lib/errors';
 import { decodeCursor, encodeCursor, type PagePosition } from '../../store/paging';
-import type { ActionRecord } from '../../store/external-actions.repo';
-import type { ExternalEventRecord } from '../../store/external-events.repo';
+import type { WitnessAction, WitnessEvent } from '../../store/witness-journal.repo';
 import type { ThreadSubject } from '../../store/threads.repo';
 import type { WorldHistoryEvent } from '../../store/world-history.repo';
 import { loadContext } from '../contexts/records';
 import { aboutnessOf } from '../contexts/views';
 import { MAX_WITNESS_RECORDS } from '../witnesses/inputs';
 
-type Deps = Pick<AppInfra, 'repos'>;
+type Deps = Pick<AppInfra, 'repos' | 'witnesses'>;
 
 /** One record in a thread, time-ordered. */
 export interface ThreadEntry {
@@ -52,13 +51,13 @@ async function historyOf(deps: Deps, objectId: string): Promise<WorldHistoryEven
   }
 }
 
-const actionEntry = (a: ActionRecord): ThreadEntry => ({
+const actionEntry = (a: WitnessAction): ThreadEntry => ({
   at: a.created_at,
   kind: 'action',
   id: a._id,
   what: `${a.action_kind} ${a.status}`,
 });
-const eventEntry = (e: ExternalEventRecord): ThreadEntry => ({
+const eventEntry = (e: WitnessEvent): ThreadEntry => ({
   at: e.received_at,
   kind: 'event',
   id: e.event_id,

@@ -10,7 +10,7 @@ import { redact } from './redact';
 import { toHtml, toMarkdown } from './render';
 import { runtimeSvg, worldSvg, type WorldPicture } from './svg';
 
-type Deps = Pick<AppInfra, 'repos'>;
+type Deps = Pick<AppInfra, 'repos' | 'witnesses'>;
 
 export const MEMBRANE_KINDS = [
   'aboutness',

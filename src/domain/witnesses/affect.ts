@@ -7,7 +7,7 @@ import {
   type WitnessInput,
 } from './inputs';
 
-type Deps = Pick<AppInfra, 'repos'>;
+type Deps = Pick<AppInfra, 'witnesses'>;
 
 /** Ledger events the affect witness counts, and which way each pulls. */
 export const POSITIVE_OUTCOMES = ['executed', 'approved'] as const;
@@ -53,11 +53,10 @@ export function affectOf(outcomes: AffectOutcomes, windowSeconds: number) {
  */
 export async function affect(deps: Deps, windowSeconds: number, now = new Date()): Promise<Affect> {
   const window = windowEndingNow(windowSeconds, now);
-  const events = [...POSITIVE_OUTCOMES, ...NEGATIVE_OUTCOMES];
-  const [entries, conflicts] = await Promise.all([
-    deps.repos.externalActions.ledgerBetween(window.from, window.to, events, MAX_WITNESS_RECORDS),
-    deps.repos.externalEvents.conflictsBetween(window.from, window.to, MAX_WITNESS_RECORDS),
-  ]);
+  const fold = await deps.witnesses.current();
+  // The fold keeps only outcome entries in time order, so the window is all that is read.
+  const entries = fold.outcomes.between(window.from, window.to).slice(0, MAX_WITNESS_RECORDS);
+  const conflicts = fold.conflicts.between(window.from, window.to).slice(0, MAX_WITNESS_RECORDS);
   const outcomes: AffectOutcomes = {
     executed: 0,
     approved: 0,

@@ -1,7 +1,7 @@
 import type { AppInfra } from '../../app/deps';
 import { inputsOf, type WitnessHeader } from './inputs';
 
-type Deps = Pick<AppInfra, 'repos'>;
+type Deps = Pick<AppInfra, 'repos' | 'witnesses'>;
 
 /** What the runtime has lived through, all time. */
 export interface Experience {
@@ -80,18 +80,18 @@ export function stageOf(experience: Experience): Pick<Development, 'stage' | 'ne
  * the runtime's creation), and the stage it has reached.
  */
 export async function development(deps: Deps, now = new Date()): Promise<Development> {
-  const [runtime, head, byStatus, byStage, [steps, events]] = await Promise.all([
+  const [runtime, head, fold] = await Promise.all([
     deps.repos.runtime.get(),
     deps.repos.sessions.lineageHead(),
-    deps.repos.externalActions.countByStatus(),
-    deps.repos.substrateDeployments.countByStage(),
-    deps.repos.recordCounts.exact(['session_steps', 'external_events']),
+    deps.witnesses.current(),
   ]);
+  const steps = fold.steps.size;
+  const events = fold.events.size;
   const experience: Experience = {
     sessions: head?.sessions ?? 0,
     steps,
-    actions_executed: byStatus['executed'] ?? 0,
-    deployments_ready: byStage['ready'] ?? 0,
+    actions_executed: fold.actionsByStatus.get('executed')?.size ?? 0,
+    deployments_ready: fold.deploymentsByStage.get('ready')?.size ?? 0,
     events_ingested: events,
   };
   return {

@@ -1,6 +1,6 @@
 import type { AppInfra } from '../../app/deps';
 import { notFound } from '../../lib/errors';
-import type { ActionRecord } from '../../store/external-actions.repo';
+import type { WitnessAction } from '../../store/witness-journal.repo';
 import type { WorldObject } from '../../store/world-objects.repo';
 import type { WorldTask } from '../../store/world-tasks.repo';
 import { runtimeRecord } from '../runtime/continuity.service';
@@ -9,7 +9,7 @@ import { affect } from './affect';
 import { development } from './development';
 import { MAX_WITNESS_RECORDS, inputsOf, type WitnessInput } from './inputs';
 
-type Deps = Pick<AppInfra, 'repos'>;
+type Deps = Pick<AppInfra, 'repos' | 'witnesses'>;
 
 /** Action statuses that commit the runtime to an effect it has not made yet. */
 export const COMMITTED_ACTION_STATUSES = ['approved', 'executing'] as const;
@@ -20,7 +20,7 @@ export const OPEN_TASK_STATES = ['open', 'in_progress'] as const;
 /** Most commitments, failures or objects a readout lists (counts are never cut). */
 const LISTED = 50;
 
-const actionInput = (action: ActionRecord): WitnessInput => ({
+const actionInput = (action: WitnessAction): WitnessInput => ({
   kind: 'action',
   id: action._id,
   version: action.seq,
@@ -31,13 +31,28 @@ const taskInput = (task: WorldTask): WitnessInput => ({
   version: task.version,
 });
 
-/** The runtime's commitments: approved or executing actions, open or in-progress tasks. */
-async function commitments(deps: Deps) {
-  const [actions, tasks] = await Promise.all([
-    deps.repos.externalActions.inStatuses(COMMITTED_ACTION_STATUSES, MAX_WITNESS_RECORDS),
-    deps.repos.worldTasks.inStates(OPEN_TASK_STATES, MAX_WITNESS_RECORDS),
-  ]);
-  return { actions, tasks };
+/** The records of `ids` in any of `groups`, newest first (ULID `_id`), at most the bound. */
+function newestIn<T extends { _id: string }>(
+  records: Map<string, T>,
+  index: Map<string, Set<string>>,
+  groups: readonly string[],
+): T[] {
+  const ids = groups.flatMap((group) => [...(index.get(group) ?? [])]);
+  ids.sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
+  return ids.slice(0, MAX_WITNESS_RECORDS).map((id) => records.get(id)!);
+}
+
+/** Actions now in any of `statuses`, and tasks in any of `states`, from the witness index. */
+async function current(
+  deps: Deps,
+  statuses: readonly string[],
+  states: readonly string[],
+): Promise<{ actions: WitnessAction[]; tasks: WorldTask[] }> {
+  const fold = await deps.witnesses.current();
+  return {
+    actions: newestIn(fold.actions, fold.actionsByStatus, statuses),
+    tasks: newestIn(fold.tasks, fold.tasksByState, states),
+  };
 }
 
 /**
@@ -57,22 +72,19 @@ export async function selfReport(
     deps.repos.sessions.lineageHead(),
     affect(deps, windowSeconds, now),
     development(deps, now),
-    commitments(deps),
+    current(deps, COMMITTED_ACTION_STATUSES, OPEN_TASK_STATES),
   ]);
-  const failures = (
-    await deps.repos.externalActions.ledgerBetween(
-      mood.window.from,
-      mood.window.to,
-      ['failed', 'expired'],
-      LISTED,
-    )
-  ).map((entry) => ({
-    kind: 'action',
-    id: entry.action_id,
-    status: entry.event,
-    at: entry.at,
-    reason: (entry.detail?.['reason'] as string | undefined) ?? null,
-  }));
+  const failures = (await deps.witnesses.current()).outcomes
+    .between(mood.window.from, mood.window.to)
+    .filter((entry) => entry.event === 'failed' || entry.event === 'expired')
+    .slice(0, LISTED)
+    .map((entry) => ({
+      kind: 'action',
+      id: entry.action_id,
+      status: entry.event,
+      at: entry.at,
+      reason: entry.reason,
+    }));
   const read: WitnessInput[] = [
     ...committed.actions.map(actionInput),
     ...committed.tasks.map(taskInput),
@@ -158,12 +170,11 @@ export async function integratedSelfWorld(
   now = new Date(),
 ) {
   const windowSeconds = query.window_seconds ?? 3600;
-  const [runtime, mood, growth, pending, tasks] = await Promise.all([
+  const [runtime, mood, growth, { actions: pending, tasks }] = await Promise.all([
     runtimeRecord(deps),
     affect(deps, windowSeconds, now),
     development(deps, now),
-    deps.repos.externalActions.inStatuses(PENDING_ACTION_STATUSES, MAX_WITNESS_RECORDS),
-    deps.repos.worldTasks.inStates(OPEN_TASK_STATES, MAX_WITNESS_RECORDS),
+    current(deps, PENDING_ACTION_STATUSES, OPEN_TASK_STATES),
   ]);
   const byObject = new Map<string, { actions: string[]; tasks: string[] }>();
   const entry = (id: string) => {

@@ -1,0 +1,229 @@
+import type { Repos } from '../../store';
+import type { SessionRecord } from '../../store/sessions.repo';
+import type {
+  JournalRecord,
+  WitnessAction,
+  WitnessDeployment,
+  WitnessEvent,
+  WitnessLedgerEntry,
+  WitnessReconciliation,
+} from '../../store/witness-journal.repo';
+import type { WorldTask } from '../../store/world-tasks.repo';
+
+/** The records of one shared context, by kind (ids). */
+interface ContextMembers {
+  sessions: Set<string>;
+  actions: Set<string>;
+  events: Set<string>;
+  tasks: Set<string>;
+  ledger: Set<string>;
+}
+
+/** A list kept sorted by one string key (times), for window reads by bisection. */
+class SortedByKey<T> {
+  readonly items: T[] = [];
+  constructor(private readonly keyOf: (item: T) => string) {}
+
+  insert(item: T): void {
+    const key = this.keyOf(item);
+    let at = this.items.length;
+    // Records arrive nearly in time order: walk back from the end.
+    while (at > 0 && this.keyOf(this.items[at - 1]!) > key) at -= 1;
+    this.items.splice(at, 0, item);
+  }
+
+  /** The items with `from` ≤ key < `to`, in key order. */
+  between(from: string, to: string): T[] {
+    return this.items.slice(this.bound(from), this.bound(to));
+  }
+
+  private bound(key: string): number {
+    let [low, high] = [0, this.items.length];
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.keyOf(this.items[middle]!) < key) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+}
+
+const addTo = <K, V>(index: Map<K, Set<V>>, key: K, value: V): void => {
+  let set = index.get(key);
+  if (!set) index.set(key, (set = new Set()));
+  set.add(value);
+};
+
+/** Ledger events the affect witness counts (kept in time order). */
+const OUTCOME_EVENTS = new Set(['executed', 'approved', 'failed', 'rejected', 'expired']);
+
+/**
+ * The records the witnesses read, folded in memory from the witness journal: each record's
+ * newest version by id, grouped by shared context, by status or state, and the outcomes
+ * in time order. Applying a record is idempotent and never goes back a version, so folding
+ * the stored collections and then the journal from a slot read before them gives the same
+ * state as folding the journal alone.
+ */
+export class WitnessFold {
+  readonly actions = new Map<string, WitnessAction>();
+  readonly ledger = new Map<string, WitnessLedgerEntry>();
+  readonly events = new Map<string, WitnessEvent>();
+  readonly reconciliations = new Map<string, WitnessReconciliation>();
+  readonly tasks = new Map<string, WorldTask>();
+  readonly sessions = new Map<string, SessionRecord>();
+  readonly steps = new Set<string>();
+  readonly deployments = new Map<string, WitnessDeployment>();
+  readonly actionsByStatus = new Map<string, Set<string>>();
+  readonly tasksByState = new Map<string, Set<string>>();
+  readonly deploymentsByStage = new Map<string, Set<string>>();
+  readonly outcomes = new SortedByKey<WitnessLedgerEntry>((entry) => entry.at);
+  readonly conflicts = new SortedByKey<WitnessReconciliation>((row) => row.reconciled_at);
+  private readonly contexts = new Map<string, ContextMembers>();
+
+  /** The context's member ids by kind, or undefined when no record names it. */
+  context(contextId: string): ContextMembers | undefined {
+    return this.contexts.get(contextId);
+  }
+
+  private member(contextId: string | null | undefined): ContextMembers | undefined {
+    if (!contextId) return undefined;
+    let members = this.contexts.get(contextId);
+    if (!members) {
+      members = {
+        sessions: new Set(),
+        actions: new Set(),
+        events: new Set(),
+        tasks: new Set(),
+        ledger: new Set(),
+      };
+      this.contexts.set(contextId, members);
+    }
+    return members;
+  }
+
+  /** Re-files a changing record from its old group to its new one. */
+  private static move(
+    index: Map<string, Set<string>>,
+    id: string,
+    from: string | undefined,
+    to: string,
+  ) {
+    if (from !== undefined && from !== to) index.get(from)?.delete(id);
+    addTo(index, to, id);
+  }
+
+  apply(change: JournalRecord): void {
+    switch (change.kind) {
+      case 'action': {
+        const { record } = change;
+        const held = this.actions.get(record._id);
+        if (held && held.seq > record.seq) return;
+        this.actions.set(record._id, record);
+        WitnessFold.move(this.actionsByStatus, record._id, held?.status, record.status);
+        this.member(record.shared_context_id)?.actions.add(record._id);
+        return;
+      }
+      case 'ledger': {
+        const { record } = change;
+        if (this.ledger.has(record._id)) return;
+        this.ledger.set(record._id, record);
+        if (OUTCOME_EVENTS.has(record.event)) this.outcomes.insert(record);
+        this.member(record.shared_context_id)?.ledger.add(record._id);
+        return;
+      }
+      case 'event': {
+        const { record } = change;
+        if (this.events.has(record.event_id)) return;
+        this.events.set(record.event_id, record);
+        this.member(record.shared_context_id)?.events.add(record.event_id);
+        return;
+      }
+      case 'reconciliation': {
+        const { record } = change;
+        if (this.reconciliations.has(record._id)) return;
+        this.reconciliations.set(record._id, record);
+        if (record.outcome === 'conflict') this.conflicts.insert(record);
+        return;
+      }
+      case 'task': {
+        const { record } = change;
+        const held = this.tasks.get(record._id);
+        if (held && held.version > record.version) return;
+        this.tasks.set(record._id, record);
+        WitnessFold.move(this.tasksByState, record._id, held?.state, record.state);
+        if (held?.shared_context_id && held.shared_context_id !== record.shared_context_id) {
+          this.contexts.get(held.shared_context_id)?.tasks.delete(record._id);
+        }
+        this.member(record.shared_context_id)?.tasks.add(record._id);
+        return;
+      }
+      case 'session': {
+        const { record } = change;
+        this.sessions.set(record._id, record);
+        this.member(record.shared_context_id)?.sessions.add(record._id);
+        return;
+      }
+      case 'step':
+        this.steps.add(change.record._id);
+        return;
+      case 'deployment': {
+        const { record } = change;
+        const held = this.deployments.get(record._id);
+        if (held && held.updated_at > record.updated_at) return;
+        this.deployments.set(record._id, record);
+        WitnessFold.move(this.deploymentsByStage, record._id, held?.stage, record.stage);
+        return;
+      }
+    }
+  }
+}
+
+type Deps = { repos: Pick<Repos, 'witnessJournal'> };
+
+/**
+ * This process's witness index: the fold, kept current by reading the journal slots after
+ * the last one folded (one read by `_id` when nothing changed). The first read folds the
+ * stored collections once, from a journal slot read before them.
+ *
+ * A read waits for a catch-up that started after it asked, so a caller sees every change
+ * whose write completed before its read began (its own included).
+ */
+export class WitnessIndex {
+  private fold: WitnessFold | undefined;
+  private folded = 0;
+  private running: Promise<WitnessFold> | undefined;
+  private queued: Promise<WitnessFold> | undefined;
+
+  constructor(private readonly deps: Deps) {}
+
+  /** The fold, caught up with every change stored before the call. */
+  current(): Promise<WitnessFold> {
+    if (!this.running) {
+      this.running = this.catchUp().finally(() => {
+        this.running = undefined;
+      });
+      return this.running;
+    }
+    this.queued ??= this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = undefined;
+        return this.current();
+      });
+    return this.queued;
+  }
+
+  private async catchUp(): Promise<WitnessFold> {
+    const journal = this.deps.repos.witnessJournal;
+    if (!this.fold) {
+      const fold = new WitnessFold();
+      const from = await journal.head();
+      for await (const record of journal.stored()) fold.apply(record);
+      [this.fold, this.folded] = [fold, from];
+    }
+    const entries = await journal.after(this.folded);
+    for (const entry of entries) for (const record of entry.records) this.fold.apply(record);
+    this.folded += entries.length;
+    return this.fold;
+  }
+}
