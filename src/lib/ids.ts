@@ -25,7 +25,8 @@ export type IdPrefix =
   | 'dec'
   | 'apr'
   | 'sub'
-  | 'ntf';
+  | 'ntf'
+  | 'asy';
 
 const pool = Buffer.alloc(4096);
 let offset = pool.length;

@@ -7,6 +7,7 @@ import { repairRoutes } from './repair';
 import { sharedContextRoutes } from './shared-contexts';
 import { intentionalityRoutes } from './intentionality';
 import { membraneRoutes } from './membrane';
+import { assayRoutes } from './assays';
 import { externalActionsRoutes } from './external-actions';
 import { externalEventsRoutes } from './external-events';
 import { plannedApiRoutes } from './planned';
@@ -36,6 +37,7 @@ export const apiRoutes = (catalog: () => readonly RouteDefinition[]): RouteDefin
   ...sharedContextRoutes,
   ...intentionalityRoutes,
   ...membraneRoutes,
+  ...assayRoutes,
   ...adminRoutes(catalog),
   ...plannedApiRoutes,
 ];

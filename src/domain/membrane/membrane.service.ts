@@ -9,6 +9,7 @@ import { selfReport } from '../witnesses/self';
 import { redact } from './redact';
 import { toHtml, toMarkdown } from './render';
 import { runtimeSvg, worldSvg, type WorldPicture } from './svg';
+import { loadAssay } from '../assays/assays.service';
 
 type Deps = Pick<AppInfra, 'repos' | 'witnesses'>;
 
@@ -91,13 +92,7 @@ async function computed(deps: Deps, kind: MembraneKind, subject: Record<string, 
     }
     case 'assay': {
       const assayId = field(subject, 'assay_id');
-      if (assayId) {
-        const artifact = await deps.repos.artifacts.findById(assayId);
-        const content =
-          artifact?.kind === 'assay_report' && (await deps.repos.artifacts.content(artifact));
-        if (!content) throw notFound(`assay report ${assayId}`);
-        return JSON.parse(content.toString('utf8')) as unknown;
-      }
+      if (assayId) return loadAssay(deps, assayId);
       return deploymentView(await getDeployment(deps, need('deployment_id')));
     }
   }

@@ -28,7 +28,7 @@ class SortedByKey<T> {
     const key = this.keyOf(item);
     let at = this.items.length;
     // Records arrive nearly in time order: walk back from the end.
-    while (at > 0 && this.keyOf(this.items[at - 1]!) > key) at -= 1;
+    while (at > 0 && this.keyOf(this.items[at - 1]) > key) at -= 1;
     this.items.splice(at, 0, item);
   }
 
@@ -41,7 +41,7 @@ class SortedByKey<T> {
     let [low, high] = [0, this.items.length];
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (this.keyOf(this.items[middle]!) < key) low = middle + 1;
+      if (this.keyOf(this.items[middle]) < key) low = middle + 1;
       else high = middle;
     }
     return low;

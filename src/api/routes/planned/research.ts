@@ -2,18 +2,6 @@ import * as schema from '../../../lib/schema';
 import type { PlannedRow } from './table';
 import { plannedRoutes } from './table';
 
-/** Strategies of the social assays (DESIGN.md section 8; `axelrod` is the reference). */
-const STRATEGIES = [
-  'tit_for_tat',
-  'always_defect',
-  'always_cooperate',
-  'grudger',
-  'tit_for_two_tats',
-  'suspicious_tit_for_tat',
-  'alternator',
-  'win_stay_lose_shift',
-  'random',
-] as const;
 /** Invariant checks of a proof run. */
 const PROOF_CHECKS = [
   'action_ledger_chain',
@@ -24,7 +12,6 @@ const PROOF_CHECKS = [
   'artifacts_integrity',
   'repair_chain',
 ] as const;
-const payoff = (what: string) => schema.decimal(what, -1000, 1000);
 
 const dossier = (depth: 'core' | 'full', summary: string): PlannedRow => ({
   operationId: `dossiers.${depth}`,
@@ -53,46 +40,8 @@ const dossier = (depth: 'core' | 'full', summary: string): PlannedRow => ({
   },
 });
 
-/** Proofs, social assays, scenarios and dossiers (DESIGN.md section 8): issue #14. */
+/** Proofs, scenarios and dossiers (DESIGN.md section 8): issue #14. */
 export const researchRoutes = plannedRoutes(14, 'research', [
-  {
-    operationId: 'assays.social.run',
-    method: 'POST',
-    path: '/v1/assays/social/run',
-    family: 'assays',
-    summary: 'run social/cultural assay',
-    capability: 'Social assays',
-    body: {
-      name: 'RunSocialAssayRequest',
-      schema: schema.closedObject(
-        {
-          strategies: schema.arrayOf(
-            schema.choice(STRATEGIES, 'A strategy.'),
-            'Strategies in the round robin.',
-            {
-              minItems: 2,
-              maxItems: 16,
-            },
-          ),
-          turns: schema.integer('Turns per match.', 1, 10_000),
-          repetitions: schema.integer('Repetitions of the round robin.', 1, 10, 1),
-          noise: schema.decimal('Chance a move is flipped.', 0, 0.5, 0),
-          seed: schema.integer('Seed of `random` and of the noise.', 0, 4_294_967_295),
-          payoffs: schema.view(
-            {
-              R: payoff('Reward.'),
-              S: payoff('Sucker.'),
-              T: payoff('Temptation.'),
-              P: payoff('Punishment.'),
-            },
-            ['R', 'S', 'T', 'P'],
-            'Payoff matrix (default 3, 0, 5, 1).',
-          ),
-        },
-        ['strategies', 'turns'],
-      ),
-    },
-  },
   {
     operationId: 'proofs.checks',
     method: 'POST',

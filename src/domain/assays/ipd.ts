@@ -1,0 +1,180 @@
+import { mersenne } from 'pure-rand';
+
+/**
+ * The iterated prisoner's dilemma of the social assays (DESIGN.md section 8,
+ * docs/assays.md). Moves are 0 (cooperate, `C`) and 1 (defect, `D`). The deterministic
+ * strategies follow the Python `axelrod` library's definitions move for move (the tests
+ * compare with reference plays it generated).
+ */
+export const STRATEGIES = [
+  'tit_for_tat',
+  'always_defect',
+  'always_cooperate',
+  'grudger',
+  'tit_for_two_tats',
+  'suspicious_tit_for_tat',
+  'alternator',
+  'win_stay_lose_shift',
+  'random',
+] as const;
+export type Strategy = (typeof STRATEGIES)[number];
+
+const C = 0;
+const D = 1;
+
+/** A player's next move at `turn`, from both histories so far (moves as played, noise included). */
+type Chooser = (turn: number, own: Uint8Array, other: Uint8Array) => number;
+
+/** Each strategy as a factory of a fresh player (some keep state across turns). */
+const PLAYERS: Record<Strategy, (random: () => number) => Chooser> = {
+  // axelrod TitForTat: cooperate first, then copy the opponent's last move.
+  tit_for_tat: () => (turn, _own, other) => (turn === 0 ? C : other[turn - 1]),
+  always_defect: () => () => D,
+  always_cooperate: () => () => C,
+  // axelrod Grudger: cooperate until the opponent has defected once, then defect forever.
+  grudger: () => {
+    let grudge = false;
+    return (turn, _own, other) => {
+      if (turn > 0 && other[turn - 1] === D) grudge = true;
+      return grudge ? D : C;
+    };
+  },
+  // axelrod TitFor2Tats: defect only when the opponent's last two moves were both defections.
+  tit_for_two_tats: () => (turn, _own, other) =>
+    turn >= 2 && other[turn - 1] === D && other[turn - 2] === D ? D : C,
+  // axelrod SuspiciousTitForTat: defect first, then copy the opponent's last move.
+  suspicious_tit_for_tat: () => (turn, _own, other) => (turn === 0 ? D : other[turn - 1]),
+  // axelrod Alternator: cooperate first, then the opposite of its own last move.
+  alternator: () => (turn, own) => (turn === 0 ? C : own[turn - 1] === C ? D : C),
+  // axelrod WinStayLoseShift (memory one, four vector (1, 0, 0, 1)): cooperate first, then
+  // cooperate exactly when both played the same move last turn.
+  win_stay_lose_shift: () => (turn, own, other) =>
+    turn === 0 ? C : own[turn - 1] === other[turn - 1] ? C : D,
+  // Cooperates with probability 1/2, from the match's generator.
+  random: (random) => () => (random() < 0.5 ? C : D),
+};
+
+export interface Payoffs {
+  R: number;
+  S: number;
+  T: number;
+  P: number;
+}
+export const DEFAULT_PAYOFFS: Payoffs = { R: 3, S: 0, T: 5, P: 1 };
+
+export interface MatchResult {
+  /** Players, by name: the strategy, with `#k` when the round robin has it more than once. */
+  a: string;
+  b: string;
+  repetition: number;
+  score_a: number;
+  score_b: number;
+  moves_a: string;
+  moves_b: string;
+}
+
+/** Uniform draws in [0, 1): each MT19937 output (an unsigned 32-bit integer) / 2³². */
+function uniformDraws(seed: number): () => number {
+  const generator = mersenne(seed);
+  return () => (generator.unsafeNext() >>> 0) / 0x100000000;
+}
+
+/** The seed of the `n`-th match of a run (0-based, in play order): seed + 2654435769·n mod 2³². */
+export const matchSeed = (seed: number, n: number): number =>
+  Number((BigInt(seed) + 2654435769n * BigInt(n)) % 0x100000000n);
+
+const movesText = (moves: Uint8Array): string => {
+  const bytes = Buffer.allocUnsafe(moves.length);
+  for (let i = 0; i < moves.length; i += 1) bytes[i] = moves[i] === C ? 67 : 68;
+  return bytes.toString('latin1');
+};
+
+/**
+ * One match of `turns` turns. Each turn draws, in this order and only when needed: A's
+ * random move, B's random move, then A's noise flip and B's noise flip (each flips with
+ * probability `noise`), all from one MT19937 generator seeded with `seed`.
+ */
+export function playMatch(
+  a: Strategy,
+  b: Strategy,
+  options: { turns: number; noise?: number; seed?: number; payoffs?: Payoffs },
+): Omit<MatchResult, 'repetition' | 'a' | 'b'> {
+  const { turns, noise = 0, seed = 0, payoffs = DEFAULT_PAYOFFS } = options;
+  const random = uniformDraws(seed);
+  const [playA, playB] = [PLAYERS[a](random), PLAYERS[b](random)];
+  const movesA = new Uint8Array(turns);
+  const movesB = new Uint8Array(turns);
+  // Indexed by moveA * 2 + moveB: CC, CD, DC, DD.
+  const gainA = [payoffs.R, payoffs.S, payoffs.T, payoffs.P];
+  const gainB = [payoffs.R, payoffs.T, payoffs.S, payoffs.P];
+  let [scoreA, scoreB] = [0, 0];
+  for (let turn = 0; turn < turns; turn += 1) {
+    let moveA = playA(turn, movesA, movesB);
+    let moveB = playB(turn, movesB, movesA);
+    if (noise > 0) {
+      if (random() < noise) moveA ^= 1;
+      if (random() < noise) moveB ^= 1;
+    }
+    movesA[turn] = moveA;
+    movesB[turn] = moveB;
+    scoreA += gainA[moveA * 2 + moveB];
+    scoreB += gainB[moveA * 2 + moveB];
+  }
+  return {
+    score_a: scoreA,
+    score_b: scoreB,
+    moves_a: movesText(movesA),
+    moves_b: movesText(movesB),
+  };
+}
+
+export interface TournamentInput {
+  strategies: Strategy[];
+  turns: number;
+  repetitions: number;
+  noise: number;
+  seed: number;
+  payoffs: Payoffs;
+}
+
+/** Player names: the strategy, or `<strategy>#<k>` (k from 1) for one listed more than once. */
+export function playerNames(strategies: readonly Strategy[]): string[] {
+  const seen = new Map<string, number>();
+  return strategies.map((strategy) => {
+    if (strategies.filter((s) => s === strategy).length === 1) return strategy;
+    const k = (seen.get(strategy) ?? 0) + 1;
+    seen.set(strategy, k);
+    return `${strategy}#${k}`;
+  });
+}
+
+/**
+ * A round robin: every distinct pair of players (i < j, in the order given) plays once per
+ * repetition, no self-play; the n-th match played gets `matchSeed(seed, n)`. Totals add each
+ * player's scores over its matches; the ranking orders by total, then by name.
+ */
+export function roundRobin(input: TournamentInput) {
+  const names = playerNames(input.strategies);
+  const matches: MatchResult[] = [];
+  const totals: Record<string, number> = Object.fromEntries(names.map((name) => [name, 0]));
+  for (let repetition = 1; repetition <= input.repetitions; repetition += 1) {
+    for (let i = 0; i < names.length; i += 1) {
+      for (let j = i + 1; j < names.length; j += 1) {
+        const match = playMatch(input.strategies[i], input.strategies[j], {
+          turns: input.turns,
+          noise: input.noise,
+          seed: matchSeed(input.seed, matches.length),
+          payoffs: input.payoffs,
+        });
+        const [a, b] = [names[i], names[j]];
+        totals[a] = totals[a] + match.score_a;
+        totals[b] = totals[b] + match.score_b;
+        matches.push({ a, b, repetition, ...match });
+      }
+    }
+  }
+  const ranking = Object.entries(totals)
+    .sort(([x, tx], [y, ty]) => ty - tx || (x < y ? -1 : x > y ? 1 : 0))
+    .map(([player, total], index) => ({ rank: index + 1, player, total }));
+  return { players: names, matches, totals, ranking };
+}
