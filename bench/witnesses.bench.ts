@@ -1,6 +1,6 @@
 import { MongoClient } from 'mongodb';
-import type { ExternalEventRecord } from '../src/store/external-events.repo';
-import { createWitnessJournalRepo, witnessEvent } from '../src/store/witness-journal.repo';
+import { witnessEvent, type ExternalEventRecord } from '../src/store/external-events.repo';
+import { createWitnessJournalRepo } from '../src/store/witness-journal.repo';
 import { createUnlimitedKey } from './lib/api';
 import { startApiAndBare } from './lib/processes';
 import type { BenchContext, BenchReport } from './lib/report';
@@ -40,7 +40,7 @@ async function seedEvents(mongoUri: string, from: number, count: number): Promis
         });
       }
       await events.insertMany(batch, { ordered: false });
-      await journal.append(batch.map((event) => ({ kind: 'event', record: witnessEvent(event) })));
+      await journal.append(batch.map(witnessEvent));
     }
   } finally {
     await client.close();

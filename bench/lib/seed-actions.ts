@@ -2,7 +2,8 @@ import { MongoClient } from 'mongodb';
 import { newId } from '../../src/lib/ids';
 import { listEntryOf } from '../../src/domain/actions/action-views';
 import type { ActionListEntry, ActionRecord } from '../../src/store/external-actions.repo';
-import { createWitnessJournalRepo, witnessAction } from '../../src/store/witness-journal.repo';
+import { witnessAction } from '../../src/store/external-actions.repo';
+import { createWitnessJournalRepo } from '../../src/store/witness-journal.repo';
 
 const STATUSES: ActionRecord['status'][] = [
   'awaiting_approval',
@@ -80,9 +81,7 @@ export async function seedActions(mongoUri: string, count: number): Promise<void
         });
       }
       await actions.insertMany(batch, { ordered: false });
-      await journal.append(
-        batch.map((action) => ({ kind: 'action', record: witnessAction(action) })),
-      );
+      await journal.append(batch.map(witnessAction));
       const awaiting = batch.filter((action) => action.status === 'awaiting_approval');
       if (awaiting.length > 0) {
         await inbox.insertMany(awaiting.map(listEntryOf), { ordered: false });

@@ -3,7 +3,7 @@ import type { Db, Filter } from 'mongodb';
 import type { ActionState } from '../workflows/shared';
 import { isDuplicateKey, replaceIfNewer } from './mongo';
 import { afterPosition, newestByIdPage, toPage, type PagePosition } from './paging';
-import { witnessAction, witnessLedgerEntry, type WitnessJournalRepo } from './witness-journal.repo';
+import type { WitnessJournalRepo } from './witness-journal.repo';
 
 /**
  * The MongoDB projection of an action's workflow state, for reads and listings, with two
@@ -75,6 +75,59 @@ export interface ActionLedgerFilter {
   action_id?: string;
 }
 
+/** What the witnesses read of an action: its projection without parameters, plan or execution. */
+export type WitnessAction = Pick<
+  ActionRecord,
+  | '_id'
+  | 'seq'
+  | 'status'
+  | 'action_kind'
+  | 'target'
+  | 'shared_context_id'
+  | 'proposed_by'
+  | 'approvals'
+  | 'status_timestamps'
+  | 'created_at'
+  | 'updated_at'
+> & { decisions: { principal_id: string; decision: string; reason: string | null }[] };
+/** What the witnesses read of a ledger entry (the reason of a failure, not the whole detail). */
+export type WitnessLedgerEntry = Omit<ActionLedgerEntry, 'detail' | 'actor'> & {
+  reason: string | null;
+};
+export type ActionChange =
+  { kind: 'action'; record: WitnessAction } | { kind: 'ledger'; record: WitnessLedgerEntry };
+
+export const witnessAction = (record: ActionRecord): ActionChange => ({
+  kind: 'action',
+  record: {
+    _id: record._id,
+    seq: record.seq,
+    status: record.status,
+    action_kind: record.action_kind,
+    target: record.target,
+    shared_context_id: record.shared_context_id,
+    proposed_by: record.proposed_by,
+    approvals: record.approvals,
+    status_timestamps: record.status_timestamps,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+    decisions: (record.decisions ?? []).map((d) => ({
+      principal_id: d.principal_id,
+      decision: d.decision,
+      reason: d.reason ?? null,
+    })),
+  },
+});
+
+const witnessLedgerEntry = (entry: ActionLedgerEntry): ActionChange => {
+  const { detail, actor: _actor, ...rest } = entry;
+  const reason = detail?.['reason'];
+  return {
+    kind: 'ledger',
+    record: { ...rest, reason: typeof reason === 'string' ? reason : null },
+  };
+};
+
 export function createExternalActionsRepo(db: Db, journal: WitnessJournalRepo) {
   const actions = db.collection<ActionRecord>('external_actions');
   const ledger = db.collection<ActionLedgerEntry>('action_ledger');
@@ -88,7 +141,7 @@ export function createExternalActionsRepo(db: Db, journal: WitnessJournalRepo) {
      */
     async project(record: ActionRecord): Promise<void> {
       await replaceIfNewer(actions, record);
-      await journal.append([{ kind: 'action', record: witnessAction(record) }]);
+      await journal.append([witnessAction(record)]);
     },
     /**
      * Actions newest first (ULID `_id` descending) before `beforeId`; `limit + 1` rows. What
@@ -116,7 +169,7 @@ export function createExternalActionsRepo(db: Db, journal: WitnessJournalRepo) {
         if (!existing) throw error;
         stored = existing;
       }
-      await journal.append([{ kind: 'ledger', record: witnessLedgerEntry(stored) }]);
+      await journal.append([witnessLedgerEntry(stored)]);
       return stored;
     },
     /** Ledger entries, newest first, keyset-paged. */
@@ -144,6 +197,14 @@ export function createExternalActionsRepo(db: Db, journal: WitnessJournalRepo) {
         .sort({ _id: -1 })
         .limit(limit)
         .toArray(),
+    /** Every stored action and ledger entry, as the witness journal carries them. */
+    async *witnessScan(): AsyncGenerator<ActionChange> {
+      const heavy = { parameters: 0, dry_run: 0, execution: 0 } as const;
+      for await (const record of actions.find({}, { projection: heavy })) {
+        yield witnessAction(record);
+      }
+      for await (const entry of ledger.find()) yield witnessLedgerEntry(entry);
+    },
     /** Every entry of one action, in order. */
     entriesOf: (actionId: string) =>
       ledger.find({ action_id: actionId }).sort({ seq: 1 }).toArray(),

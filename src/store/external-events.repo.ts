@@ -1,6 +1,6 @@
 import { MongoBulkWriteError, type Db, type Filter, type WriteError } from 'mongodb';
 import { insertOnce } from './mongo';
-import { witnessEvent, type WitnessJournalRepo } from './witness-journal.repo';
+import type { WitnessJournalRepo } from './witness-journal.repo';
 
 /**
  * One ingested external event. `_id` is the dedup key, sha256 of `source_family`, NUL,
@@ -70,6 +70,22 @@ function writeErrorsOf(error: MongoBulkWriteError): WriteError[] {
   return Array.isArray(errors) ? (errors as WriteError[]) : [errors as WriteError];
 }
 
+/** What the witnesses read of an external event: everything but its payload. */
+export type WitnessEvent = Omit<ExternalEventRecord, 'payload'>;
+export type WitnessReconciliation = Pick<StoredReconciliation, '_id' | 'outcome' | 'reconciled_at'>;
+export type EventChange =
+  | { kind: 'event'; record: WitnessEvent }
+  | { kind: 'reconciliation'; record: WitnessReconciliation };
+
+export const witnessEvent = (event: ExternalEventRecord): EventChange => {
+  const { payload: _payload, ...record } = event;
+  return { kind: 'event', record };
+};
+const witnessReconciliation = (row: WitnessReconciliation): EventChange => ({
+  kind: 'reconciliation',
+  record: { _id: row._id, outcome: row.outcome, reconciled_at: row.reconciled_at },
+});
+
 export function createExternalEventsRepo(db: Db, journal: WitnessJournalRepo) {
   const events = db.collection<ExternalEventRecord>('external_events');
   const reconciliations = db.collection<StoredReconciliation>('external_reconciliations');
@@ -77,7 +93,7 @@ export function createExternalEventsRepo(db: Db, journal: WitnessJournalRepo) {
     /** Claims the record's key; false when an event with that key exists already. */
     async claim(record: ExternalEventRecord): Promise<boolean> {
       const created = await insertOnce(events, record);
-      if (created) await journal.append([{ kind: 'event', record: witnessEvent(record) }]);
+      if (created) await journal.append([witnessEvent(record)]);
       return created;
     },
     /** Claims many keys in one unordered insert; one result per record, in order. */
@@ -97,9 +113,7 @@ export function createExternalEventsRepo(db: Db, journal: WitnessJournalRepo) {
         }
       }
       await journal.append(
-        records
-          .filter((_, index) => results[index].status === 'created')
-          .map((record) => ({ kind: 'event' as const, record: witnessEvent(record) })),
+        records.filter((_, index) => results[index].status === 'created').map(witnessEvent),
       );
       return results;
     },
@@ -140,13 +154,16 @@ export function createExternalEventsRepo(db: Db, journal: WitnessJournalRepo) {
           return (await reconciliations.findOne({ _id: record._id })) ?? record;
         }),
       );
-      await journal.append(
-        stored.map(({ _id, outcome, reconciled_at }) => ({
-          kind: 'reconciliation' as const,
-          record: { _id, outcome, reconciled_at },
-        })),
-      );
+      await journal.append(stored.map(witnessReconciliation));
       return stored;
+    },
+    /** Every stored event and reconciliation, as the witness journal carries them. */
+    async *witnessScan(): AsyncGenerator<EventChange> {
+      for await (const event of events.find({}, { projection: { payload: 0 } })) {
+        yield witnessEvent(event);
+      }
+      const fields = { projection: { outcome: 1, reconciled_at: 1 } };
+      for await (const row of reconciliations.find({}, fields)) yield witnessReconciliation(row);
     },
     /** Events newest first (by `event_id`, a time-ordered ULID), keyset-paged. */
     async list(filter: EventListFilter, limit: number, beforeEventId?: string) {

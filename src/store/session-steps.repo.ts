@@ -139,6 +139,12 @@ export function createSessionStepsRepo(db: Db, journal: WitnessJournalRepo) {
 
   return {
     find,
+    /** Every stored step's id, as the witness journal carries it (the witnesses count them). */
+    async *witnessScan(): AsyncGenerator<{ kind: 'step'; record: { _id: string } }> {
+      for await (const record of col.find({}, { projection: { _id: 1 } })) {
+        yield { kind: 'step', record: { _id: record._id } };
+      }
+    },
     /**
      * Inserts the step; false when its number is already taken. Group commit: with no write
      * in flight the step is written at once; steps arriving meanwhile wait and go together as

@@ -87,6 +87,10 @@ export function createSessionsRepo(db: Db, journal: WitnessJournalRepo) {
       ]);
       return { total, since: recent };
     },
+    /** Every stored session, as the witness journal carries it. */
+    async *witnessScan(): AsyncGenerator<{ kind: 'session'; record: SessionRecord }> {
+      for await (const record of sessions.find()) yield { kind: 'session', record };
+    },
     async findById(id: string): Promise<SessionRecord | null> {
       const cached = sessionCache.get(id);
       if (cached) return cached;

@@ -68,6 +68,13 @@ interface ManifestBinding {
   created_at: string;
 }
 
+/** What the witnesses read of a deployment: its stage. */
+export interface WitnessDeployment {
+  _id: string;
+  stage: string;
+  updated_at: string;
+}
+
 export function createSubstrateDeploymentsRepo(db: Db, journal: WitnessJournalRepo) {
   const col = db.collection<DeploymentRecord>('substrate_deployments');
   const bindings = db.collection<ManifestBinding>('substrate_bindings');
@@ -95,9 +102,15 @@ export function createSubstrateDeploymentsRepo(db: Db, journal: WitnessJournalRe
         if (!isDuplicateKey(error)) throw error;
         await col.updateOne({ _id }, update);
       }
-      await journal.append([
-        { kind: 'deployment', record: { _id, stage: rest.stage, updated_at: rest.updated_at } },
-      ]);
+      const stage: WitnessDeployment = { _id, stage: rest.stage, updated_at: rest.updated_at };
+      await journal.append([{ kind: 'deployment', record: stage }]);
+    },
+    /** Every stored deployment's stage, as the witness journal carries it. */
+    async *witnessScan(): AsyncGenerator<{ kind: 'deployment'; record: WitnessDeployment }> {
+      const fields = { projection: { stage: 1, updated_at: 1 } };
+      for await (const record of col.find({}, fields)) {
+        yield { kind: 'deployment', record: record };
+      }
     },
     /** Deployments per stage (the operations overview). */
     countByStage: () => countBy(col, 'stage'),

@@ -1,126 +1,110 @@
 import type { Db } from 'mongodb';
-import { newestFilledSlot } from '../lib/slot-chain';
-import type { ActionLedgerEntry, ActionRecord } from './external-actions.repo';
-import type { ExternalEventRecord, StoredReconciliation } from './external-events.repo';
 import { isDuplicateKey } from './mongo';
-import type { SessionRecord } from './sessions.repo';
-import type { WorldTask } from './world-tasks.repo';
 
-/** What the witnesses read of an action: its projection without parameters, plan or execution. */
-export type WitnessAction = Pick<
-  ActionRecord,
-  | '_id'
-  | 'seq'
-  | 'status'
-  | 'action_kind'
-  | 'target'
-  | 'shared_context_id'
-  | 'proposed_by'
-  | 'approvals'
-  | 'status_timestamps'
-  | 'created_at'
-  | 'updated_at'
-> & { decisions: { principal_id: string; decision: string; reason: string | null }[] };
-/** What the witnesses read of a ledger entry (the reason of a failure, not the whole detail). */
-export type WitnessLedgerEntry = Omit<ActionLedgerEntry, 'detail' | 'actor'> & {
-  reason: string | null;
-};
-/** What the witnesses read of an external event: everything but its payload. */
-export type WitnessEvent = Omit<ExternalEventRecord, 'payload'>;
-export type WitnessReconciliation = Pick<StoredReconciliation, '_id' | 'outcome' | 'reconciled_at'>;
-export interface WitnessDeployment {
-  _id: string;
-  stage: string;
-  updated_at: string;
+/**
+ * One record change as the journal carries it: the kind of record and what the witnesses
+ * read of it (each repository says what that is; `WitnessChange` in the domain lists them).
+ */
+export interface JournalChange {
+  kind: string;
+  record: { _id: string };
 }
-
-/** One record change as the witness journal carries it. */
-export type JournalRecord =
-  | { kind: 'action'; record: WitnessAction }
-  | { kind: 'ledger'; record: WitnessLedgerEntry }
-  | { kind: 'event'; record: WitnessEvent }
-  | { kind: 'reconciliation'; record: WitnessReconciliation }
-  | { kind: 'task'; record: WorldTask }
-  | { kind: 'session'; record: SessionRecord }
-  | { kind: 'step'; record: { _id: string } }
-  | { kind: 'deployment'; record: WitnessDeployment };
 
 /** One slot of the journal: the record changes one process wrote together. */
 export interface JournalEntry {
   _id: string;
   at: string;
-  records: JournalRecord[];
+  records: JournalChange[];
 }
 
-/** Most records in one slot (a slot is one document; an ingest batch of 1,000 fits). */
-const RECORDS_PER_SLOT = 2_000;
-/** Slots read at once when catching up. */
-const READ_AHEAD = 16;
+/** Most records in one slot: slots stay small (tens of KiB), so reading the newest is cheap. */
+const RECORDS_PER_SLOT = 200;
+/** The journal's cap: older slots are dropped past it (a reader that far behind refolds). */
+const CAP_BYTES = 64 * 1024 * 1024;
+const NAME = 'witness_journal';
 
-/** Slots are padded strings so FerretDB finds them by `_id` without a scan. */
 const slotKey = (slot: number): string => String(slot).padStart(12, '0');
+const slotOf = (entry: Pick<JournalEntry, '_id'>): number => Number(entry._id);
 
-export const witnessAction = (record: ActionRecord): WitnessAction => ({
-  _id: record._id,
-  seq: record.seq,
-  status: record.status,
-  action_kind: record.action_kind,
-  target: record.target,
-  shared_context_id: record.shared_context_id,
-  proposed_by: record.proposed_by,
-  approvals: record.approvals,
-  status_timestamps: record.status_timestamps,
-  created_at: record.created_at,
-  updated_at: record.updated_at,
-  decisions: (record.decisions ?? []).map((d) => ({
-    principal_id: d.principal_id,
-    decision: d.decision,
-    reason: d.reason ?? null,
-  })),
-});
-
-export const witnessLedgerEntry = (entry: ActionLedgerEntry): WitnessLedgerEntry => {
-  const { detail, actor: _actor, ...rest } = entry;
-  const reason = detail?.['reason'];
-  return { ...rest, reason: typeof reason === 'string' ? reason : null };
-};
-
-export const witnessEvent = (event: ExternalEventRecord): WitnessEvent => {
-  const { payload: _payload, ...rest } = event;
-  return rest;
-};
+/** What a reader finds after its slot: the slots in order, or that it must fold again. */
+export type JournalTail =
+  | { complete: true; entries: JournalEntry[] }
+  /** Slots it has not read were dropped (the cap), or the journal started again. */
+  | { complete: false };
 
 /**
  * The witness journal: every change to a record a witness reads (actions, ledger entries,
  * events, reconciliations, tasks, sessions, steps, deployments), appended by the repository
- * that wrote it, in slots 1, 2, 3, … with no gaps (a slot chain: each slot claimed by a
- * unique insert, the one exclusive write FerretDB has). It stands in for the change stream
- * FerretDB lacks: a reader that folded slots up to n learns of every later change by reading
- * slot n + 1 onward by `_id` (docs/witnesses.md, "The witness index").
+ * that wrote it, in slots 1, 2, 3, … with no gaps, each claimed by a unique insert of its
+ * `_id` (the one exclusive write FerretDB has). It stands in for the change stream FerretDB
+ * lacks (docs/witnesses.md, "The witness index").
+ *
+ * It is a capped collection read in natural (insertion) order, newest first: the one access
+ * path FerretDB v1 serves from an index (the SQLite row id) rather than by reading the table,
+ * so finding the newest slot, or the few after a reader's, costs the same at any size. (Its
+ * `_id` lookups scan the table: they stop early on a hit near the start, never on a miss.)
+ * Slots are inserted in slot order, because a writer claims slot n + 1 only once it has seen
+ * slot n; so natural order is slot order.
  *
  * Appends queued while one is written share the next slot, so a busy process writes one
  * slot per round trip whatever its write rate.
  */
 export function createWitnessJournalRepo(db: Db) {
-  const col = db.collection<JournalEntry>('witness_journal');
+  const col = db.collection<JournalEntry>(NAME);
   let known = 0;
-  const waiting: { records: JournalRecord[]; settle: () => void; fail: (e: unknown) => void }[] =
+  const waiting: { records: JournalChange[]; settle: () => void; fail: (e: unknown) => void }[] =
     [];
   let writing = false;
+  let ready: Promise<void> | undefined;
 
-  const probe = (slot: number) => col.findOne({ _id: slotKey(slot) });
+  /** Creates the capped collection once; a journal left uncapped (older builds) is dropped. */
+  async function ensure(): Promise<void> {
+    const [info] = await db.listCollections({ name: NAME }).toArray();
+    if ((info as { options?: { capped?: boolean } } | undefined)?.options?.capped) return;
+    // Derived data only: every reader folds the collections again when its slot is gone.
+    if (info) await db.dropCollection(NAME);
+    try {
+      await db.createCollection(NAME, { capped: true, size: CAP_BYTES });
+    } catch (error) {
+      if ((error as { code?: number }).code !== 48) throw error; // NamespaceExists: a racer made it
+    }
+  }
+  const ensured = (): Promise<void> =>
+    (ready ??= ensure().catch((error: unknown) => {
+      ready = undefined;
+      throw error;
+    }));
 
-  async function newestFrom(from: number): Promise<number> {
-    const { slot } = await newestFilledSlot(async (n) => (n <= 0 || (await probe(n)) ? n : null), {
-      slot: from,
-      value: from,
-    });
-    known = Math.max(known, slot);
-    return slot;
+  /** The slots newer than `after`, newest first, read in natural order from the newest. */
+  async function newerThan(after: number): Promise<{ entries: JournalEntry[]; older: number }> {
+    await ensured();
+    const entries: JournalEntry[] = [];
+    let older = 0;
+    const cursor = col.find({}, { sort: { $natural: -1 }, batchSize: 8 });
+    try {
+      for await (const entry of cursor) {
+        if (slotOf(entry) <= after) {
+          older = slotOf(entry);
+          break;
+        }
+        entries.push(entry);
+      }
+    } finally {
+      await cursor.close();
+    }
+    return { entries, older };
+  }
+
+  /** The newest slot (0: none). */
+  async function newest(): Promise<number> {
+    const { older } = await newerThan(Number.MAX_SAFE_INTEGER);
+    known = Math.max(known, older);
+    return older;
   }
 
   /** Inserts one slot after the newest; on a duplicate, finds the newest and tries again. */
-  async function writeSlot(records: JournalRecord[]): Promise<void> {
+  async function writeSlot(records: JournalChange[]): Promise<void> {
+    await ensured();
     let candidate = known + 1;
     for (;;) {
       try {
@@ -129,11 +113,10 @@ export function createWitnessJournalRepo(db: Db) {
         return;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
-        candidate = (await newestFrom(candidate)) + 1;
+        candidate = (await newest()) + 1;
       }
     }
   }
-
   function pump(): void {
     if (writing || waiting.length === 0) return;
     writing = true;
@@ -160,9 +143,9 @@ export function createWitnessJournalRepo(db: Db) {
 
   return {
     /** Appends record changes; resolves once they are stored in a slot. */
-    append(records: JournalRecord[]): Promise<void> {
+    append(records: JournalChange[]): Promise<void> {
       if (records.length === 0) return Promise.resolve();
-      const chunks: JournalRecord[][] = [];
+      const chunks: JournalChange[][] = [];
       for (let i = 0; i < records.length; i += RECORDS_PER_SLOT) {
         chunks.push(records.slice(i, i + RECORDS_PER_SLOT));
       }
@@ -176,68 +159,20 @@ export function createWitnessJournalRepo(db: Db) {
         ),
       ).then(() => undefined);
     },
+    /** The newest slot (0: none). */
+    head: newest,
     /**
-     * Every stored record the journal covers, as the journal would carry it: what a reader
-     * folds once before following the journal (records written before it existed, or whose
-     * append was lost with a process, are in the collections).
+     * The slots after `slot`, in order, up to the newest: one read of the newest slot when
+     * nothing is new. Incomplete when some of them were dropped, or the journal is behind
+     * `slot` (it was started again): the reader must fold the collections again.
      */
-    async *stored(): AsyncGenerator<JournalRecord> {
-      for await (const record of db.collection<ActionRecord>('external_actions').find(
-        {},
-        {
-          projection: { parameters: 0, dry_run: 0, execution: 0 },
-        },
-      )) {
-        yield { kind: 'action', record: witnessAction(record) };
-      }
-      for await (const entry of db.collection<ActionLedgerEntry>('action_ledger').find()) {
-        yield { kind: 'ledger', record: witnessLedgerEntry(entry) };
-      }
-      for await (const event of db
-        .collection<ExternalEventRecord>('external_events')
-        .find({}, { projection: { payload: 0 } })) {
-        yield { kind: 'event', record: witnessEvent(event) };
-      }
-      for await (const row of db
-        .collection<StoredReconciliation>('external_reconciliations')
-        .find({}, { projection: { outcome: 1, reconciled_at: 1 } })) {
-        yield { kind: 'reconciliation', record: row };
-      }
-      for await (const task of db.collection<WorldTask>('world_tasks').find()) {
-        yield { kind: 'task', record: task };
-      }
-      for await (const session of db.collection<SessionRecord>('sessions').find()) {
-        yield { kind: 'session', record: session };
-      }
-      for await (const step of db
-        .collection<{ _id: string }>('session_steps')
-        .find({}, { projection: { _id: 1 } })) {
-        yield { kind: 'step', record: step };
-      }
-      for await (const deployment of db
-        .collection<WitnessDeployment>('substrate_deployments')
-        .find({}, { projection: { stage: 1, updated_at: 1 } })) {
-        yield { kind: 'deployment', record: deployment };
-      }
-    },
-    /** The newest filled slot (0: none), found from the newest this process knows. */
-    head: (): Promise<number> => newestFrom(known),
-    /**
-     * The slots after `slot`, in order, up to the newest, read by `_id`: one read when
-     * nothing is new, then `READ_AHEAD` at a time.
-     */
-    async after(slot: number): Promise<JournalEntry[]> {
-      const found: JournalEntry[] = [];
-      let next = slot + 1;
-      for (let width = 1; ; width = READ_AHEAD) {
-        const window = await Promise.all(Array.from({ length: width }, (_, i) => probe(next + i)));
-        const end = window.indexOf(null);
-        found.push(...(window.slice(0, end === -1 ? width : end) as JournalEntry[]));
-        if (end !== -1) break;
-        next += width;
-      }
-      if (found.length > 0) known = Math.max(known, slot + found.length);
-      return found;
+    async after(slot: number): Promise<JournalTail> {
+      const { entries, older } = await newerThan(slot);
+      entries.reverse();
+      if (entries.length > 0 && slotOf(entries[0]) !== slot + 1) return { complete: false };
+      if (entries.length === 0 && older < slot) return { complete: false };
+      if (entries.length > 0) known = Math.max(known, slotOf(entries[entries.length - 1]));
+      return { complete: true, entries };
     },
   };
 }

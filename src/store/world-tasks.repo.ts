@@ -37,6 +37,10 @@ export function createWorldTasksRepo(db: Db, journal: WitnessJournalRepo) {
   /** Every version of every task; the source of truth. */
   const versions = db.collection<WorldTaskVersion>('world_task_versions');
   return {
+    /** Every stored current task, as the witness journal carries it. */
+    async *witnessScan(): AsyncGenerator<{ kind: 'task'; record: WorldTask }> {
+      for await (const record of tasks.find()) yield { kind: 'task', record };
+    },
     /** The stored current task (may trail the version log; see `findVersion`). */
     findById: (id: string) => tasks.findOne({ _id: id }),
     /** One version of a task, read by `_id`. */

@@ -1,10 +1,19 @@
 import { connectMongo } from '../../src/store/mongo';
-import { createWitnessJournalRepo, type JournalRecord } from '../../src/store/witness-journal.repo';
+import {
+  createWitnessJournalRepo,
+  type JournalChange,
+  type JournalEntry,
+  type JournalTail,
+} from '../../src/store/witness-journal.repo';
 import { freshDbName } from '../helpers/test-app';
 
 const uri = process.env['TEST_MONGODB_URI']!;
 
-const step = (id: string): JournalRecord => ({ kind: 'step', record: { _id: id } });
+const step = (id: string): JournalChange => ({ kind: 'step', record: { _id: id } });
+const entriesOf = (tail: JournalTail): JournalEntry[] => {
+  if (!tail.complete) throw new Error('expected a complete tail');
+  return tail.entries;
+};
 
 describe('witness journal', () => {
   it('fills slots 1, 2, 3, … without gaps or losses when three processes append at once', async () => {
@@ -13,7 +22,7 @@ describe('witness journal', () => {
     try {
       const journals = processes.map(({ db }) => createWitnessJournalRepo(db));
       expect(await journals[0].head()).toBe(0);
-      expect(await journals[0].after(0)).toEqual([]);
+      expect(entriesOf(await journals[0].after(0))).toEqual([]);
 
       const written = journals.flatMap((journal, p) =>
         Array.from({ length: 15 }, (_, i) => `p${p}-${i}`).map((id) => ({ journal, id })),
@@ -23,7 +32,7 @@ describe('witness journal', () => {
       // A reader that starts now finds every record exactly once, in gap-free slots.
       const reader = createWitnessJournalRepo(processes[0].db);
       const head = await reader.head();
-      const slots = await reader.after(0);
+      const slots = entriesOf(await reader.after(0));
       expect(slots.map((slot) => Number(slot._id))).toEqual(
         Array.from({ length: head }, (_, i) => i + 1),
       );
@@ -32,11 +41,15 @@ describe('witness journal', () => {
       // Appends waiting for a write share the next slot: fewer slots than appends.
       expect(head).toBeLessThan(written.length);
 
-      // Nothing new: one read says so; something new: only it is read.
-      expect(await reader.after(head)).toEqual([]);
+      // Nothing new: nothing read; something new: only it.
+      expect(entriesOf(await reader.after(head))).toEqual([]);
       await journals[2].append([step('late')]);
-      const late = await reader.after(head);
+      const late = entriesOf(await reader.after(head));
       expect(late.flatMap((slot) => slot.records)).toEqual([step('late')]);
+      expect(late.map((slot) => Number(slot._id))).toEqual([head + 1]);
+
+      const [info] = await processes[0].db.listCollections({ name: 'witness_journal' }).toArray();
+      expect((info as { options: { capped?: boolean } }).options.capped).toBe(true);
     } finally {
       await Promise.all(processes.map(({ client }) => client.close()));
     }
@@ -46,9 +59,33 @@ describe('witness journal', () => {
     const { client, db } = await connectMongo(uri, freshDbName('witness_journal_big'));
     try {
       const journal = createWitnessJournalRepo(db);
-      await journal.append(Array.from({ length: 4_500 }, (_, i) => step(`s${i}`)));
-      const slots = await journal.after(0);
-      expect(slots.map((slot) => slot.records.length)).toEqual([2_000, 2_000, 500]);
+      await journal.append(Array.from({ length: 450 }, (_, i) => step(`s${i}`)));
+      const slots = entriesOf(await journal.after(0));
+      expect(slots.map((slot) => slot.records.length)).toEqual([200, 200, 50]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('tells a reader whose slots are gone, or who is ahead of a restarted journal, to fold again', async () => {
+    const { client, db } = await connectMongo(uri, freshDbName('witness_journal_gone'));
+    try {
+      const journal = createWitnessJournalRepo(db);
+      for (let i = 0; i < 4; i += 1) await journal.append([step(`s${i}`)]);
+      expect(await journal.after(4)).toEqual({ complete: true, entries: [] });
+      // A restarted journal (dropped, e.g. by an older build's uncapped one) is behind slot 4.
+      await db.dropCollection('witness_journal');
+      const fresh = createWitnessJournalRepo(db);
+      await fresh.append([step('again')]);
+      expect(await fresh.after(4)).toEqual({ complete: false });
+      // Slots 1 and 2 gone (as the cap drops the oldest): a reader at 0 has missed them.
+      for (let i = 0; i < 3; i += 1) await fresh.append([step(`t${i}`)]);
+      await db
+        .collection('witness_journal')
+        .deleteMany({ _id: { $in: ['000000000001', '000000000002'] } as never });
+      const gone = await fresh.after(0);
+      expect(gone).toEqual({ complete: false });
+      expect(entriesOf(await fresh.after(2)).map((slot) => Number(slot._id))).toEqual([3, 4]);
     } finally {
       await client.close();
     }

@@ -1,4 +1,5 @@
 import { mersenne } from 'pure-rand';
+import { STRATEGIES, type Strategy } from './schemas';
 
 /**
  * The iterated prisoner's dilemma of the social assays (DESIGN.md section 8,
@@ -6,18 +7,7 @@ import { mersenne } from 'pure-rand';
  * strategies follow the Python `axelrod` library's definitions move for move (the tests
  * compare with reference plays it generated).
  */
-export const STRATEGIES = [
-  'tit_for_tat',
-  'always_defect',
-  'always_cooperate',
-  'grudger',
-  'tit_for_two_tats',
-  'suspicious_tit_for_tat',
-  'alternator',
-  'win_stay_lose_shift',
-  'random',
-] as const;
-export type Strategy = (typeof STRATEGIES)[number];
+export { STRATEGIES, type Strategy };
 
 const C = 0;
 const D = 1;

@@ -1,7 +1,20 @@
 /** Social assays (DESIGN.md section 8): the request and the answer. */
 import type { Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
-import { STRATEGIES } from './ipd';
+
+/** The strategies a player can follow (their definitions: `ipd.ts`, after `axelrod`). */
+export const STRATEGIES = [
+  'tit_for_tat',
+  'always_defect',
+  'always_cooperate',
+  'grudger',
+  'tit_for_two_tats',
+  'suspicious_tit_for_tat',
+  'alternator',
+  'win_stay_lose_shift',
+  'random',
+] as const;
+export type Strategy = (typeof STRATEGIES)[number];
 
 /** Most players in one round robin (a strategy may be listed more than once). */
 export const MAX_PLAYERS = 16;

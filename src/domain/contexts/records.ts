@@ -1,11 +1,8 @@
 import type { AppInfra } from '../../app/deps';
 import { notFound } from '../../lib/errors';
 import type { SessionRecord } from '../../store/sessions.repo';
-import type {
-  WitnessAction,
-  WitnessEvent,
-  WitnessLedgerEntry,
-} from '../../store/witness-journal.repo';
+import type { WitnessAction, WitnessLedgerEntry } from '../../store/external-actions.repo';
+import type { WitnessEvent } from '../../store/external-events.repo';
 import type { WorldTask } from '../../store/world-tasks.repo';
 import { MAX_WITNESS_RECORDS, type WitnessInput } from '../witnesses/inputs';
 import type { WitnessFold } from '../witnesses/witness-index';

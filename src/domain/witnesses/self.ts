@@ -1,6 +1,6 @@
 import type { AppInfra } from '../../app/deps';
 import { notFound } from '../../lib/errors';
-import type { WitnessAction } from '../../store/witness-journal.repo';
+import type { WitnessAction } from '../../store/external-actions.repo';
 import type { WorldObject } from '../../store/world-objects.repo';
 import type { WorldTask } from '../../store/world-tasks.repo';
 import { runtimeRecord } from '../runtime/continuity.service';

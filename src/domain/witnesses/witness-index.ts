@@ -1,14 +1,26 @@
 import type { Repos } from '../../store';
-import type { SessionRecord } from '../../store/sessions.repo';
 import type {
-  JournalRecord,
+  ActionChange,
   WitnessAction,
-  WitnessDeployment,
-  WitnessEvent,
   WitnessLedgerEntry,
+} from '../../store/external-actions.repo';
+import type {
+  EventChange,
+  WitnessEvent,
   WitnessReconciliation,
-} from '../../store/witness-journal.repo';
+} from '../../store/external-events.repo';
+import type { SessionRecord } from '../../store/sessions.repo';
+import type { WitnessDeployment } from '../../store/substrate-deployments.repo';
 import type { WorldTask } from '../../store/world-tasks.repo';
+
+/** Every kind of record change the witness journal carries (each repository writes its own). */
+export type WitnessChange =
+  | ActionChange
+  | EventChange
+  | { kind: 'task'; record: WorldTask }
+  | { kind: 'session'; record: SessionRecord }
+  | { kind: 'step'; record: { _id: string } }
+  | { kind: 'deployment'; record: WitnessDeployment };
 
 /** The records of one shared context, by kind (ids). */
 interface ContextMembers {
@@ -112,7 +124,7 @@ export class WitnessFold {
     addTo(index, to, id);
   }
 
-  apply(change: JournalRecord): void {
+  apply(change: WitnessChange): void {
     switch (change.kind) {
       case 'action': {
         const { record } = change;
@@ -178,7 +190,18 @@ export class WitnessFold {
   }
 }
 
-type Deps = { repos: Pick<Repos, 'witnessJournal'> };
+type Deps = {
+  repos: Pick<
+    Repos,
+    | 'witnessJournal'
+    | 'externalActions'
+    | 'externalEvents'
+    | 'worldTasks'
+    | 'sessions'
+    | 'sessionSteps'
+    | 'substrateDeployments'
+  >;
+};
 
 /**
  * This process's witness index: the fold, kept current by reading the journal slots after
@@ -215,15 +238,37 @@ export class WitnessIndex {
 
   private async catchUp(): Promise<WitnessFold> {
     const journal = this.deps.repos.witnessJournal;
-    if (!this.fold) {
-      const fold = new WitnessFold();
-      const from = await journal.head();
-      for await (const record of journal.stored()) fold.apply(record);
-      [this.fold, this.folded] = [fold, from];
+    for (;;) {
+      if (!this.fold) [this.fold, this.folded] = await this.foldStored();
+      const tail = await journal.after(this.folded);
+      if (!tail.complete) {
+        // Slots this process has not folded are gone (the journal's cap): fold again.
+        this.fold = undefined;
+        continue;
+      }
+      for (const entry of tail.entries) {
+        // Each change was written by the repository of its kind (`WitnessChange`).
+        for (const change of entry.records) this.fold.apply(change as WitnessChange);
+      }
+      this.folded += tail.entries.length;
+      return this.fold;
     }
-    const entries = await journal.after(this.folded);
-    for (const entry of entries) for (const record of entry.records) this.fold.apply(record);
-    this.folded += entries.length;
-    return this.fold;
+  }
+
+  /** A fold of the stored collections, and the journal slot read before them. */
+  private async foldStored(): Promise<[WitnessFold, number]> {
+    const fold = new WitnessFold();
+    const from = await this.deps.repos.witnessJournal.head();
+    const { repos } = this.deps;
+    const scans: AsyncGenerator<WitnessChange>[] = [
+      repos.externalActions.witnessScan(),
+      repos.externalEvents.witnessScan(),
+      repos.worldTasks.witnessScan(),
+      repos.sessions.witnessScan(),
+      repos.sessionSteps.witnessScan(),
+      repos.substrateDeployments.witnessScan(),
+    ];
+    for (const scan of scans) for await (const change of scan) fold.apply(change);
+    return [fold, from];
   }
 }

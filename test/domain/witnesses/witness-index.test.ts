@@ -2,7 +2,7 @@ import { WitnessFold, WitnessIndex } from '../../../src/domain/witnesses/witness
 import { newId } from '../../../src/lib/ids';
 import { createRepos } from '../../../src/store';
 import { connectMongo } from '../../../src/store/mongo';
-import type { WitnessAction } from '../../../src/store/witness-journal.repo';
+import type { WitnessAction } from '../../../src/store/external-actions.repo';
 import type { WorldTask } from '../../../src/store/world-tasks.repo';
 import { storedIn } from '../../helpers/collections';
 import { freshDbName } from '../../helpers/test-app';
