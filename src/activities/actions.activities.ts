@@ -1,6 +1,7 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import stringify from 'safe-stable-stringify';
+import { ledgerDigest } from '../domain/actions/ledger-digest';
 import { planAction } from '../domain/actions/planner';
 import type { Repos } from '../store';
 import type { ActionLedgerEntry } from '../store/external-actions.repo';
@@ -39,8 +40,6 @@ export const EXECUTION_FAILURES = {
   planDrift: 'PlanDrift',
   webhookRejected: 'WebhookRejected',
 } as const;
-
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /** Activities of the external-action workflow; each is idempotent under retries. */
 export function createActionActivities(deps: ActionActivityDeps) {
@@ -251,7 +250,3 @@ export function eligibleTokens(rule: ActionState['rule']): string[] {
     ...rule.approver_roles.map((role) => `role:${role}`),
   ];
 }
-
-/** sha256 over the canonical JSON of an entry (its `prev_digest` included). */
-export const ledgerDigest = (entry: Omit<ActionLedgerEntry, 'digest'>): string =>
-  `sha256:${sha256(stringify(entry) ?? '')}`;

@@ -6,6 +6,7 @@ import {
   type NotificationDeps,
 } from './notifications.activities';
 import { createProbeActivities } from './probe.activities';
+import { createProofActivities, type ProofActivityDeps } from './proofs.activities';
 import { createRepairActivities, type RepairActivityDeps } from './repairs.activities';
 import { createSubstrateActivities, type SubstrateActivityDeps } from './substrates.activities';
 
@@ -15,6 +16,7 @@ export type SubstrateActivities = ReturnType<typeof createSubstrateActivities>;
 export type NotificationActivities = ReturnType<typeof createNotificationActivities>;
 export type CheckpointActivities = ReturnType<typeof createCheckpointActivities>;
 export type RepairActivities = ReturnType<typeof createRepairActivities>;
+export type ProofActivities = ReturnType<typeof createProofActivities>;
 
 export interface ActivityDeps
   extends Omit<ActionActivityDeps, 'notify'>, Omit<NotificationDeps, 'repos'> {
@@ -22,7 +24,8 @@ export interface ActivityDeps
     SubstrateActivityDeps['repos'] &
     NotificationDeps['repos'] &
     CheckpointActivityDeps['repos'] &
-    RepairActivityDeps['repos'];
+    RepairActivityDeps['repos'] &
+    ProofActivityDeps['repos'];
   workerIdentity: string;
 }
 
@@ -36,6 +39,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createNotificationActivities(deps),
     ...createCheckpointActivities(deps),
     ...createRepairActivities(deps),
+    ...createProofActivities(deps),
   };
 }
 

@@ -4,7 +4,7 @@ import { OpsStatusKey } from '../workflows/shared';
 
 /** What starting one continuous-ops workflow (a checkpoint, a repair) takes. */
 export interface OpsWorkflowStart {
-  workflowType: 'checkpointWorkflow' | 'repairWorkflow';
+  workflowType: 'checkpointWorkflow' | 'repairWorkflow' | 'proofWorkflow';
   workflowId: string;
   args: unknown[];
   /** Its first `OpsStatus` (`checkpoint.running`, `repair.diagnosing`). */

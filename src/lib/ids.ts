@@ -26,7 +26,8 @@ export type IdPrefix =
   | 'apr'
   | 'sub'
   | 'ntf'
-  | 'asy';
+  | 'asy'
+  | 'prf';
 
 const pool = Buffer.alloc(4096);
 let offset = pool.length;

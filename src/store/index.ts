@@ -36,6 +36,7 @@ import { createRuntimeRepo } from './runtime.repo';
 import { createSessionStepsRepo } from './session-steps.repo';
 import { createSessionsRepo } from './sessions.repo';
 import { createWitnessJournalRepo } from './witness-journal.repo';
+import { createProofsRepo } from './proofs.repo';
 
 /** Every repository, built over one database. */
 export function createRepos(db: Db) {
@@ -62,6 +63,7 @@ export function createRepos(db: Db) {
     actionInbox: createActionInboxRepo(db),
     checkpoints: createCheckpointsRepo(db),
     repairs: createRepairsRepo(db),
+    proofs: createProofsRepo(db),
     threads: createThreadsRepo(db),
     collectionReader: createCollectionReader(db),
     subscriptions: createSubscriptionsRepo(db),

@@ -4,3 +4,4 @@ export { notificationDeliveryWorkflow } from './notification-delivery.workflow';
 export { serviceProbeWorkflow } from './service-probe.workflow';
 export { substrateDeploymentWorkflow } from './substrate-deployment.workflow';
 export { repairWorkflow } from './repair.workflow';
+export { proofWorkflow } from './proof.workflow';

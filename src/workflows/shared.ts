@@ -1,5 +1,6 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { ProofRunRecord } from '../store/proofs.repo';
 import type { CheckpointRecord } from '../store/checkpoints.repo';
 import type { RepairRecord } from '../store/repairs.repo';
 import type { DeploymentRecord, NormalizedSpec } from '../store/substrate-deployments.repo';
@@ -315,3 +316,13 @@ export const repairStateQuery = defineQuery<RepairRecord>('repairState');
 /** A child action tells the repair that started it of each status it enters. */
 export const childActionStatusSignal =
   defineSignal<[{ action_id: string; status: ActionStatus }]>('childActionStatus');
+
+// ---------------------------------------------------------------------------
+// Proofs (DESIGN.md section 8)
+// ---------------------------------------------------------------------------
+
+export interface ProofWorkflowInput {
+  record: ProofRunRecord;
+}
+
+export const proofWorkflowId = (runId: string): string => `proof-${runId}`;

@@ -1,5 +1,5 @@
 import { storedIn } from '../helpers/collections';
-import { ledgerDigest } from '../../src/activities/actions.activities';
+import { ledgerDigest } from '../../src/domain/actions/ledger-digest';
 import { newId } from '../../src/lib/ids';
 import type { ActionLedgerEntry } from '../../src/store/external-actions.repo';
 import { call } from '../helpers/http';

@@ -8,6 +8,7 @@ import { sharedContextRoutes } from './shared-contexts';
 import { intentionalityRoutes } from './intentionality';
 import { membraneRoutes } from './membrane';
 import { assayRoutes } from './assays';
+import { proofRoutes } from './proofs';
 import { externalActionsRoutes } from './external-actions';
 import { externalEventsRoutes } from './external-events';
 import { plannedApiRoutes } from './planned';
@@ -38,6 +39,7 @@ export const apiRoutes = (catalog: () => readonly RouteDefinition[]): RouteDefin
   ...intentionalityRoutes,
   ...membraneRoutes,
   ...assayRoutes,
+  ...proofRoutes,
   ...adminRoutes(catalog),
   ...plannedApiRoutes,
 ];

@@ -1,0 +1,122 @@
+import type { Repos } from '../../store';
+import type { ActionLedgerEntry, ActionRecord } from '../../store/external-actions.repo';
+import type { ExternalEventRecord } from '../../store/external-events.repo';
+import type { StoredCheckResult } from '../../store/proofs.repo';
+import type { RepairLedgerEntry } from '../../store/repairs.repo';
+import type { WorldHistoryEvent } from '../../store/world-history.repo';
+import type { WorldObject } from '../../store/world-objects.repo';
+import { sha256Hex } from '../../store/artifacts.repo';
+import { eventKey } from '../events/events.service';
+import {
+  actionLedgerChain,
+  artifactsIntegrity,
+  eventDedup,
+  executionsApproved,
+  noSecrets,
+  repairChain,
+  worldHistoryReplay,
+  type CheckFindings,
+} from './checks';
+import { LISTED_VIOLATIONS, type ProofCheck } from './schemas';
+
+type Deps = { repos: Pick<Repos, 'collectionReader' | 'artifacts'> };
+
+/** History events read per object checked, at most (the replay needs all of an object's). */
+const HISTORY_PER_OBJECT = 20;
+
+/** Reads what one check needs (each read bounded by `max`) and applies its rule. */
+async function findingsOf(
+  deps: Deps,
+  check: ProofCheck,
+  max: number,
+): Promise<CheckFindings & { bound_reached: boolean }> {
+  const reader = deps.repos.collectionReader;
+  switch (check) {
+    case 'action_ledger_chain': {
+      const { rows, more } = await reader.firstOf<ActionLedgerEntry>('action_ledger', max);
+      return { ...actionLedgerChain(rows, !more), bound_reached: more };
+    }
+    case 'executions_approved': {
+      const { rows, more } = await reader.firstOf<ActionRecord>('external_actions', max);
+      return { ...executionsApproved(rows), bound_reached: more };
+    }
+    case 'world_history_replay': {
+      const objects = await reader.firstOf<WorldObject>('world_objects', max);
+      const history = await reader.firstOf<WorldHistoryEvent>(
+        'world_history',
+        max * HISTORY_PER_OBJECT,
+      );
+      const byObject = new Map<string, WorldHistoryEvent[]>();
+      for (const event of history.rows) {
+        if (!event.object_id) continue;
+        const list = byObject.get(event.object_id) ?? [];
+        list.push(event);
+        byObject.set(event.object_id, list);
+      }
+      const findings = worldHistoryReplay(
+        objects.rows,
+        (id) => byObject.get(id) ?? [],
+        !history.more,
+      );
+      return { ...findings, bound_reached: objects.more || history.more };
+    }
+    case 'event_dedup': {
+      const { rows, more } = await reader.firstOf<ExternalEventRecord>('external_events', max);
+      return { ...eventDedup(rows, eventKey), bound_reached: more };
+    }
+    case 'no_secrets': {
+      const reads = await Promise.all(
+        ['audit', 'action_ledger', 'request_ledger'].map(async (collection) => ({
+          collection,
+          ...(await reader.firstOf<{ _id: unknown }>(collection, max)),
+        })),
+      );
+      const rows = reads.flatMap(({ collection, rows }) =>
+        rows.map((row) => ({ collection, row })),
+      );
+      return { ...noSecrets(rows), bound_reached: reads.some((read) => read.more) };
+    }
+    case 'artifacts_integrity': {
+      const { rows, more } = await reader.firstOf<{
+        _id: string;
+        path: string;
+        sha256: string;
+        size: number;
+      }>('artifacts', max);
+      const checked = await Promise.all(
+        rows.map(async (artifact) => {
+          const bytes = await deps.repos.artifacts.content(artifact as never);
+          const stored = bytes && { sha256: sha256Hex(bytes), size: bytes.byteLength };
+          return { ...artifact, stored };
+        }),
+      );
+      return { ...artifactsIntegrity(checked), bound_reached: more };
+    }
+    case 'repair_chain': {
+      const { rows, more } = await reader.firstOf<RepairLedgerEntry>('repair_ledger', max);
+      return { ...repairChain(rows), bound_reached: more };
+    }
+  }
+}
+
+/**
+ * One check of a proof run: `failed` when it found violations, `inconclusive` when it found
+ * none but `max_records` stopped a read, else `passed` (docs/proofs.md).
+ */
+export async function runProofCheck(
+  deps: Deps,
+  input: { run_id: string; check: ProofCheck; max_records: number },
+): Promise<StoredCheckResult> {
+  const findings = await findingsOf(deps, input.check, input.max_records);
+  const failed = findings.violations.length > 0;
+  return {
+    name: input.check,
+    status: failed ? 'failed' : findings.bound_reached ? 'inconclusive' : 'passed',
+    checked: findings.checked,
+    violations: findings.violations.slice(0, LISTED_VIOLATIONS),
+    violation_count: findings.violations.length,
+    bound_reached: findings.bound_reached,
+    run_id: input.run_id,
+    finished_at: new Date().toISOString(),
+  };
+}

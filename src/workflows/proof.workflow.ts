@@ -1,0 +1,59 @@
+import {
+  ApplicationFailure,
+  proxyActivities,
+  setCurrentDetails,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { ProofActivities } from '../activities';
+import type { ProofCheck } from '../domain/proofs/schemas';
+import type { ProofRunRecord } from '../store/proofs.repo';
+import { OpsStatusKey, type ProofWorkflowInput } from './shared';
+
+const { recordProofRun } = proxyActivities<ProofActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 20 },
+});
+// One check per call: it reads at most `max_records` of each collection it checks.
+const { runProofCheck } = proxyActivities<ProofActivities>({
+  startToCloseTimeout: '30 minutes',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 5 },
+});
+
+/**
+ * One proof run (`proof-prf_…`): each check in turn, the record written after each (its
+ * progress), then `completed`. The workflow is the run record's single writer.
+ */
+export async function proofWorkflow(input: ProofWorkflowInput): Promise<ProofRunRecord> {
+  const record: ProofRunRecord = { ...input.record, results: [...input.record.results] };
+  const save = async () => {
+    record.seq += 1;
+    record.updated_at = new Date().toISOString();
+    const failed = record.results.filter((r) => r.status === 'failed').map((r) => r.name);
+    setCurrentDetails(
+      `proof run \`${record._id}\`: ${record.status}, ${record.results.length}/${record.checks.length} checks${failed.length ? `; failed: ${failed.join(', ')}` : ''}`,
+    );
+    await recordProofRun(record);
+  };
+  try {
+    for (const check of record.checks) {
+      const result = await runProofCheck({
+        run_id: record._id,
+        check: check as ProofCheck,
+        max_records: record.max_records,
+      });
+      record.results.push(result);
+      await save();
+    }
+    record.status = 'completed';
+    record.completed_at = new Date().toISOString();
+    upsertSearchAttributes([{ key: OpsStatusKey, value: 'proof.completed' }]);
+    await save();
+    return record;
+  } catch (error) {
+    record.status = 'failed';
+    record.error = error instanceof Error ? error.message : String(error);
+    upsertSearchAttributes([{ key: OpsStatusKey, value: 'proof.failed' }]);
+    await save();
+    throw ApplicationFailure.nonRetryable(`proof run ${record._id} failed: ${record.error}`);
+  }
+}
