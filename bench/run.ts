@@ -6,6 +6,7 @@ import { checkpointBench } from './checkpoint.bench';
 import { eventsBench } from './events.bench';
 import { repairBench } from './repair.bench';
 import { witnessesBench } from './witnesses.bench';
+import { assaysBench } from './assays.bench';
 import { foundationBench, inboxBench, worldStateBench } from './get-vs-bare.bench';
 import { sessionsBench } from './sessions.bench';
 import { substrateDeploymentBench } from './substrate-deployment.bench';
@@ -24,6 +25,7 @@ const SUITES: Record<string, (ctx: BenchContext) => Promise<BenchReport>> = {
   checkpoint: checkpointBench,
   repair: repairBench,
   witnesses: witnessesBench,
+  assays: assaysBench,
 };
 
 /** Runs the benchmark suites named on the command line (all by default). */

@@ -1,0 +1,160 @@
+import { roundRobin, DEFAULT_PAYOFFS } from '../src/domain/assays/ipd';
+import type { Strategy } from '../src/domain/assays/schemas';
+import { createUnlimitedKey } from './lib/api';
+import { startApiAndBare } from './lib/processes';
+import type { BenchContext, BenchReport } from './lib/report';
+import { percentile, timed } from './lib/stats';
+
+const OURS_PORT = 18488;
+const BARE_PORT = 18489;
+const SAMPLES = Number(process.env['BENCH_ASSAY_SAMPLES'] ?? 3);
+
+/** The bounds: 16 players (every strategy, `random` and a few more twice), 10,000 turns, 10 repetitions. */
+const BODY = {
+  strategies: [
+    'tit_for_tat',
+    'always_defect',
+    'always_cooperate',
+    'grudger',
+    'tit_for_two_tats',
+    'suspicious_tit_for_tat',
+    'alternator',
+    'win_stay_lose_shift',
+    'random',
+    'random',
+    'tit_for_tat',
+    'grudger',
+    'alternator',
+    'win_stay_lose_shift',
+    'always_defect',
+    'tit_for_two_tats',
+  ] as Strategy[],
+  turns: 10_000,
+  repetitions: 10,
+  noise: 0.05,
+  seed: 7,
+};
+
+type Move = 'C' | 'D';
+/** The reference: the same rules written plainly (histories as arrays of letters). */
+type Player = (own: Move[], other: Move[], random: () => number) => Move;
+const NAIVE: Record<Strategy, () => Player> = {
+  tit_for_tat: () => (_own, other) => (other.length === 0 ? 'C' : other[other.length - 1]!),
+  always_defect: () => () => 'D',
+  always_cooperate: () => () => 'C',
+  grudger: () => {
+    let grudge = false;
+    return (_own, other) => {
+      grudge ||= other[other.length - 1] === 'D';
+      return grudge ? 'D' : 'C';
+    };
+  },
+  tit_for_two_tats: () => (_own, other) =>
+    other.length >= 2 && other[other.length - 1] === 'D' && other[other.length - 2] === 'D'
+      ? 'D'
+      : 'C',
+  suspicious_tit_for_tat: () => (_own, other) =>
+    other.length === 0 ? 'D' : other[other.length - 1]!,
+  alternator: () => (own) => (own.length === 0 ? 'C' : own[own.length - 1] === 'C' ? 'D' : 'C'),
+  win_stay_lose_shift: () => (own, other) =>
+    own.length === 0 ? 'C' : own[own.length - 1] === other[other.length - 1] ? 'C' : 'D',
+  random: () => (_own, _other, random) => (random() < 0.5 ? 'C' : 'D'),
+};
+
+function naiveRoundRobin(): number {
+  let state = BODY.seed;
+  const random = () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+  const { R, S, T, P } = DEFAULT_PAYOFFS;
+  const gain: Record<string, [number, number]> = { CC: [R, R], CD: [S, T], DC: [T, S], DD: [P, P] };
+  let total = 0;
+  const flip = (move: Move): Move => (random() < BODY.noise ? (move === 'C' ? 'D' : 'C') : move);
+  for (let repetition = 0; repetition < BODY.repetitions; repetition += 1) {
+    for (let i = 0; i < BODY.strategies.length; i += 1) {
+      for (let j = i + 1; j < BODY.strategies.length; j += 1) {
+        const [a, b] = [NAIVE[BODY.strategies[i]!](), NAIVE[BODY.strategies[j]!]()];
+        const [movesA, movesB]: Move[][] = [[], []];
+        for (let turn = 0; turn < BODY.turns; turn += 1) {
+          const moveA = flip(a(movesA, movesB, random));
+          const moveB = flip(b(movesB, movesA, random));
+          movesA.push(moveA);
+          movesB.push(moveB);
+          total += gain[moveA + moveB]![0];
+        }
+        total += movesA.join('').length + movesB.join('').length;
+      }
+    }
+  }
+  return total;
+}
+
+/**
+ * Social assays at the bounds (issue 14): `POST /v1/assays/social/run` with 16 players,
+ * 10,000 turns and 10 repetitions (1,200 matches, 12 million turns; answered with every
+ * move, and stored), timed from request to the whole answer; against a plain reference loop
+ * over the same rules in this process, and our engine alone. Targets: the route within 2 s,
+ * and its speed at least 5× the reference's.
+ */
+export async function assaysBench(ctx: BenchContext): Promise<BenchReport> {
+  const servers = await startApiAndBare({
+    ...ctx,
+    suite: 'assays',
+    oursPort: OURS_PORT,
+    barePort: BARE_PORT,
+  });
+  try {
+    const key = await createUnlimitedKey(servers.oursUrl, servers.adminKey);
+    const route: number[] = [];
+    let bytes = 0;
+    for (let i = 0; i < SAMPLES + 1; i += 1) {
+      const [body, ms] = await timed(async () => {
+        const res = await fetch(`${servers.oursUrl}/v1/assays/social/run`, {
+          method: 'POST',
+          headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+          body: JSON.stringify(BODY),
+        });
+        if (!res.ok) throw new Error(`assay: ${res.status} ${await res.text()}`);
+        return res.arrayBuffer();
+      });
+      bytes = body.byteLength;
+      if (i > 0) route.push(ms); // the first warms the process up
+    }
+    const engine: number[] = [];
+    const reference: number[] = [];
+    for (let i = 0; i < SAMPLES; i += 1) {
+      engine.push(
+        (
+          await timed(async () =>
+            roundRobin({ ...BODY, payoffs: DEFAULT_PAYOFFS, strategies: BODY.strategies }),
+          )
+        )[1],
+      );
+      reference.push((await timed(async () => naiveRoundRobin()))[1]);
+    }
+    const p50 = (ms: number[]) => ({ p50Ms: percentile(ms, 50), maxMs: percentile(ms, 100) });
+    const ratios = {
+      routeVsReference: Math.round((percentile(reference, 50) / percentile(route, 50)) * 100) / 100,
+      engineVsReference:
+        Math.round((percentile(reference, 50) / percentile(engine, 50)) * 100) / 100,
+    };
+    return {
+      suite: 'assays',
+      description: `Social assay at the bounds (16 players × 10,000 turns × 10 repetitions, noise 0.05) through the API (answer ${(bytes / 1e6).toFixed(1)} MB, stored as an artifact), our engine alone, and a plain reference loop over the same rules (${SAMPLES} samples each)`,
+      results: {
+        'ours: POST /v1/assays/social/run': p50(route),
+        'ours: engine (roundRobin) alone': p50(engine),
+        'reference: plain loop': p50(reference),
+      },
+      ratios,
+      figures: { answerBytes: bytes, samples: SAMPLES },
+      targets: [
+        { name: 'answered within 2 s at the bounds', met: percentile(route, 100) <= 2000 },
+        { name: 'route ≥ 5× the reference', met: ratios.routeVsReference >= 5 },
+      ],
+    };
+  } finally {
+    await servers.stop();
+  }
+}
