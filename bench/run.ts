@@ -7,6 +7,7 @@ import { eventsBench } from './events.bench';
 import { repairBench } from './repair.bench';
 import { witnessesBench } from './witnesses.bench';
 import { assaysBench } from './assays.bench';
+import { proofsBench } from './proofs.bench';
 import { foundationBench, inboxBench, worldStateBench } from './get-vs-bare.bench';
 import { sessionsBench } from './sessions.bench';
 import { substrateDeploymentBench } from './substrate-deployment.bench';
@@ -26,6 +27,7 @@ const SUITES: Record<string, (ctx: BenchContext) => Promise<BenchReport>> = {
   repair: repairBench,
   witnesses: witnessesBench,
   assays: assaysBench,
+  proofs: proofsBench,
 };
 
 /** Runs the benchmark suites named on the command line (all by default). */

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { isDuplicateKey } from './mongo';
 
@@ -12,111 +13,115 @@ export interface JournalChange {
 
 /** One slot of the journal: the record changes one process wrote together. */
 export interface JournalEntry {
+  /** The slot number. */
+  slot: number;
+  at: string;
+  records: JournalChange[];
+}
+
+/** A claimed slot: its number (`_id`, padded) and where its changes are. */
+interface SlotClaim {
+  _id: string;
+  payload_id: string;
+  at: string;
+}
+
+/** The changes of one slot, written before the slot is claimed. */
+interface SlotPayload {
   _id: string;
   at: string;
   records: JournalChange[];
 }
 
-/** Most records in one slot: slots stay small (tens of KiB), so reading the newest is cheap. */
+/** Most records in one slot (a payload is one document). */
 const RECORDS_PER_SLOT = 200;
-/** The journal's cap: older slots are dropped past it (a reader that far behind refolds). */
-const CAP_BYTES = 64 * 1024 * 1024;
-const NAME = 'witness_journal';
+/** Slots kept: a reader further behind folds the collections again. */
+export const SLOTS_KEPT = 256;
+/** How often (in slots claimed by this process) older slots are removed. */
+const TRIM_EVERY = 32;
+/** Payloads are kept this long past the oldest slot kept (a racing writer's are in flight). */
+const PAYLOAD_GRACE_MS = 60_000;
 
 const slotKey = (slot: number): string => String(slot).padStart(12, '0');
-const slotOf = (entry: Pick<JournalEntry, '_id'>): number => Number(entry._id);
 
 /** What a reader finds after its slot: the slots in order, or that it must fold again. */
 export type JournalTail =
   | { complete: true; entries: JournalEntry[] }
-  /** Slots it has not read were dropped (the cap), or the journal started again. */
+  /** Slots it has not read were removed (only `SLOTS_KEPT` are), or the journal restarted. */
   | { complete: false };
 
 /**
  * The witness journal: every change to a record a witness reads (actions, ledger entries,
  * events, reconciliations, tasks, sessions, steps, deployments), appended by the repository
- * that wrote it, in slots 1, 2, 3, … with no gaps, each claimed by a unique insert of its
- * `_id` (the one exclusive write FerretDB has). It stands in for the change stream FerretDB
- * lacks (docs/witnesses.md, "The witness index").
+ * that wrote it, in slots 1, 2, 3, … with no gaps. It stands in for the change stream
+ * FerretDB lacks (docs/witnesses.md, "The witness index").
  *
- * It is a capped collection read in natural (insertion) order, newest first: the one access
- * path FerretDB v1 serves from an index (the SQLite row id) rather than by reading the table,
- * so finding the newest slot, or the few after a reader's, costs the same at any size. (Its
- * `_id` lookups scan the table: they stop early on a hit near the start, never on a miss.)
- * Slots are inserted in slot order, because a writer claims slot n + 1 only once it has seen
- * slot n; so natural order is slot order.
+ * Shaped for what FerretDB v1 reads cheaply. Its `_id` lookups are not served by the index:
+ * each scans the table (stopping at a hit), so a lookup costs what the table holds, and a
+ * miss all of it. A whole small table, though, is one quick read. So the slots are claimed
+ * in `witness_slots`, tiny documents of which only the newest `SLOTS_KEPT` are kept: a
+ * reader reads them all to learn what is new (a millisecond or two), and a writer claims
+ * slot n + 1 by a unique insert of its `_id` (the one exclusive write FerretDB has), only
+ * once it has seen slot n, so slots never skip. Each slot's changes are a separate document
+ * in `witness_payloads`, written before the claim that points to it, so a claimed slot
+ * always has its changes; they are read by `_id` only when new.
  *
  * Appends queued while one is written share the next slot, so a busy process writes one
  * slot per round trip whatever its write rate.
  */
 export function createWitnessJournalRepo(db: Db) {
-  const col = db.collection<JournalEntry>(NAME);
+  const claims = db.collection<SlotClaim>('witness_slots');
+  const payloads = db.collection<SlotPayload>('witness_payloads');
   let known = 0;
+  let claimedHere = 0;
   const waiting: { records: JournalChange[]; settle: () => void; fail: (e: unknown) => void }[] =
     [];
   let writing = false;
-  let ready: Promise<void> | undefined;
 
-  /** Creates the capped collection once; a journal left uncapped (older builds) is dropped. */
-  async function ensure(): Promise<void> {
-    const [info] = await db.listCollections({ name: NAME }).toArray();
-    if ((info as { options?: { capped?: boolean } } | undefined)?.options?.capped) return;
-    // Derived data only: every reader folds the collections again when its slot is gone.
-    if (info) await db.dropCollection(NAME);
-    try {
-      await db.createCollection(NAME, { capped: true, size: CAP_BYTES });
-    } catch (error) {
-      if ((error as { code?: number }).code !== 48) throw error; // NamespaceExists: a racer made it
-    }
-  }
-  const ensured = (): Promise<void> =>
-    (ready ??= ensure().catch((error: unknown) => {
-      ready = undefined;
-      throw error;
-    }));
-
-  /** The slots newer than `after`, newest first, read in natural order from the newest. */
-  async function newerThan(after: number): Promise<{ entries: JournalEntry[]; older: number }> {
-    await ensured();
-    const entries: JournalEntry[] = [];
-    let older = 0;
-    const cursor = col.find({}, { sort: { $natural: -1 }, batchSize: 8 });
-    try {
-      for await (const entry of cursor) {
-        if (slotOf(entry) <= after) {
-          older = slotOf(entry);
-          break;
-        }
-        entries.push(entry);
-      }
-    } finally {
-      await cursor.close();
-    }
-    return { entries, older };
+  /** Every slot kept, oldest first. */
+  async function keptSlots(): Promise<SlotClaim[]> {
+    const rows = await claims.find().toArray();
+    return rows.sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
   }
 
-  /** The newest slot (0: none). */
   async function newest(): Promise<number> {
-    const { older } = await newerThan(Number.MAX_SAFE_INTEGER);
-    known = Math.max(known, older);
-    return older;
+    const kept = await keptSlots();
+    const head = kept.length ? Number(kept[kept.length - 1]._id) : 0;
+    known = Math.max(known, head);
+    return head;
   }
 
-  /** Inserts one slot after the newest; on a duplicate, finds the newest and tries again. */
+  /** Removes slots older than the newest `SLOTS_KEPT`, and their payloads. */
+  async function trim(head: number): Promise<void> {
+    const floor = head - SLOTS_KEPT;
+    if (floor <= 0) return;
+    await claims.deleteMany({ _id: { $lte: slotKey(floor) } });
+    const oldest = (await keptSlots())[0];
+    if (!oldest) return;
+    const before = new Date(Date.parse(oldest.at) - PAYLOAD_GRACE_MS).toISOString();
+    await payloads.deleteMany({ at: { $lt: before } });
+  }
+
+  /** Writes the changes, then claims the slot after the newest for them. */
   async function writeSlot(records: JournalChange[]): Promise<void> {
-    await ensured();
+    const at = new Date().toISOString();
+    const payloadId = randomBytes(12).toString('hex');
+    await payloads.insertOne({ _id: payloadId, at, records });
     let candidate = known + 1;
     for (;;) {
       try {
-        await col.insertOne({ _id: slotKey(candidate), at: new Date().toISOString(), records });
+        await claims.insertOne({ _id: slotKey(candidate), payload_id: payloadId, at });
         known = Math.max(known, candidate);
-        return;
+        break;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
         candidate = (await newest()) + 1;
       }
     }
+    claimedHere += 1;
+    if (claimedHere % TRIM_EVERY === 0) await trim(candidate).catch(() => undefined);
   }
+
   function pump(): void {
     if (writing || waiting.length === 0) return;
     writing = true;
@@ -162,16 +167,26 @@ export function createWitnessJournalRepo(db: Db) {
     /** The newest slot (0: none). */
     head: newest,
     /**
-     * The slots after `slot`, in order, up to the newest: one read of the newest slot when
-     * nothing is new. Incomplete when some of them were dropped, or the journal is behind
-     * `slot` (it was started again): the reader must fold the collections again.
+     * The slots after `slot`, in order, up to the newest: one read of the kept slots when
+     * nothing is new. Incomplete when some of them were removed, or the journal is behind
+     * `slot` (it started again): the reader must fold the collections again.
      */
     async after(slot: number): Promise<JournalTail> {
-      const { entries, older } = await newerThan(slot);
-      entries.reverse();
-      if (entries.length > 0 && slotOf(entries[0]) !== slot + 1) return { complete: false };
-      if (entries.length === 0 && older < slot) return { complete: false };
-      if (entries.length > 0) known = Math.max(known, slotOf(entries[entries.length - 1]));
+      const kept = await keptSlots();
+      const head = kept.length ? Number(kept[kept.length - 1]._id) : 0;
+      if (head < slot) return { complete: false };
+      const fresh = kept.filter((claim) => Number(claim._id) > slot);
+      if (fresh.length > 0 && Number(fresh[0]._id) !== slot + 1) return { complete: false };
+      const found = await Promise.all(
+        fresh.map((claim) => payloads.findOne({ _id: claim.payload_id })),
+      );
+      const entries: JournalEntry[] = [];
+      for (const [index, payload] of found.entries()) {
+        // A payload removed under a reader this far behind: it must fold again.
+        if (!payload) return { complete: false };
+        entries.push({ slot: Number(fresh[index]._id), at: payload.at, records: payload.records });
+      }
+      known = Math.max(known, head);
       return { complete: true, entries };
     },
   };

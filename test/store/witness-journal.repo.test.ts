@@ -4,6 +4,7 @@ import {
   type JournalChange,
   type JournalEntry,
   type JournalTail,
+  SLOTS_KEPT,
 } from '../../src/store/witness-journal.repo';
 import { freshDbName } from '../helpers/test-app';
 
@@ -33,9 +34,7 @@ describe('witness journal', () => {
       const reader = createWitnessJournalRepo(processes[0].db);
       const head = await reader.head();
       const slots = entriesOf(await reader.after(0));
-      expect(slots.map((slot) => Number(slot._id))).toEqual(
-        Array.from({ length: head }, (_, i) => i + 1),
-      );
+      expect(slots.map((slot) => slot.slot)).toEqual(Array.from({ length: head }, (_, i) => i + 1));
       const ids = slots.flatMap((slot) => slot.records.map((r) => r.record._id));
       expect(ids.sort()).toEqual(written.map((w) => w.id).sort());
       // Appends waiting for a write share the next slot: fewer slots than appends.
@@ -46,10 +45,7 @@ describe('witness journal', () => {
       await journals[2].append([step('late')]);
       const late = entriesOf(await reader.after(head));
       expect(late.flatMap((slot) => slot.records)).toEqual([step('late')]);
-      expect(late.map((slot) => Number(slot._id))).toEqual([head + 1]);
-
-      const [info] = await processes[0].db.listCollections({ name: 'witness_journal' }).toArray();
-      expect((info as { options: { capped?: boolean } }).options.capped).toBe(true);
+      expect(late.map((slot) => slot.slot)).toEqual([head + 1]);
     } finally {
       await Promise.all(processes.map(({ client }) => client.close()));
     }
@@ -73,19 +69,34 @@ describe('witness journal', () => {
       const journal = createWitnessJournalRepo(db);
       for (let i = 0; i < 4; i += 1) await journal.append([step(`s${i}`)]);
       expect(await journal.after(4)).toEqual({ complete: true, entries: [] });
-      // A restarted journal (dropped, e.g. by an older build's uncapped one) is behind slot 4.
-      await db.dropCollection('witness_journal');
+      // A journal started again (its collections dropped) is behind slot 4.
+      await db.dropCollection('witness_slots');
       const fresh = createWitnessJournalRepo(db);
       await fresh.append([step('again')]);
       expect(await fresh.after(4)).toEqual({ complete: false });
-      // Slots 1 and 2 gone (as the cap drops the oldest): a reader at 0 has missed them.
+      // Slots 1 and 2 removed (only the newest are kept): a reader at 0 has missed them.
       for (let i = 0; i < 3; i += 1) await fresh.append([step(`t${i}`)]);
       await db
-        .collection('witness_journal')
+        .collection('witness_slots')
         .deleteMany({ _id: { $in: ['000000000001', '000000000002'] } as never });
-      const gone = await fresh.after(0);
-      expect(gone).toEqual({ complete: false });
-      expect(entriesOf(await fresh.after(2)).map((slot) => Number(slot._id))).toEqual([3, 4]);
+      expect(await fresh.after(0)).toEqual({ complete: false });
+      expect(entriesOf(await fresh.after(2)).map((slot) => slot.slot)).toEqual([3, 4]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('keeps only the newest slots, removing older ones as it goes', async () => {
+    const { client, db } = await connectMongo(uri, freshDbName('witness_journal_trim'));
+    try {
+      const journal = createWitnessJournalRepo(db);
+      for (let i = 0; i < SLOTS_KEPT + 40; i += 1) await journal.append([step(`s${i}`)]);
+      const head = await journal.head();
+      expect(head).toBe(SLOTS_KEPT + 40);
+      const kept = await db.collection('witness_slots').countDocuments();
+      expect(kept).toBeLessThanOrEqual(SLOTS_KEPT + 32);
+      expect(await journal.after(0)).toEqual({ complete: false });
+      expect(entriesOf(await journal.after(head - 10))).toHaveLength(10);
     } finally {
       await client.close();
     }
