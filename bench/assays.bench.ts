@@ -39,7 +39,7 @@ type Move = 'C' | 'D';
 /** The reference: the same rules written plainly (histories as arrays of letters). */
 type Player = (own: Move[], other: Move[], random: () => number) => Move;
 const NAIVE: Record<Strategy, () => Player> = {
-  tit_for_tat: () => (_own, other) => (other.length === 0 ? 'C' : other[other.length - 1]!),
+  tit_for_tat: () => (_own, other) => (other.length === 0 ? 'C' : other[other.length - 1]),
   always_defect: () => () => 'D',
   always_cooperate: () => () => 'C',
   grudger: () => {
@@ -54,7 +54,7 @@ const NAIVE: Record<Strategy, () => Player> = {
       ? 'D'
       : 'C',
   suspicious_tit_for_tat: () => (_own, other) =>
-    other.length === 0 ? 'D' : other[other.length - 1]!,
+    other.length === 0 ? 'D' : other[other.length - 1],
   alternator: () => (own) => (own.length === 0 ? 'C' : own[own.length - 1] === 'C' ? 'D' : 'C'),
   win_stay_lose_shift: () => (own, other) =>
     own.length === 0 ? 'C' : own[own.length - 1] === other[other.length - 1] ? 'C' : 'D',
@@ -74,14 +74,14 @@ function naiveRoundRobin(): number {
   for (let repetition = 0; repetition < BODY.repetitions; repetition += 1) {
     for (let i = 0; i < BODY.strategies.length; i += 1) {
       for (let j = i + 1; j < BODY.strategies.length; j += 1) {
-        const [a, b] = [NAIVE[BODY.strategies[i]!](), NAIVE[BODY.strategies[j]!]()];
+        const [a, b] = [NAIVE[BODY.strategies[i]](), NAIVE[BODY.strategies[j]]()];
         const [movesA, movesB]: Move[][] = [[], []];
         for (let turn = 0; turn < BODY.turns; turn += 1) {
           const moveA = flip(a(movesA, movesB, random));
           const moveB = flip(b(movesB, movesA, random));
           movesA.push(moveA);
           movesB.push(moveB);
-          total += gain[moveA + moveB]![0];
+          total += gain[moveA + moveB][0];
         }
         total += movesA.join('').length + movesB.join('').length;
       }
