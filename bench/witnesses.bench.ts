@@ -14,9 +14,16 @@ const SAMPLES = Number(process.env['BENCH_WITNESS_SAMPLES'] ?? 5);
 /** Sequential requests to ours per measurement, after one warm-up request. */
 const OURS_SAMPLES = Number(process.env['BENCH_WITNESS_OURS_SAMPLES'] ?? 300);
 const CONTEXT = 'ctx-7';
+/** A context that keeps its size (20 actions, 50 events) while the store grows around it. */
+const FIXED_CONTEXT = 'ctx-fixed';
 
 /** External events in 100 contexts, written to the store and journalled as ingest does. */
-async function seedEvents(mongoUri: string, from: number, count: number): Promise<void> {
+async function seedEvents(
+  mongoUri: string,
+  from: number,
+  count: number,
+  context?: string,
+): Promise<void> {
   const client = await MongoClient.connect(mongoUri);
   try {
     const events = client.db().collection<ExternalEventRecord>('external_events');
@@ -34,7 +41,7 @@ async function seedEvents(mongoUri: string, from: number, count: number): Promis
           occurred_at: at,
           received_at: at,
           world_object_ref: null,
-          shared_context_id: `ctx-${i % 100}`,
+          shared_context_id: context ?? `ctx-${i % 100}`,
           payload: {},
           payload_sha256: '0'.repeat(64),
         });
@@ -52,7 +59,9 @@ async function seedEvents(mongoUri: string, from: number, count: number): Promis
  * `GET /v1/shared-contexts/{id}/commitments` at 2,000 actions / 5,000 events and at 20,000 /
  * 50,000 (100 contexts), against a bare Koa route making the same reads with the driver.
  * Sequential samples (the reads are slow on FerretDB); targets: ≥ 0.5× bare (by p50),
- * p99 ≤ 50 ms, and flat from 2,000 to 20,000 actions.
+ * p99 ≤ 50 ms, and flat from 2,000 to 20,000 actions. Every seeded context grows with the
+ * store (ctx-7: 40 → 400 actions, 50 → 500 events), so a context of its own that does not
+ * (20 actions, 50 events) shows what the store's growth alone costs.
  */
 export async function witnessesBench(ctx: BenchContext): Promise<BenchReport> {
   const servers = await startApiAndBare({
@@ -84,7 +93,12 @@ export async function witnessesBench(ctx: BenchContext): Promise<BenchReport> {
       selfReportBare: await sample(`${servers.bareUrl}/self-report-reads`),
       commitments: await sampleOurs(`${servers.oursUrl}/v1/shared-contexts/${CONTEXT}/commitments`),
       commitmentsBare: await sample(`${servers.bareUrl}/context-commitments?context=${CONTEXT}`),
+      fixedCommitments: await sampleOurs(
+        `${servers.oursUrl}/v1/shared-contexts/${FIXED_CONTEXT}/commitments`,
+      ),
     });
+    await seedActions(servers.mongoUri, 20, FIXED_CONTEXT);
+    await seedEvents(servers.mongoUri, 1_000_000, 50, FIXED_CONTEXT);
     await seedActions(servers.mongoUri, 2_000);
     await seedEvents(servers.mongoUri, 0, 5_000);
     const small = await measure();
@@ -100,6 +114,7 @@ export async function witnessesBench(ctx: BenchContext): Promise<BenchReport> {
       commitments: ratio(large.commitmentsBare, large.commitments),
       selfReportGrowth: growth(small.selfReport, large.selfReport),
       commitmentsGrowth: growth(small.commitments, large.commitments),
+      fixedContextGrowth: growth(small.fixedCommitments, large.fixedCommitments),
     };
     return {
       suite: 'witnesses',
@@ -113,6 +128,8 @@ export async function witnessesBench(ctx: BenchContext): Promise<BenchReport> {
         'bare commitments @2k': small.commitmentsBare,
         'ours commitments @20k': large.commitments,
         'bare commitments @20k': large.commitmentsBare,
+        'ours commitments, fixed-size context @2k': small.fixedCommitments,
+        'ours commitments, fixed-size context @20k': large.fixedCommitments,
       },
       ratios,
       figures: {
@@ -131,6 +148,10 @@ export async function witnessesBench(ctx: BenchContext): Promise<BenchReport> {
         {
           name: 'flat from 2k to 20k actions (≤ 1.5× growth)',
           met: ratios.selfReportGrowth <= 1.5 && ratios.commitmentsGrowth <= 1.5,
+        },
+        {
+          name: "a fixed-size context's commitments flat as the store grows 10× (≤ 1.5×)",
+          met: ratios.fixedContextGrowth <= 1.5,
         },
       ],
     };

@@ -23,7 +23,12 @@ const STATUSES: ActionRecord['status'][] = [
  * (those also in the inbox collection, as the record activity puts them), each journalled
  * for the witness index as the repository does.
  */
-export async function seedActions(mongoUri: string, count: number): Promise<void> {
+export async function seedActions(
+  mongoUri: string,
+  count: number,
+  /** One shared context for all of them (default: 50 contexts, `ctx-<i mod 50>`). */
+  context?: string,
+): Promise<void> {
   const client = await MongoClient.connect(mongoUri);
   try {
     const actions = client.db().collection<ActionRecord>('external_actions');
@@ -41,7 +46,7 @@ export async function seedActions(mongoUri: string, count: number): Promise<void
           target: { world_object_ref: `obj_seed${String(i).padStart(20, '0')}` },
           parameters: { patch: { status: 'published' } },
           bounds: { allowed_fields: ['status'], expires_in_seconds: 86_400, required_approvals: 1 },
-          shared_context_id: `ctx-${i % 50}`,
+          shared_context_id: context ?? `ctx-${i % 50}`,
           reason: 'seeded for the inbox benchmark',
           status,
           status_timestamps: { proposed: at, [status]: at },

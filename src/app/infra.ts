@@ -10,7 +10,7 @@ import type { ServiceMonitor } from '../observability/service-monitor';
 import type { Repos } from '../store';
 import type { TemporalGateway } from '../temporal/gateway';
 import type { WorldReadCache } from '../domain/world/world-read-cache';
-import type { WitnessIndex } from '../domain/witnesses/witness-index';
+import type { WitnessSource } from '../domain/witnesses/witness-index';
 import type { Reconciler } from '../domain/events/reconciler';
 import type { SubstrateStates } from '../domain/substrates/states';
 import type { Stepper } from '../domain/substrates/stepper';
@@ -37,7 +37,7 @@ export interface AppInfra {
   /** Whole-world reads, cached until the world revision moves. */
   worldReads: WorldReadCache;
   /** The records the witnesses read, folded from the witness journal. */
-  witnesses: WitnessIndex;
+  witnesses: WitnessSource;
   /** Signs every decision the api forwards to an action workflow (Ed25519). */
   decisionSigner: DecisionSigner;
   /** Engine stepping for reads, on a pool of threads (`ENGINE_THREADS`). */

@@ -27,7 +27,8 @@ export type IdPrefix =
   | 'sub'
   | 'ntf'
   | 'asy'
-  | 'prf';
+  | 'prf'
+  | 'dos';
 
 const pool = Buffer.alloc(4096);
 let offset = pool.length;

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { Binary, type Db } from 'mongodb';
 import { insertOnce } from './mongo';
 
-export type ArtifactKind = 'manifest' | 'snapshot' | 'assay_report' | 'render' | 'checkpoint';
+export type ArtifactKind =
+  'manifest' | 'snapshot' | 'assay_report' | 'render' | 'checkpoint' | 'dossier';
 
 /** An artifact's metadata; its bytes are in `artifact_blobs` under their sha256. */
 export interface ArtifactRecord {

@@ -9,6 +9,7 @@ import { intentionalityRoutes } from './intentionality';
 import { membraneRoutes } from './membrane';
 import { assayRoutes } from './assays';
 import { proofRoutes } from './proofs';
+import { dossierRoutes } from './dossiers';
 import { externalActionsRoutes } from './external-actions';
 import { externalEventsRoutes } from './external-events';
 import { plannedApiRoutes } from './planned';
@@ -40,6 +41,7 @@ export const apiRoutes = (catalog: () => readonly RouteDefinition[]): RouteDefin
   ...membraneRoutes,
   ...assayRoutes,
   ...proofRoutes,
+  ...dossierRoutes,
   ...adminRoutes(catalog),
   ...plannedApiRoutes,
 ];

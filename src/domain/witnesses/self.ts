@@ -8,6 +8,7 @@ import { loadSession } from '../sessions/sessions.service';
 import { affect } from './affect';
 import { development } from './development';
 import { MAX_WITNESS_RECORDS, inputsOf, type WitnessInput } from './inputs';
+import { oneCatchUp } from './witness-index';
 
 type Deps = Pick<AppInfra, 'repos' | 'witnesses'>;
 
@@ -67,6 +68,7 @@ export async function selfReport(
 ) {
   const windowSeconds = query.window_seconds ?? 3600;
   const session = query.session_id ? await loadSession(deps, query.session_id) : null;
+  deps = oneCatchUp(deps);
   const [runtime, head, mood, growth, committed] = await Promise.all([
     runtimeRecord(deps),
     deps.repos.sessions.lineageHead(),
@@ -170,6 +172,7 @@ export async function integratedSelfWorld(
   now = new Date(),
 ) {
   const windowSeconds = query.window_seconds ?? 3600;
+  deps = oneCatchUp(deps);
   const [runtime, mood, growth, { actions: pending, tasks }] = await Promise.all([
     runtimeRecord(deps),
     affect(deps, windowSeconds, now),

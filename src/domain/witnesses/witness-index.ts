@@ -211,7 +211,21 @@ type Deps = {
  * A read waits for a catch-up that started after it asked, so a caller sees every change
  * whose write completed before its read began (its own included).
  */
-export class WitnessIndex {
+/** Where witnesses get their fold: the process's index, or one fold held for one request. */
+export interface WitnessSource {
+  current(): Promise<WitnessFold>;
+}
+
+/**
+ * The same catch-up for every witness one request computes (a self-report computes three),
+ * so the request reads the journal once and its parts agree on the records.
+ */
+export function oneCatchUp<D extends { witnesses: WitnessSource }>(deps: D): D {
+  const fold = deps.witnesses.current();
+  return { ...deps, witnesses: { current: () => fold } };
+}
+
+export class WitnessIndex implements WitnessSource {
   private fold: WitnessFold | undefined;
   private folded = 0;
   private running: Promise<WitnessFold> | undefined;

@@ -1,35 +1,7 @@
 import * as schema from '../../../lib/schema';
-import type { PlannedRow } from './table';
 import { plannedRoutes } from './table';
 
-const dossier = (depth: 'core' | 'full', summary: string): PlannedRow => ({
-  operationId: `dossiers.${depth}`,
-  method: 'POST',
-  path: `/v1/dossiers/${depth}`,
-  family: 'dossiers',
-  summary,
-  capability: 'Dossiers',
-  body: {
-    name: 'DossierRequest',
-    schema: schema.closedObject(
-      {
-        subject: schema.closedObject(
-          {
-            kind: schema.choice(
-              ['action', 'deployment', 'context', 'object', 'session'],
-              'Subject kind.',
-            ),
-            id: schema.text('Subject id (a record id, or the context id).', 140),
-          },
-          ['kind', 'id'],
-        ),
-      },
-      ['subject'],
-    ),
-  },
-});
-
-/** Scenarios and dossiers (DESIGN.md section 8): issue #14. */
+/** Scenarios (DESIGN.md section 8): issue #14. */
 export const researchRoutes = plannedRoutes(14, 'research', [
   {
     operationId: 'scenarios.list',
@@ -60,6 +32,4 @@ export const researchRoutes = plannedRoutes(14, 'research', [
       ),
     },
   },
-  dossier('core', 'build core dossier'),
-  dossier('full', 'build full dossier'),
 ]);
