@@ -41,6 +41,10 @@ export const SLOTS_KEPT = 256;
 const TRIM_EVERY = 32;
 /** Payloads are kept this long past the oldest slot kept (a racing writer's are in flight). */
 const PAYLOAD_GRACE_MS = 60_000;
+/** A slot is removed only once this old, whatever the count... */
+const SLOT_MIN_AGE_MS = 60_000;
+/** ...and a reader reads all kept slots at least this often, probing by `_id` in between. */
+const FULL_READ_EVERY_MS = 5_000;
 
 const slotKey = (slot: number): string => String(slot).padStart(12, '0');
 
@@ -69,7 +73,8 @@ export type JournalTail =
  * Appends queued while one is written share the next slot, so a busy process writes one
  * slot per round trip whatever its write rate.
  */
-export function createWitnessJournalRepo(db: Db) {
+export function createWitnessJournalRepo(db: Db, options: { slotMinAgeMs?: number } = {}) {
+  const slotMinAgeMs = options.slotMinAgeMs ?? SLOT_MIN_AGE_MS;
   const claims = db.collection<SlotClaim>('witness_slots');
   const payloads = db.collection<SlotPayload>('witness_payloads');
   let known = 0;
@@ -77,6 +82,7 @@ export function createWitnessJournalRepo(db: Db) {
   const waiting: { records: JournalChange[]; settle: () => void; fail: (e: unknown) => void }[] =
     [];
   let writing = false;
+  let lastFullRead = 0;
 
   /** Every slot kept, oldest first. */
   async function keptSlots(): Promise<SlotClaim[]> {
@@ -91,11 +97,16 @@ export function createWitnessJournalRepo(db: Db) {
     return head;
   }
 
-  /** Removes slots older than the newest `SLOTS_KEPT`, and their payloads. */
+  /**
+   * Removes slots older than the newest `SLOTS_KEPT` and `SLOT_MIN_AGE_MS`, and their
+   * payloads. The age is what lets readers probe: a slot a reader has not seen was written
+   * after its last full read, under `FULL_READ_EVERY_MS` ago, so it is never removed yet.
+   */
   async function trim(head: number): Promise<void> {
     const floor = head - SLOTS_KEPT;
     if (floor <= 0) return;
-    await claims.deleteMany({ _id: { $lte: slotKey(floor) } });
+    const cutoff = new Date(Date.now() - slotMinAgeMs).toISOString();
+    await claims.deleteMany({ _id: { $lte: slotKey(floor) }, at: { $lt: cutoff } });
     const oldest = (await keptSlots())[0];
     if (!oldest) return;
     const before = new Date(Date.parse(oldest.at) - PAYLOAD_GRACE_MS).toISOString();
@@ -167,11 +178,19 @@ export function createWitnessJournalRepo(db: Db) {
     /** The newest slot (0: none). */
     head: newest,
     /**
-     * The slots after `slot`, in order, up to the newest: one read of the kept slots when
-     * nothing is new. Incomplete when some of them were removed, or the journal is behind
-     * `slot` (it started again): the reader must fold the collections again.
+     * The slots after `slot`, in order, up to the newest: when nothing is new, one probe of
+     * the next slot (or, every `FULL_READ_EVERY_MS`, one read of the kept slots).
+     * Incomplete when some of them were removed, or the journal is behind `slot` (it
+     * started again): the reader must fold the collections again.
      */
     async after(slot: number): Promise<JournalTail> {
+      // Between full reads, a miss on the next slot's `_id` (a scan of a table of tiny
+      // documents inside SQLite, nothing decoded) says nothing is new.
+      if (Date.now() - lastFullRead < FULL_READ_EVERY_MS) {
+        const next = await claims.findOne({ _id: slotKey(slot + 1) }, { projection: { _id: 1 } });
+        if (!next) return { complete: true, entries: [] };
+      }
+      lastFullRead = Date.now();
       const kept = await keptSlots();
       const head = kept.length ? Number(kept[kept.length - 1]._id) : 0;
       if (head < slot) return { complete: false };

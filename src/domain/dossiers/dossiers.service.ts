@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import stringify from 'safe-stable-stringify';
 import type { AppInfra } from '../../app/deps';
@@ -38,45 +39,46 @@ async function witnessesOf(deps: Deps, body: DossierBody, asOf: Date) {
   return {};
 }
 
-/** Each workflow's event history from Temporal, as JSON (its own canonical form) and a summary. */
+/**
+ * Each workflow's event history from Temporal in its proto3 JSON form (what the Temporal CLI
+ * and replayers read), keys sorted: the server writes map fields such as search attributes
+ * in no fixed order. And a summary.
+ */
 async function historiesOf(deps: Deps, workflowIds: string[]) {
   const histories: { workflow_id: string; json: string; summary: Record<string, unknown> }[] = [];
+  for (const workflowId of [...new Set(workflowIds)].sort().slice(0, 20)) {
+    const history = await fetchHistory(deps, workflowId);
+    if (!history) continue;
+    const parsed = JSON.parse(historyToJSON(history)) as {
+      events: { eventType: string; eventTime: string }[];
+    };
+    const { events } = parsed;
+    histories.push({
+      workflow_id: workflowId,
+      json: canonical(parsed),
+      summary: {
+        workflow_id: workflowId,
+        events: events.length,
+        first_event_at: events[0]?.eventTime ?? null,
+        last_event_at: events[events.length - 1]?.eventTime ?? null,
+        event_types: events.map((event) => event.eventType.replace(/^EVENT_TYPE_/, '')),
+      },
+    });
+  }
+  return histories;
+}
+
+/** One workflow's history; null when Temporal does not know it (removed by retention). */
+async function fetchHistory(deps: Deps, workflowId: string) {
   try {
     const client = await deps.temporal.getClient();
-    for (const workflowId of [...new Set(workflowIds)].sort().slice(0, 20)) {
-      const history = await client.workflow
-        .getHandle(workflowId)
-        .fetchHistory()
-        .catch(() => null);
-      if (!history) continue;
-      const events = history.events ?? [];
-      const types = events.map((event) =>
-        String(event.eventType ?? '').replace(/^EVENT_TYPE_/, ''),
-      );
-      const time = (index: number) => {
-        const at = events[index]?.eventTime;
-        return at?.seconds != null
-          ? new Date(Number(at.seconds) * 1000 + Math.floor((at.nanos ?? 0) / 1e6)).toISOString()
-          : null;
-      };
-      histories.push({
-        workflow_id: workflowId,
-        json: `${historyToJSON(history)}\n`,
-        summary: {
-          workflow_id: workflowId,
-          events: events.length,
-          first_event_at: time(0),
-          last_event_at: time(events.length - 1),
-          event_types: types,
-        },
-      });
-    }
+    return await client.workflow.getHandle(workflowId).fetchHistory();
   } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return null;
     throw new Unavailable('Temporal is unavailable; retry', {
       extra: { cause: error instanceof Error ? error.message : String(error) },
     });
   }
-  return histories;
 }
 
 /**
