@@ -84,7 +84,7 @@ describe('dossiers', () => {
       `dossiers/${first.dossier_id}/dossier.json`,
       `dossiers/${first.dossier_id}/dossier.md`,
     ]);
-    const json = await bytesOf(first.artifacts[0]!.path);
+    const json = await bytesOf(first.artifacts[0].path);
     expect(createHash('sha256').update(json).digest('hex')).toBe(first.sha256);
     const document = JSON.parse(json.toString('utf8')) as Record<string, unknown>;
     expect(Object.keys(document)).toEqual([...Object.keys(document)].sort());
@@ -93,7 +93,7 @@ describe('dossiers', () => {
     const again = await build('core', 'action', actionId);
     expect(again).toEqual(first);
     expect(
-      (await bytesOf(again.artifacts[1]!.path)).equals(await bytesOf(first.artifacts[1]!.path)),
+      (await bytesOf(again.artifacts[1].path)).equals(await bytesOf(first.artifacts[1].path)),
     ).toBe(true);
   });
 
@@ -115,13 +115,13 @@ describe('dossiers', () => {
     expect(document.witnesses.aboutness.computed_at).toBe(full.as_of);
     const [history] = document.workflow_histories;
     expect(history).toMatchObject({ workflow_id: `action-${actionId}` });
-    expect(history!.event_types[0]).toBe('WORKFLOW_EXECUTION_STARTED');
+    expect(history.event_types[0]).toBe('WORKFLOW_EXECUTION_STARTED');
     const raw = JSON.parse(
       (await bytesOf(`dossiers/${full.dossier_id}/history/action-${actionId}.json`)).toString(
         'utf8',
       ),
     ) as { events: unknown[] };
-    expect(raw.events).toHaveLength(history!.events);
+    expect(raw.events).toHaveLength(history.events);
     // Temporal writes map fields (search attributes, metadata) in no fixed order.
     const again = await build('full', 'action', actionId);
     expect(again.sha256).toBe(full.sha256);
