@@ -14,6 +14,8 @@ export interface Config {
   taskQueue: string;
   temporalUiUrl: string;
   publicBaseUrl: string;
+  /** Where scenario runs reach the api (default: the address their run request reached). */
+  scenarioApiUrl: string | undefined;
   adminApiKey: string | undefined;
   keyPepper: string;
   logLevel: string;
@@ -66,6 +68,7 @@ const envSchema = {
     TEMPORAL_TASK_QUEUE: { type: 'string', minLength: 1 },
     TEMPORAL_UI_URL: { type: 'string', pattern: '^https?://' },
     PUBLIC_BASE_URL: { type: 'string', pattern: '^https?://' },
+    SCENARIO_API_URL: { type: 'string', pattern: '^https?://' },
     ADMIN_API_KEY: { type: 'string', minLength: 32, pattern: '^\\S+$' },
     KEY_PEPPER: { type: 'string', minLength: 32 },
     LOG_LEVEL: {
@@ -135,6 +138,7 @@ export function loadConfig(env: Env = process.env): Config {
     taskQueue: str('TEMPORAL_TASK_QUEUE', 'governed-runtime'),
     temporalUiUrl: str('TEMPORAL_UI_URL', 'http://127.0.0.1:8233').replace(/\/$/, ''),
     publicBaseUrl: str('PUBLIC_BASE_URL', `http://${host}:${port}`).replace(/\/$/, ''),
+    scenarioApiUrl: (v['SCENARIO_API_URL'] as string | undefined)?.replace(/\/$/, ''),
     adminApiKey: v['ADMIN_API_KEY'] as string | undefined,
     keyPepper: v['KEY_PEPPER'] as string,
     logLevel: str('LOG_LEVEL', 'info'),

@@ -28,6 +28,7 @@ async function main(): Promise<void> {
       webhookAllowlist: config.webhookAllowlist,
       webhookSigningSecret: config.webhookSigningSecret,
       webhookTimeoutMs: config.webhookTimeoutMs,
+      keyPepper: config.keyPepper,
     },
   });
   logger.info({ task_queue: config.taskQueue }, 'worker polling');

@@ -7,6 +7,7 @@ import {
 } from './notifications.activities';
 import { createProbeActivities } from './probe.activities';
 import { createProofActivities, type ProofActivityDeps } from './proofs.activities';
+import { createScenarioActivities, type ScenarioActivityDeps } from './scenarios.activities';
 import { createRepairActivities, type RepairActivityDeps } from './repairs.activities';
 import { createSubstrateActivities, type SubstrateActivityDeps } from './substrates.activities';
 
@@ -17,6 +18,7 @@ export type NotificationActivities = ReturnType<typeof createNotificationActivit
 export type CheckpointActivities = ReturnType<typeof createCheckpointActivities>;
 export type RepairActivities = ReturnType<typeof createRepairActivities>;
 export type ProofActivities = ReturnType<typeof createProofActivities>;
+export type ScenarioActivities = ReturnType<typeof createScenarioActivities>;
 
 export interface ActivityDeps
   extends Omit<ActionActivityDeps, 'notify'>, Omit<NotificationDeps, 'repos'> {
@@ -25,7 +27,10 @@ export interface ActivityDeps
     NotificationDeps['repos'] &
     CheckpointActivityDeps['repos'] &
     RepairActivityDeps['repos'] &
-    ProofActivityDeps['repos'];
+    ProofActivityDeps['repos'] &
+    ScenarioActivityDeps['repos'];
+  /** Pepper of the keys scenario runs mint for their principals. */
+  keyPepper: string;
   workerIdentity: string;
 }
 
@@ -40,6 +45,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCheckpointActivities(deps),
     ...createRepairActivities(deps),
     ...createProofActivities(deps),
+    ...createScenarioActivities(deps),
   };
 }
 

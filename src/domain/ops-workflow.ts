@@ -1,16 +1,18 @@
 import type { AppInfra } from '../app/deps';
 import { Unavailable } from '../lib/errors';
-import { OpsStatusKey } from '../workflows/shared';
+import { OpsStatusKey, SharedContextIdKey } from '../workflows/shared';
 
 /** What starting one continuous-ops workflow (a checkpoint, a repair) takes. */
 export interface OpsWorkflowStart {
-  workflowType: 'checkpointWorkflow' | 'repairWorkflow' | 'proofWorkflow';
+  workflowType: 'checkpointWorkflow' | 'repairWorkflow' | 'proofWorkflow' | 'scenarioWorkflow';
   workflowId: string;
   args: unknown[];
   /** Its first `OpsStatus` (`checkpoint.running`, `repair.diagnosing`). */
   opsStatus: string;
   staticSummary: string;
   staticDetails: string;
+  /** The shared context it works in (its `SharedContextId`). */
+  sharedContextId?: string;
 }
 
 /**
@@ -28,7 +30,12 @@ export async function startOpsWorkflow(
       workflowIdConflictPolicy: 'FAIL',
       taskQueue: deps.temporal.taskQueue,
       args: start.args,
-      typedSearchAttributes: [{ key: OpsStatusKey, value: start.opsStatus }],
+      typedSearchAttributes: [
+        { key: OpsStatusKey, value: start.opsStatus },
+        ...(start.sharedContextId
+          ? [{ key: SharedContextIdKey, value: start.sharedContextId }]
+          : []),
+      ],
       staticSummary: start.staticSummary,
       staticDetails: start.staticDetails,
     });
@@ -38,4 +45,26 @@ export async function startOpsWorkflow(
     });
   }
   deps.metrics.workflowStarts.inc({ workflow_type: start.workflowType });
+}
+
+/**
+ * The workflow's result when it ends within `ms`; null when it runs on or failed (the
+ * caller reads its record instead). A route waiting this long answers small runs at once.
+ */
+export async function resultWithin<T>(
+  deps: Pick<AppInfra, 'temporal'>,
+  workflowId: string,
+  ms: number,
+): Promise<T | null> {
+  const client = await deps.temporal.getClient();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+  });
+  try {
+    const result = client.workflow.getHandle(workflowId).result() as Promise<T>;
+    return await Promise.race([result.catch(() => null), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

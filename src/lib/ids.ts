@@ -28,6 +28,7 @@ export type IdPrefix =
   | 'ntf'
   | 'asy'
   | 'prf'
+  | 'scn'
   | 'dos';
 
 const pool = Buffer.alloc(4096);

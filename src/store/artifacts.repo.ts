@@ -3,7 +3,13 @@ import { Binary, type Db } from 'mongodb';
 import { insertOnce } from './mongo';
 
 export type ArtifactKind =
-  'manifest' | 'snapshot' | 'assay_report' | 'render' | 'checkpoint' | 'dossier';
+  | 'manifest'
+  | 'snapshot'
+  | 'assay_report'
+  | 'render'
+  | 'checkpoint'
+  | 'dossier'
+  | 'scenario_report';
 
 /** An artifact's metadata; its bytes are in `artifact_blobs` under their sha256. */
 export interface ArtifactRecord {

@@ -37,6 +37,7 @@ import { createSessionStepsRepo } from './session-steps.repo';
 import { createSessionsRepo } from './sessions.repo';
 import { createWitnessJournalRepo } from './witness-journal.repo';
 import { createProofsRepo } from './proofs.repo';
+import { createScenarioRunsRepo } from './scenario-runs.repo';
 
 /** Every repository, built over one database. */
 export function createRepos(db: Db) {
@@ -64,6 +65,7 @@ export function createRepos(db: Db) {
     checkpoints: createCheckpointsRepo(db),
     repairs: createRepairsRepo(db),
     proofs: createProofsRepo(db),
+    scenarioRuns: createScenarioRunsRepo(db),
     threads: createThreadsRepo(db),
     collectionReader: createCollectionReader(db),
     subscriptions: createSubscriptionsRepo(db),

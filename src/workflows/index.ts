@@ -5,3 +5,4 @@ export { serviceProbeWorkflow } from './service-probe.workflow';
 export { substrateDeploymentWorkflow } from './substrate-deployment.workflow';
 export { repairWorkflow } from './repair.workflow';
 export { proofWorkflow } from './proof.workflow';
+export { scenarioWorkflow } from './scenario.workflow';

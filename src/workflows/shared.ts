@@ -1,6 +1,7 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ProofRunRecord } from '../store/proofs.repo';
+import type { ScenarioRunRecord } from '../store/scenario-runs.repo';
 import type { CheckpointRecord } from '../store/checkpoints.repo';
 import type { RepairRecord } from '../store/repairs.repo';
 import type { DeploymentRecord, NormalizedSpec } from '../store/substrate-deployments.repo';
@@ -326,3 +327,15 @@ export interface ProofWorkflowInput {
 }
 
 export const proofWorkflowId = (runId: string): string => `proof-${runId}`;
+
+// ---------------------------------------------------------------------------
+// Scenarios (DESIGN.md section 8)
+// ---------------------------------------------------------------------------
+
+export interface ScenarioWorkflowInput {
+  record: ScenarioRunRecord;
+  /** Base URL of the api the run drives (it acts as a client: docs/scenarios.md). */
+  api_url: string;
+}
+
+export const scenarioWorkflowId = (runId: string): string => `scenario-${runId}`;

@@ -16,6 +16,7 @@ export const activityDepsOf = (deps: AppDeps) => ({
   webhookAllowlist: deps.config.webhookAllowlist,
   webhookSigningSecret: deps.config.webhookSigningSecret,
   webhookTimeoutMs: deps.config.webhookTimeoutMs,
+  keyPepper: deps.config.keyPepper,
 });
 
 /** A real worker on the app's task queue, running the pre-built workflow bundle. */

@@ -28,6 +28,7 @@ describe('serviceProbeWorkflow', () => {
         webhookAllowlist: [],
         webhookSigningSecret: 'unused-by-the-probe-0123456789abcdef',
         webhookTimeoutMs: 1000,
+        keyPepper: 'unused-by-the-probe',
       },
     });
     const requestedAt = new Date().toISOString();

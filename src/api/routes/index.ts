@@ -10,6 +10,7 @@ import { membraneRoutes } from './membrane';
 import { assayRoutes } from './assays';
 import { proofRoutes } from './proofs';
 import { dossierRoutes } from './dossiers';
+import { scenarioRoutes } from './scenarios';
 import { externalActionsRoutes } from './external-actions';
 import { externalEventsRoutes } from './external-events';
 import { plannedApiRoutes } from './planned';
@@ -42,6 +43,7 @@ export const apiRoutes = (catalog: () => readonly RouteDefinition[]): RouteDefin
   ...assayRoutes,
   ...proofRoutes,
   ...dossierRoutes,
+  ...scenarioRoutes,
   ...adminRoutes(catalog),
   ...plannedApiRoutes,
 ];

@@ -21,7 +21,10 @@ export interface IssueKeyInput {
 
 /** Mints a key for a principal and stores only its peppered hash. */
 export async function issueKey(
-  deps: Pick<AppInfra, 'repos' | 'config'>,
+  deps: {
+    repos: Pick<AppInfra['repos'], 'apiKeys'>;
+    config: Pick<AppInfra['config'], 'keyPepper'>;
+  },
   input: IssueKeyInput,
 ): Promise<IssuedKey> {
   const keyId = newKeyId();

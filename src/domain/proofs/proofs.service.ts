@@ -3,7 +3,7 @@ import type { AuthContext } from '../../auth/auth-context';
 import { newId } from '../../lib/ids';
 import type { ProofRunRecord, StoredCheckResult } from '../../store/proofs.repo';
 import { proofWorkflowId, type ProofWorkflowInput } from '../../workflows/shared';
-import { startOpsWorkflow } from '../ops-workflow';
+import { resultWithin, startOpsWorkflow } from '../ops-workflow';
 import { PROOF_CHECKS, type ProofChecksBody } from './schemas';
 
 type Deps = Pick<AppInfra, 'metrics' | 'repos' | 'temporal'>;
@@ -53,24 +53,9 @@ export async function runProofChecks(deps: Deps, auth: AuthContext, body: ProofC
     staticSummary: `proof checks: ${record.checks.length === PROOF_CHECKS.length ? 'all' : record.checks.join(', ')} (≤ ${record.max_records} records each)`,
     staticDetails: `Proof run \`${id}\` requested by \`${auth.principalId}\`; results: \`GET /v1/proofs/status\`, \`GET /v1/proofs/summary\`.`,
   });
-  const finished = await waitFor(deps, record.workflow_id, PROOF_WAIT_MS);
+  const finished = await resultWithin<ProofRunRecord>(deps, record.workflow_id, PROOF_WAIT_MS);
   const stored = finished ?? (await deps.repos.proofs.findById(id)) ?? record;
   return { run: proofRunView(stored), done: finished !== null };
-}
-
-/** The workflow's result when it ends within `ms`; null when it runs on (or failed). */
-async function waitFor(deps: Deps, workflowId: string, ms: number): Promise<ProofRunRecord | null> {
-  const client = await deps.temporal.getClient();
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), ms);
-  });
-  try {
-    const result = client.workflow.getHandle(workflowId).result() as Promise<ProofRunRecord>;
-    return await Promise.race([result.catch(() => null), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** The newest result of each check, newest run first. */

@@ -69,7 +69,15 @@ export const artifactView = schema.view(
   {
     artifact_id: schema.prefixedId('art', 'Artifact id.'),
     kind: schema.choice(
-      ['manifest', 'snapshot', 'assay_report', 'render', 'checkpoint', 'dossier'],
+      [
+        'manifest',
+        'snapshot',
+        'assay_report',
+        'render',
+        'checkpoint',
+        'dossier',
+        'scenario_report',
+      ],
       'What the artifact is.',
     ),
     path: schema.text('Artifact path (`GET /v1/artifacts/{artifact_path}`).', 512),

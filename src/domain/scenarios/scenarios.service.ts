@@ -1,0 +1,108 @@
+import type { AppInfra } from '../../app/deps';
+import type { AuthContext } from '../../auth/auth-context';
+import { Invalid } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { createValidatorFactory, type InputValidator } from '../../lib/validation';
+import type { ScenarioRunRecord } from '../../store/scenario-runs.repo';
+import { scenarioWorkflowId, type ScenarioWorkflowInput } from '../../workflows/shared';
+import { resultWithin, startOpsWorkflow } from '../ops-workflow';
+import { SCENARIOS, scenarioNamed, type ScenarioParams } from './registry';
+import { RUNS_SHOWN, type RunScenarioBody, type ScenarioName } from './schemas';
+
+type Deps = Pick<AppInfra, 'config' | 'metrics' | 'repos' | 'temporal'>;
+
+/** How long `POST /v1/scenarios/run` waits for its run before answering 202. */
+export const SCENARIO_WAIT_MS = 10_000;
+
+const compile = createValidatorFactory();
+const paramValidators = new Map<ScenarioName, InputValidator>(
+  SCENARIOS.map((scenario) => [scenario.name, compile(scenario.params, 'body')]),
+);
+
+export function scenarioRunView(record: ScenarioRunRecord) {
+  const { _id, seq: _seq, ...rest } = record;
+  return { run_id: _id, ...rest };
+}
+
+/** `GET /v1/scenarios`: every scenario, its parameter schema and expectation, its newest runs. */
+export async function listScenarios(deps: Pick<AppInfra, 'repos'>) {
+  const runs = await Promise.all(
+    SCENARIOS.map((scenario) => deps.repos.scenarioRuns.newestOf(scenario.name, RUNS_SHOWN)),
+  );
+  return {
+    items: SCENARIOS.map((scenario, index) => ({
+      name: scenario.name,
+      summary: scenario.summary,
+      params: scenario.params,
+      expected: scenario.expected,
+      newest_runs: runs[index].map(scenarioRunView),
+    })),
+  };
+}
+
+/** The parameters checked against the scenario's schema, defaults filled in (422 naming each problem). */
+function checkedParams(name: ScenarioName, params: Record<string, unknown> | undefined) {
+  const value = structuredClone(params ?? {});
+  const { issues } = paramValidators.get(name)!(value);
+  if (issues.length > 0) {
+    throw new Invalid(
+      issues.map((issue) => ({ ...issue, loc: ['body', 'params', ...issue.loc.slice(1)] })),
+    );
+  }
+  return value as ScenarioParams;
+}
+
+/**
+ * `POST /v1/scenarios/run`: records the run, starts its workflow (`scenario-scn_…`) under
+ * the context `scenario:<run_id>`, and waits up to `SCENARIO_WAIT_MS` for its verdict.
+ * The run drives the api at `SCENARIO_API_URL`, else at the address this request reached.
+ */
+export async function runScenario(
+  deps: Deps,
+  auth: AuthContext,
+  body: RunScenarioBody,
+  requestOrigin: string,
+) {
+  const definition = scenarioNamed(body.scenario);
+  const params = checkedParams(definition.name, body.params);
+  const now = new Date().toISOString();
+  const id = newId('scn');
+  const record: ScenarioRunRecord = {
+    _id: id,
+    scenario: definition.name,
+    params,
+    status: 'running',
+    shared_context_id: `scenario:${id}`,
+    workflow_id: scenarioWorkflowId(id),
+    checks: [],
+    observations: {},
+    report: null,
+    error: null,
+    requested_by: auth.principalId,
+    created_at: now,
+    updated_at: now,
+    completed_at: null,
+    seq: 0,
+  };
+  await deps.repos.scenarioRuns.insert(record);
+  const input: ScenarioWorkflowInput = {
+    record,
+    api_url: deps.config.scenarioApiUrl ?? requestOrigin,
+  };
+  await startOpsWorkflow(deps, {
+    workflowType: 'scenarioWorkflow',
+    workflowId: record.workflow_id,
+    args: [input],
+    opsStatus: 'scenario.running',
+    sharedContextId: record.shared_context_id,
+    staticSummary: `scenario ${definition.name} (run ${id}) by ${auth.principalId}`,
+    staticDetails: `Scenario \`${definition.name}\`: ${definition.summary}\n\n**Expected.** ${definition.expected}\n\nRun \`${id}\` in context \`${record.shared_context_id}\`; status: \`GET /v1/scenarios\`; report: \`scenarios/${id}/report.md\`.`,
+  });
+  const finished = await resultWithin<ScenarioRunRecord>(
+    deps,
+    record.workflow_id,
+    SCENARIO_WAIT_MS,
+  );
+  const stored = finished ?? (await deps.repos.scenarioRuns.findById(id)) ?? record;
+  return { run: scenarioRunView(stored), done: stored.status !== 'running' };
+}
