@@ -41,10 +41,12 @@ export const SLOTS_KEPT = 256;
 const TRIM_EVERY = 32;
 /** Payloads are kept this long past the oldest slot kept (a racing writer's are in flight). */
 const PAYLOAD_GRACE_MS = 60_000;
-/** A slot is removed only once this old, whatever the count... */
-const SLOT_MIN_AGE_MS = 60_000;
-/** ...and a reader reads all kept slots at least this often, probing by `_id` in between. */
+/** A reader reads all kept slots at least this often, probing by `_id` in between... */
 const FULL_READ_EVERY_MS = 5_000;
+/** ...so a slot is removed only once this old, whatever the count (see `trim`). */
+const SLOT_MIN_AGE_MS = 3 * FULL_READ_EVERY_MS;
+/** Up to this many new slots are read by `_id` one by one; more, in one read of them all. */
+const PAYLOADS_READ_ONE_BY_ONE = 4;
 
 const slotKey = (slot: number): string => String(slot).padStart(12, '0');
 
@@ -101,6 +103,9 @@ export function createWitnessJournalRepo(db: Db, options: { slotMinAgeMs?: numbe
    * Removes slots older than the newest `SLOTS_KEPT` and `SLOT_MIN_AGE_MS`, and their
    * payloads. The age is what lets readers probe: a slot a reader has not seen was written
    * after its last full read, under `FULL_READ_EVERY_MS` ago, so it is never removed yet.
+   * Writers trim every `TRIM_EVERY` claims, and readers when a full read finds the table
+   * well past `SLOTS_KEPT` (a burst of writes that then stopped would leave it large, and
+   * every probe scans it).
    */
   async function trim(head: number): Promise<void> {
     const floor = head - SLOTS_KEPT;
@@ -111,6 +116,23 @@ export function createWitnessJournalRepo(db: Db, options: { slotMinAgeMs?: numbe
     if (!oldest) return;
     const before = new Date(Date.parse(oldest.at) - PAYLOAD_GRACE_MS).toISOString();
     await payloads.deleteMany({ at: { $lt: before } });
+  }
+
+  /**
+   * The payloads of `ids`, in order (undefined: removed). A lookup by `_id` scans the table
+   * until it hits, so many of them cost the table many times over: past a few, one read of
+   * them all scans it once.
+   */
+  async function payloadsOf(ids: string[]): Promise<(SlotPayload | undefined)[]> {
+    if (ids.length <= PAYLOADS_READ_ONE_BY_ONE) {
+      const found = await Promise.all(ids.map((_id) => payloads.findOne({ _id })));
+      return found.map((payload) => payload ?? undefined);
+    }
+    const byId = new Map<string, SlotPayload>();
+    for (const payload of await payloads.find({ _id: { $in: ids } }).toArray()) {
+      byId.set(payload._id, payload);
+    }
+    return ids.map((id) => byId.get(id));
   }
 
   /** Writes the changes, then claims the slot after the newest for them. */
@@ -193,12 +215,11 @@ export function createWitnessJournalRepo(db: Db, options: { slotMinAgeMs?: numbe
       lastFullRead = Date.now();
       const kept = await keptSlots();
       const head = kept.length ? Number(kept[kept.length - 1]._id) : 0;
+      if (kept.length > SLOTS_KEPT + TRIM_EVERY) void trim(head).catch(() => undefined);
       if (head < slot) return { complete: false };
       const fresh = kept.filter((claim) => Number(claim._id) > slot);
       if (fresh.length > 0 && Number(fresh[0]._id) !== slot + 1) return { complete: false };
-      const found = await Promise.all(
-        fresh.map((claim) => payloads.findOne({ _id: claim.payload_id })),
-      );
+      const found = await payloadsOf(fresh.map((claim) => claim.payload_id));
       const entries: JournalEntry[] = [];
       for (const [index, payload] of found.entries()) {
         // A payload removed under a reader this far behind: it must fold again.
