@@ -1,4 +1,5 @@
-import { roundRobin, DEFAULT_PAYOFFS } from '../src/domain/assays/ipd';
+import { mersenne } from 'pure-rand';
+import { DEFAULT_PAYOFFS, matchSeed, playerNames, roundRobin } from '../src/domain/assays/ipd';
 import type { Strategy } from '../src/domain/assays/schemas';
 import { createUnlimitedKey } from './lib/api';
 import { startApiAndBare } from './lib/processes';
@@ -61,33 +62,48 @@ const NAIVE: Record<Strategy, () => Player> = {
   random: () => (_own, _other, random) => (random() < 0.5 ? 'C' : 'D'),
 };
 
-function naiveRoundRobin(): number {
-  let state = BODY.seed;
-  const random = () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
+/**
+ * The reference round robin: the same rules (docs/assays.md) written plainly, with the same
+ * seeded generator drawn in the same order (A's random move, B's, then A's noise flip,
+ * B's), so its totals must equal ours, which the bench checks.
+ */
+function naiveRoundRobin(): Record<string, number> {
   const { R, S, T, P } = DEFAULT_PAYOFFS;
   const gain: Record<string, [number, number]> = { CC: [R, R], CD: [S, T], DC: [T, S], DD: [P, P] };
-  let total = 0;
-  const flip = (move: Move): Move => (random() < BODY.noise ? (move === 'C' ? 'D' : 'C') : move);
+  const names = playerNames(BODY.strategies);
+  const totals: Record<string, number> = {};
+  let played = 0;
   for (let repetition = 0; repetition < BODY.repetitions; repetition += 1) {
     for (let i = 0; i < BODY.strategies.length; i += 1) {
       for (let j = i + 1; j < BODY.strategies.length; j += 1) {
+        const generator = mersenne(matchSeed(BODY.seed, played));
+        played += 1;
+        const random = () => (generator.unsafeNext() >>> 0) / 2 ** 32;
+        const flip = (move: Move): Move =>
+          random() < BODY.noise ? (move === 'C' ? 'D' : 'C') : move;
         const [a, b] = [NAIVE[BODY.strategies[i]](), NAIVE[BODY.strategies[j]]()];
         const [movesA, movesB]: Move[][] = [[], []];
+        let [scoreA, scoreB] = [0, 0];
         for (let turn = 0; turn < BODY.turns; turn += 1) {
-          const moveA = flip(a(movesA, movesB, random));
-          const moveB = flip(b(movesB, movesA, random));
+          const chosenA = a(movesA, movesB, random);
+          const chosenB = b(movesB, movesA, random);
+          const moveA = flip(chosenA);
+          const moveB = flip(chosenB);
           movesA.push(moveA);
           movesB.push(moveB);
-          total += gain[moveA + moveB][0];
+          scoreA += gain[moveA + moveB][0];
+          scoreB += gain[moveA + moveB][1];
         }
-        total += movesA.join('').length + movesB.join('').length;
+        totals[names[i]] = (totals[names[i]] ?? 0) + scoreA;
+        totals[names[j]] = (totals[names[j]] ?? 0) + scoreB;
+        // Like ours, each match's moves become text.
+        if (movesA.join('').length + movesB.join('').length !== 2 * BODY.turns) {
+          throw new Error('reference: wrong move count');
+        }
       }
     }
   }
-  return total;
+  return totals;
 }
 
 /**
@@ -123,15 +139,15 @@ export async function assaysBench(ctx: BenchContext): Promise<BenchReport> {
     }
     const engine: number[] = [];
     const reference: number[] = [];
+    let sameTotals = true;
     for (let i = 0; i < SAMPLES; i += 1) {
-      engine.push(
-        (
-          await timed(async () =>
-            roundRobin({ ...BODY, payoffs: DEFAULT_PAYOFFS, strategies: BODY.strategies }),
-          )
-        )[1],
+      const [ours, oursMs] = await timed(async () =>
+        roundRobin({ ...BODY, payoffs: DEFAULT_PAYOFFS, strategies: BODY.strategies }),
       );
-      reference.push((await timed(async () => naiveRoundRobin()))[1]);
+      engine.push(oursMs);
+      const [theirs, theirsMs] = await timed(async () => naiveRoundRobin());
+      reference.push(theirsMs);
+      sameTotals &&= JSON.stringify(ours.totals) === JSON.stringify(theirs);
     }
     const p50 = (ms: number[]) => ({ p50Ms: percentile(ms, 50), maxMs: percentile(ms, 100) });
     const ratios = {
@@ -141,7 +157,7 @@ export async function assaysBench(ctx: BenchContext): Promise<BenchReport> {
     };
     return {
       suite: 'assays',
-      description: `Social assay at the bounds (16 players × 10,000 turns × 10 repetitions, noise 0.05) through the API (answer ${(bytes / 1e6).toFixed(1)} MB, stored as an artifact), our engine alone, and a plain reference loop over the same rules (${SAMPLES} samples each)`,
+      description: `Social assay at the bounds (16 players × 10,000 turns × 10 repetitions, noise 0.05) through the API (answer ${(bytes / 1e6).toFixed(1)} MB, stored as an artifact), our engine alone, and a plain reference loop over the same rules and seeded draws (${SAMPLES} samples each)`,
       results: {
         'ours: POST /v1/assays/social/run': p50(route),
         'ours: engine (roundRobin) alone': p50(engine),
@@ -150,6 +166,7 @@ export async function assaysBench(ctx: BenchContext): Promise<BenchReport> {
       ratios,
       figures: { answerBytes: bytes, samples: SAMPLES },
       targets: [
+        { name: 'the reference gives the same totals (same rules, same draws)', met: sameTotals },
         { name: 'answered within 2 s at the bounds', met: percentile(route, 100) <= 2000 },
         { name: 'route ≥ 5× the reference', met: ratios.routeVsReference >= 5 },
       ],

@@ -3,46 +3,72 @@ import { STRATEGIES, type Strategy } from './schemas';
 
 /**
  * The iterated prisoner's dilemma of the social assays (DESIGN.md section 8,
- * docs/assays.md). Moves are 0 (cooperate, `C`) and 1 (defect, `D`). The deterministic
+ * docs/assays.md). Moves are the bytes `C` (cooperate) and `D` (defect). The deterministic
  * strategies follow the Python `axelrod` library's definitions move for move (the tests
  * compare with reference plays it generated).
  */
 export { STRATEGIES, type Strategy };
 
-const C = 0;
-const D = 1;
+// Moves are stored as the letters they are shown as, so a history is its own text.
+const C = 67; // 'C'
+const D = 68; // 'D'
+/** XOR turns one move into the other. */
+const FLIP = C ^ D;
 
-/** A player's next move at `turn`, from both histories so far (moves as played, noise included). */
-type Chooser = (turn: number, own: Uint8Array, other: Uint8Array) => number;
-
-/** Each strategy as a factory of a fresh player (some keep state across turns). */
-const PLAYERS: Record<Strategy, (random: () => number) => Chooser> = {
-  // axelrod TitForTat: cooperate first, then copy the opponent's last move.
-  tit_for_tat: () => (turn, _own, other) => (turn === 0 ? C : other[turn - 1]),
-  always_defect: () => () => D,
-  always_cooperate: () => () => C,
-  // axelrod Grudger: cooperate until the opponent has defected once, then defect forever.
-  grudger: () => {
-    let grudge = false;
-    return (turn, _own, other) => {
-      if (turn > 0 && other[turn - 1] === D) grudge = true;
+/**
+ * A player's next move at `turn`, from both histories so far (moves as played, noise
+ * included). One function over the strategy's index, not a closure per strategy: the hot
+ * loop then calls one small function V8 inlines, instead of a call site that sees nine.
+ * `grudge`: whether the opponent has defected yet (the one state a strategy keeps).
+ */
+function choose(
+  strategy: number,
+  turn: number,
+  own: Uint8Array,
+  other: Uint8Array,
+  grudge: boolean,
+  random: () => number,
+): number {
+  switch (strategy) {
+    // axelrod TitForTat: cooperate first, then copy the opponent's last move.
+    case TIT_FOR_TAT:
+      return turn === 0 ? C : other[turn - 1];
+    case ALWAYS_DEFECT:
+      return D;
+    case ALWAYS_COOPERATE:
+      return C;
+    // axelrod Grudger: cooperate until the opponent has defected once, then defect forever.
+    case GRUDGER:
       return grudge ? D : C;
-    };
-  },
-  // axelrod TitFor2Tats: defect only when the opponent's last two moves were both defections.
-  tit_for_two_tats: () => (turn, _own, other) =>
-    turn >= 2 && other[turn - 1] === D && other[turn - 2] === D ? D : C,
-  // axelrod SuspiciousTitForTat: defect first, then copy the opponent's last move.
-  suspicious_tit_for_tat: () => (turn, _own, other) => (turn === 0 ? D : other[turn - 1]),
-  // axelrod Alternator: cooperate first, then the opposite of its own last move.
-  alternator: () => (turn, own) => (turn === 0 ? C : own[turn - 1] === C ? D : C),
-  // axelrod WinStayLoseShift (memory one, four vector (1, 0, 0, 1)): cooperate first, then
-  // cooperate exactly when both played the same move last turn.
-  win_stay_lose_shift: () => (turn, own, other) =>
-    turn === 0 ? C : own[turn - 1] === other[turn - 1] ? C : D,
-  // Cooperates with probability 1/2, from the match's generator.
-  random: (random) => () => (random() < 0.5 ? C : D),
-};
+    // axelrod TitFor2Tats: defect only when the opponent's last two moves were both defections.
+    case TIT_FOR_TWO_TATS:
+      return turn >= 2 && other[turn - 1] === D && other[turn - 2] === D ? D : C;
+    // axelrod SuspiciousTitForTat: defect first, then copy the opponent's last move.
+    case SUSPICIOUS_TIT_FOR_TAT:
+      return turn === 0 ? D : other[turn - 1];
+    // axelrod Alternator: cooperate first, then the opposite of its own last move.
+    case ALTERNATOR:
+      return turn === 0 ? C : own[turn - 1] ^ FLIP;
+    // axelrod WinStayLoseShift (memory one, four vector (1, 0, 0, 1)): cooperate first, then
+    // cooperate exactly when both played the same move last turn.
+    case WIN_STAY_LOSE_SHIFT:
+      return turn === 0 || own[turn - 1] === other[turn - 1] ? C : D;
+    // Cooperates with probability 1/2, from the match's generator.
+    default:
+      return random() < 0.5 ? C : D;
+  }
+}
+
+const [
+  TIT_FOR_TAT,
+  ALWAYS_DEFECT,
+  ALWAYS_COOPERATE,
+  GRUDGER,
+  TIT_FOR_TWO_TATS,
+  SUSPICIOUS_TIT_FOR_TAT,
+  ALTERNATOR,
+  WIN_STAY_LOSE_SHIFT,
+] = STRATEGIES.map((_, index) => index);
 
 export interface Payoffs {
   R: number;
@@ -63,21 +89,12 @@ export interface MatchResult {
   moves_b: string;
 }
 
-/** Uniform draws in [0, 1): each MT19937 output (an unsigned 32-bit integer) / 2³². */
-function uniformDraws(seed: number): () => number {
-  const generator = mersenne(seed);
-  return () => (generator.unsafeNext() >>> 0) / 0x100000000;
-}
-
 /** The seed of the `n`-th match of a run (0-based, in play order): seed + 2654435769·n mod 2³². */
 export const matchSeed = (seed: number, n: number): number =>
   Number((BigInt(seed) + 2654435769n * BigInt(n)) % 0x100000000n);
 
-const movesText = (moves: Uint8Array): string => {
-  const bytes = Buffer.allocUnsafe(moves.length);
-  for (let i = 0; i < moves.length; i += 1) bytes[i] = moves[i] === C ? 67 : 68;
-  return bytes.toString('latin1');
-};
+const movesText = (moves: Uint8Array): string =>
+  Buffer.from(moves.buffer, moves.byteOffset, moves.length).toString('latin1');
 
 /**
  * One match of `turns` turns. Each turn draws, in this order and only when needed: A's
@@ -90,25 +107,35 @@ export function playMatch(
   options: { turns: number; noise?: number; seed?: number; payoffs?: Payoffs },
 ): Omit<MatchResult, 'repetition' | 'a' | 'b'> {
   const { turns, noise = 0, seed = 0, payoffs = DEFAULT_PAYOFFS } = options;
-  const random = uniformDraws(seed);
-  const [playA, playB] = [PLAYERS[a](random), PLAYERS[b](random)];
+  const generator = mersenne(seed);
+  // A uniform draw in [0, 1): an MT19937 output (unsigned 32-bit) / 2³².
+  const random = () => (generator.unsafeNext() >>> 0) / 0x100000000;
+  const noiseBelow = noise * 0x100000000;
+  const [strategyA, strategyB] = [STRATEGIES.indexOf(a), STRATEGIES.indexOf(b)];
   const movesA = new Uint8Array(turns);
   const movesB = new Uint8Array(turns);
-  // Indexed by moveA * 2 + moveB: CC, CD, DC, DD.
+  // Indexed by (moveA - C) * 2 + (moveB - C): CC, CD, DC, DD.
   const gainA = [payoffs.R, payoffs.S, payoffs.T, payoffs.P];
   const gainB = [payoffs.R, payoffs.T, payoffs.S, payoffs.P];
   let [scoreA, scoreB] = [0, 0];
+  let [grudgeA, grudgeB] = [false, false];
   for (let turn = 0; turn < turns; turn += 1) {
-    let moveA = playA(turn, movesA, movesB);
-    let moveB = playB(turn, movesB, movesA);
+    if (turn > 0) {
+      grudgeA ||= movesB[turn - 1] === D;
+      grudgeB ||= movesA[turn - 1] === D;
+    }
+    let moveA = choose(strategyA, turn, movesA, movesB, grudgeA, random);
+    let moveB = choose(strategyB, turn, movesB, movesA, grudgeB, random);
     if (noise > 0) {
-      if (random() < noise) moveA ^= 1;
-      if (random() < noise) moveB ^= 1;
+      // u / 2³² < noise exactly when u < noise · 2³² (both sides exact in doubles).
+      if (generator.unsafeNext() >>> 0 < noiseBelow) moveA ^= FLIP;
+      if (generator.unsafeNext() >>> 0 < noiseBelow) moveB ^= FLIP;
     }
     movesA[turn] = moveA;
     movesB[turn] = moveB;
-    scoreA += gainA[moveA * 2 + moveB];
-    scoreB += gainB[moveA * 2 + moveB];
+    const outcome = (moveA - C) * 2 + (moveB - C);
+    scoreA += gainA[outcome];
+    scoreB += gainB[outcome];
   }
   return {
     score_a: scoreA,
