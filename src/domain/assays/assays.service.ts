@@ -44,7 +44,9 @@ export async function runSocialAssay(deps: Deps, body: RunAssayBody, now = new D
     path: resultPath(assayId, compressed),
     kind: 'assay_report',
     content_type: compressed ? 'application/gzip' : 'application/json',
-    content: compressed ? gzipSync(json) : json,
+    // Level 1: a tenth of the default level's time (0.1 s against 1.1 s for 24 MB at the
+    // bounds) for a third more bytes (3.5 MB against 2.3 MB).
+    content: compressed ? gzipSync(json, { level: 1 }) : json,
     now: result.computed_at,
   });
   return {
