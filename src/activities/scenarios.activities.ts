@@ -52,12 +52,19 @@ export function createScenarioActivities(deps: ScenarioActivityDeps) {
         await principals.revoke();
       }
     },
-    /** Judges the observations and stores the report (JSON and Markdown) as artifacts. */
-    async reportScenario(record: ScenarioRunRecord): Promise<ScenarioRunRecord> {
+    /**
+     * Judges the observations and stores the report (JSON and Markdown) as artifacts. The
+     * time comes from the workflow, so a retry writes the same bytes to the same paths
+     * (an artifact path never changes content).
+     */
+    async reportScenario(input: {
+      record: ScenarioRunRecord;
+      judged_at: string;
+    }): Promise<ScenarioRunRecord> {
+      const { record, judged_at: judgedAt } = input;
       const scenario = record.scenario as ScenarioName;
       const { passed, checks } = judge(scenario, record.params, record.observations);
       const status = passed ? 'passed' : 'failed';
-      const judgedAt = new Date().toISOString();
       const report = {
         run_id: record._id,
         scenario,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { createScenarioActivities } from '../../src/activities/scenarios.activities';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -104,6 +105,17 @@ describe('scenarios', () => {
     const markdown = (await bytesOf(result.report!.markdown)).toString('utf8');
     expect(markdown).toContain('# Scenario `glider-transit`: passed');
     expect(markdown).toContain('| back_at_start | `true` | `true` | passed |');
+    // A retried report step writes the same bytes to the same paths (no conflict).
+    const stored = (await app.deps.repos.scenarioRuns.findById(result.run_id))!;
+    const activities = createScenarioActivities({
+      repos: app.deps.repos,
+      keyPepper: app.deps.config.keyPepper,
+    });
+    const again = await activities.reportScenario({
+      record: { ...stored, status: 'running', checks: [], report: null },
+      judged_at: stored.completed_at!,
+    });
+    expect(again.report).toEqual(result.report);
   });
 
   it('r-pentomino-methuselah: settles at generation 1103 with 116 cells', async () => {
