@@ -146,8 +146,10 @@ export async function witnessesBench(ctx: BenchContext): Promise<BenchReport> {
           met: large.selfReport.p99Ms <= 50 && large.commitments.p99Ms <= 50,
         },
         {
-          name: 'flat from 2k to 20k actions (≤ 1.5× growth)',
-          met: ratios.selfReportGrowth <= 1.5 && ratios.commitmentsGrowth <= 1.5,
+          // A seeded context holds 10× the records at 20k (its commitments answer grows with
+          // it: commitmentsGrowth is reported, not judged); the self-report's does not.
+          name: 'self-report flat from 2k to 20k actions (≤ 1.5× growth)',
+          met: ratios.selfReportGrowth <= 1.5,
         },
         {
           name: "a fixed-size context's commitments flat as the store grows 10× (≤ 1.5×)",

@@ -144,6 +144,33 @@ describe('dossiers', () => {
     expect(changed.proofs['world_history_replay']).toMatchObject({ status: 'failed' });
   });
 
+  it('a deployment: its record and its workflow history, reproducible once it is done', async () => {
+    const deployed = await call<{ payload: { deployment_id: string } }>(
+      app.url,
+      'POST',
+      '/v1/substrates/deploy',
+      {
+        key: proposer.apiKey,
+        body: {
+          spec: {
+            scaffold: 'life-lattice',
+            params: { width: 16, height: 16, rule: 'B3/S23', ticks: 8, pattern: 'glider' },
+          },
+        },
+      },
+    );
+    expect(deployed.status).toBe(201);
+    const deploymentId = deployed.body.payload.deployment_id;
+    const client = await app.deps.temporal.getClient();
+    await client.workflow.getHandle(`deployment-${deploymentId}`).result();
+    const full = await build('full', 'deployment', deploymentId);
+    expect(full.counts).toMatchObject({ deployment: 1 });
+    expect(full.artifacts.map((a) => a.path)).toContain(
+      `dossiers/${full.dossier_id}/history/deployment-${deploymentId}.json`,
+    );
+    expect((await build('full', 'deployment', deploymentId)).sha256).toBe(full.sha256);
+  });
+
   it('answers 404 for an unknown subject and 422 for an unknown kind', async () => {
     for (const [kind, id] of [
       ['action', newId('act')],
