@@ -65,6 +65,55 @@ describe('malformed input', () => {
     expect(issuesOf(res.body)[0]).toMatchObject({ loc: ['body'], type: 'json_invalid' });
   });
 
+  it('a body nested deeper than 64 levels is 422 too_deep, before anything walks it', async () => {
+    // Written by hand: serializing thousands of levels overflows here too.
+    const nested = (depth: number): string =>
+      `${'{"deeper":'.repeat(depth)}"bottom"${'}'.repeat(depth)}`;
+    const raw = (key: string, path: string, json: string, headers: Record<string, string> = {}) =>
+      call<ErrorBody>(app.url, 'POST', path, {
+        key,
+        rawBody: json,
+        headers: { 'Content-Type': 'application/json', ...headers },
+      });
+    // A: a session command's arguments (they overflowed the stack at ~3,200 levels).
+    const session = await call<{ payload: { session_id: string } }>(
+      app.url,
+      'POST',
+      '/v1/sessions',
+      { key: strategic.apiKey, body: {} },
+    );
+    const stepPath = `/v1/sessions/${session.body.payload.session_id}/step`;
+    const step = await raw(
+      strategic.apiKey,
+      stepPath,
+      `{"input_packet":{"command":"recall","args":${nested(5_000)}}}`,
+    );
+    expect(step.status).toBe(422);
+    expect(issuesOf(step.body)[0]).toMatchObject({ type: 'too_deep', ctx: { max_depth: 64 } });
+    // B: an event payload with an Idempotency-Key (the body used to be hashed first).
+    const ingest = await raw(
+      strategic.apiKey,
+      '/v1/external-events/ingest',
+      `{"source_family":"fuzz","source_event_id":"deep-1","event_type":"deep","occurred_at":"2026-01-01T00:00:00.000Z","payload":${nested(10_000)}}`,
+      { 'Idempotency-Key': 'deep-payload-1' },
+    );
+    expect(ingest.status).toBe(422);
+    expect(issuesOf(ingest.body)[0]).toMatchObject({ type: 'too_deep' });
+    // 64 levels in all are fine (the body, `input_packet`, then 62 from `args` down); 65 are not.
+    const ok = await raw(
+      strategic.apiKey,
+      stepPath,
+      `{"input_packet":{"command":"recall","args":${nested(62)}}}`,
+    );
+    expect(JSON.stringify(ok.body)).not.toContain('too_deep');
+    const over = await raw(
+      strategic.apiKey,
+      stepPath,
+      `{"input_packet":{"command":"recall","args":${nested(63)}}}`,
+    );
+    expect(issuesOf(over.body)[0]).toMatchObject({ type: 'too_deep' });
+  });
+
   it('a missing body is 422 missing', async () => {
     const res = await call<ErrorBody>(app.url, 'POST', '/v1/admin/principals/create', {
       key: app.adminKey,

@@ -4,10 +4,34 @@ import { ApiError, validationError } from '../errors';
 
 /** Bodies are JSON only, at most 1 MiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * Deepest nesting of objects and arrays in a body (an event payload may nest 32 inside its
+ * envelope). Past it a body is refused before any code walks it recursively (hashing for
+ * idempotency, validation, commands), which a few thousand levels would overflow.
+ */
+export const MAX_BODY_DEPTH = 64;
+
+/** The path to the first container nested deeper than `MAX_BODY_DEPTH`, or undefined. */
+function tooDeepAt(body: unknown): (string | number)[] | undefined {
+  // Iterative: the check must not itself recurse as deep as the body.
+  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: body, path: [] }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    if (path.length >= MAX_BODY_DEPTH) return path;
+    for (const [key, child] of Object.entries(value)) {
+      if (child !== null && typeof child === 'object') {
+        stack.push({ value: child, path: [...path, Array.isArray(value) ? Number(key) : key] });
+      }
+    }
+  }
+  return undefined;
+}
 
 /**
  * Reads a JSON body: 415 for another media type, 413 past 1 MiB (checked before reading
- * when Content-Length says so), 422 `json_invalid` for malformed JSON. Runs after auth, so
+ * when Content-Length says so), 422 `json_invalid` for malformed JSON, 422 `too_deep` past
+ * `MAX_BODY_DEPTH` levels. Runs after auth, so
  * an anonymous caller cannot make the server read a large body.
  */
 export function jsonBody(): Middleware {
@@ -47,6 +71,17 @@ export function jsonBody(): Middleware {
       const message = error instanceof Error ? error.message : 'invalid JSON';
       throw validationError([
         { loc: ['body'], msg: 'JSON decode error', type: 'json_invalid', ctx: { error: message } },
+      ]);
+    }
+    const deep = tooDeepAt(ctx.request.body);
+    if (deep) {
+      throw validationError([
+        {
+          loc: ['body', ...deep],
+          msg: `JSON should nest at most ${MAX_BODY_DEPTH} levels of objects and arrays`,
+          type: 'too_deep',
+          ctx: { max_depth: MAX_BODY_DEPTH },
+        },
       ]);
     }
     ctx.state.hasBody = true;
