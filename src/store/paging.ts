@@ -11,10 +11,22 @@ export interface PagePosition {
 export const encodeCursor = (position: PagePosition): string =>
   encodeParts([position.at, position.id]);
 
+/** An id as lists key them: record ids (`aud_…`), key ids (12 hex), handles. */
+const POSITION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+/**
+ * The position an (`at`, `_id`) cursor holds; 422 unless it is two parts, a canonical
+ * ISO 8601 time (as the service writes them) and an id, so a forged cursor never reaches
+ * a query or a date computation.
+ */
 export const decodeCursor = (cursor: string): PagePosition =>
-  decodeParts(cursor, ([at, id]) =>
-    typeof at === 'string' && typeof id === 'string' ? { at, id } : undefined,
-  );
+  decodeParts(cursor, (parts) => {
+    const [at, id] = parts;
+    if (parts.length !== 2 || typeof at !== 'string' || typeof id !== 'string') return undefined;
+    const time = Date.parse(at);
+    if (Number.isNaN(time) || new Date(time).toISOString() !== at) return undefined;
+    return POSITION_ID.test(id) ? { at, id } : undefined;
+  });
 
 /** Mongo filter for items strictly after `position` in (at desc, _id desc) order. */
 export function afterPosition(position: PagePosition | undefined): Record<string, unknown> {

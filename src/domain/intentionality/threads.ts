@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { AppInfra } from '../../app/deps';
 import { NotFound, notFound } from '../../lib/errors';
-import { decodeCursor, encodeCursor, type PagePosition } from '../../store/paging';
+import {
+  decodeCursor,
+  decodeIdCursor,
+  encodeCursor,
+  encodeIdCursor,
+  type PagePosition,
+} from '../../store/paging';
 import type { WitnessAction } from '../../store/external-actions.repo';
 import type { WitnessEvent } from '../../store/external-events.repo';
 import type { ThreadSubject } from '../../store/threads.repo';
@@ -145,7 +151,7 @@ export async function listThreads(
     ]);
     return { items, next_cursor: null };
   }
-  const after = query.cursor ? decodeCursor(query.cursor).id : undefined;
+  const after = query.cursor ? decodeIdCursor(query.cursor, 'obj') : undefined;
   const rows = await deps.repos.worldObjects.list({}, limit, after);
   const page = rows.slice(0, limit);
   const items = await issue(
@@ -155,7 +161,7 @@ export async function listThreads(
   const last = page[page.length - 1];
   return {
     items,
-    next_cursor: rows.length > limit && last ? encodeCursor({ at: '', id: last._id }) : null,
+    next_cursor: rows.length > limit && last ? encodeIdCursor(last._id) : null,
   };
 }
 
