@@ -8,7 +8,8 @@ import { newestByTimePage, type PagePosition } from './paging';
 export interface AuditRow {
   _id: string;
   at: string;
-  actor: { key_id: string; principal_id: string };
+  /** `key_id` null: an unauthenticated public route (an access request). */
+  actor: { key_id: string | null; principal_id: string };
   action: string;
   target: { type: string; id: string };
   before: Record<string, unknown> | null;

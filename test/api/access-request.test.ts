@@ -40,6 +40,20 @@ describe('POST /v1/access/request', () => {
     expect(audit).not.toContain(res.body['api_key'] as string);
   });
 
+  it('audits the request with no key as its actor, in the documented shape (issue 16 D)', async () => {
+    await request('audited@example.test');
+    // Responses are checked against their schema here: `key_id: "public"` failed it.
+    const res = await call<{
+      payload: { items: { action: string; actor: { key_id: string | null } }[] };
+    }>(app.url, 'GET', '/v1/admin/audit?limit=500', { key: app.adminKey });
+    expect(res.status).toBe(200);
+    const actors = res.body.payload.items
+      .filter((item) => item.action.startsWith('access'))
+      .map((item) => item.actor.key_id);
+    expect(actors.length).toBeGreaterThan(0);
+    expect(new Set(actors)).toEqual(new Set([null]));
+  });
+
   it('answers 409 conflict for the same e-mail, whatever its case', async () => {
     expect((await request('Grace@Example.test')).status).toBe(200);
     const again = await request('grace@EXAMPLE.TEST');

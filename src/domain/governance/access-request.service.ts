@@ -49,7 +49,7 @@ export async function requestSandboxAccess(
   }
   await deps.repos.audit.record({
     at: now,
-    actor: { key_id: 'public', principal_id: principal._id },
+    actor: { key_id: null, principal_id: principal._id },
     action: 'access.request',
     target: { type: 'api_key', id: issued.record._id },
     before: null,

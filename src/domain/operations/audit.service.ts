@@ -8,7 +8,8 @@ export type AuditListQuery = AuditFilter & { limit?: number; cursor?: string };
 const auditView = (row: AuditRow) => ({
   audit_id: row._id,
   at: row.at,
-  actor: row.actor,
+  // Rows written before public actors were null name them `public`.
+  actor: { ...row.actor, key_id: row.actor.key_id === 'public' ? null : row.actor.key_id },
   action: row.action,
   target: row.target,
   before: row.before,

@@ -27,7 +27,12 @@ export const auditRowView = schema.view(
     audit_id: schema.idRef('aud', 'Audit row id.'),
     at: schema.dateTime('When.'),
     actor: schema.view(
-      { key_id: keyId('Key used.'), principal_id: principalId('Acting principal.') },
+      {
+        key_id: schema.nullable(
+          keyId('Key used; null on an unauthenticated public route (an access request).'),
+        ),
+        principal_id: principalId('Acting principal.'),
+      },
       ['key_id', 'principal_id'],
       'Who.',
     ),
