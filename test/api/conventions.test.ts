@@ -1,6 +1,7 @@
 import { notImplemented, isPlanned } from '../../src/api/routes/common';
 import { apiRoutes } from '../../src/api/routes';
 import type { RouteDefinition } from '../../src/api/route';
+import { connect } from 'node:net';
 import { storedIn } from '../helpers/collections';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
@@ -257,6 +258,40 @@ describe('routes not built yet', () => {
 });
 
 describe('the request ledger', () => {
+  it('records the client address of a request whose body was cut off (issue 16 E)', async () => {
+    const since = new Date(Date.now() - 1000).toISOString();
+    const requestId = `aborted-${Date.now()}`;
+    const { port } = new URL(app.url);
+    await new Promise<void>((resolve) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write(
+          [
+            'POST /v1/external-events/ingest HTTP/1.1',
+            'Host: 127.0.0.1',
+            `x-api-key: ${strategic.apiKey}`,
+            `x-request-id: ${requestId}`,
+            'Content-Type: application/json',
+            'Content-Length: 1000',
+            '',
+            '{"source_f',
+          ].join('\r\n'),
+        );
+        setTimeout(() => {
+          socket.destroy();
+          resolve();
+        }, 100);
+      });
+    });
+    let row: Awaited<ReturnType<typeof app.deps.repos.requestLedger.findRow>>;
+    for (let i = 0; i < 50 && !row; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await app.deps.ledger.flush();
+      row = await app.deps.repos.requestLedger.findRow(requestId, since);
+    }
+    expect(row).toMatchObject({ route: '/v1/external-events/ingest' });
+    expect(row!.client_ip).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+  });
+
   it('records answered requests with key id, family and status, and never the key', async () => {
     const since = new Date(Date.now() - 1000).toISOString();
     const res = await call(app.url, 'GET', '/v1/runtime/status', { key: strategic.apiKey });

@@ -10,6 +10,8 @@ import type { RouteDefinition } from '../route';
 export function observe(deps: Pick<AppDeps, 'logger' | 'metrics' | 'ledger'>): Middleware {
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
+    // Read now: once a client aborts, its socket no longer knows the address.
+    const clientIp = ctx.ip || 'unknown';
     try {
       await next();
     } finally {
@@ -44,7 +46,7 @@ export function observe(deps: Pick<AppDeps, 'logger' | 'metrics' | 'ledger'>): M
           latency_ms: Math.round(latencyMs * 100) / 100,
           key_id: auth?.keyId ?? null,
           principal_id: auth?.principalId ?? null,
-          client_ip: ctx.ip,
+          client_ip: clientIp,
           error_code: (ctx.state.errorCode as string | undefined) ?? null,
         });
       }

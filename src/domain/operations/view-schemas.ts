@@ -156,7 +156,10 @@ export const requestLedgerRowView = schema.view(
     latency_ms: schema.decimal('Latency in milliseconds.', 0, 3_600_000),
     key_id: schema.nullable(keyId('Key used.')),
     principal_id: schema.nullable(principalId('Principal of the key.')),
-    client_ip: schema.text('Client address.', 64),
+    client_ip: schema.text(
+      'Client address, read when the request arrived (`unknown` if the connection had already closed).',
+      64,
+    ),
     error_code: schema.nullable(schema.text('Error code, when an error.', 64)),
   },
   ['request_id', 'at', 'method', 'route', 'status', 'latency_ms'],
