@@ -19,11 +19,41 @@ export function createValidatorFactory() {
   );
   return (schema: TSchema, source: InputSource): InputValidator => {
     const validate = (source === 'body' ? strict : coercing).compile(schema);
+    const integers = source === 'body' ? [] : integerFields(schema);
     return (value) => {
-      if (validate(value)) return { value, issues: [] };
-      return { value, issues: toIssues(validate, source) };
+      // Coercion reads `0x10`, `1e1` or `4.99` as numbers; an integer parameter is plain
+      // decimal digits only, so those are refused before it runs.
+      const malformed = integers.filter((name) => {
+        const raw = (value as Record<string, unknown> | undefined)?.[name];
+        return typeof raw === 'string' && !DECIMAL_INTEGER.test(raw);
+      });
+      const checked = malformed.length
+        ? Object.fromEntries(
+            Object.entries(value as Record<string, unknown>).filter(
+              ([name]) => !malformed.includes(name),
+            ),
+          )
+        : value;
+      const issues: ValidationIssue[] = malformed.map((name) => ({
+        loc: [source, name],
+        msg: 'Input should be a valid integer, unable to parse string as an integer',
+        type: 'int_parsing',
+      }));
+      if (!validate(checked)) issues.push(...toIssues(validate, source));
+      return { value: checked, issues };
     };
   };
+}
+
+/** Plain decimal digits, optionally negative: the only text an integer parameter takes. */
+const DECIMAL_INTEGER = /^-?[0-9]+$/;
+
+/** Names of a query or path schema's integer-typed properties. */
+function integerFields(schema: TSchema): string[] {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties;
+  return Object.entries(properties ?? {})
+    .filter(([, property]) => property.type === 'integer')
+    .map(([name]) => name);
 }
 
 function toIssues(validate: ValidateFunction, source: InputSource): ValidationIssue[] {

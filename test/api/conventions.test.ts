@@ -178,6 +178,12 @@ describe('malformed input', () => {
     ['limit=0', 'greater_than_equal'],
     ['limit=501', 'less_than_equal'],
     ['limit=abc', 'int_parsing'],
+    // Issue 16 H: coercion used to read these as numbers.
+    ['limit=0x10', 'int_parsing'],
+    ['limit=0b11', 'int_parsing'],
+    ['limit=1e1', 'int_parsing'],
+    ['limit=4.99', 'int_parsing'],
+    ['limit=%2010', 'int_parsing'],
   ])('bad query %s is 422 %s', async (query, type) => {
     const res = await call<ErrorBody>(app.url, 'GET', `/v1/external-actions/history?${query}`, {
       key: strategic.apiKey,
