@@ -163,6 +163,27 @@ describe('malformed input', () => {
     expect(res.body.error.code).toBe('unsupported_media_type');
   });
 
+  it('an unknown Content-Encoding is 415 naming it (issue 16 J)', async () => {
+    const res = await call<ErrorBody>(app.url, 'POST', '/v1/admin/principals/create', {
+      key: app.adminKey,
+      rawBody: JSON.stringify(body),
+      headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'zstd-frobnicated' },
+    });
+    expect(res.status).toBe(415);
+    expect(res.body.error).toMatchObject({ code: 'unsupported_media_type' });
+    expect(res.body.error.message).toContain('zstd-frobnicated');
+  });
+
+  it('an empty Idempotency-Key is 422 naming the header (issue 16 J)', async () => {
+    const res = await call<ErrorBody>(app.url, 'POST', '/v1/sessions', {
+      key: strategic.apiKey,
+      body: {},
+      headers: { 'Idempotency-Key': '' },
+    });
+    expect(res.status).toBe(422);
+    expect(issuesOf(res.body)[0]).toMatchObject({ loc: ['header', 'idempotency-key'] });
+  });
+
   it('a body over 1 MiB is 413, and nothing is written', async () => {
     const big = { ...body, name: 'x'.repeat(1024 * 1024 + 10) };
     const res = await call<ErrorBody>(app.url, 'POST', '/v1/admin/principals/create', {

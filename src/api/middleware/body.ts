@@ -29,7 +29,7 @@ function tooDeepAt(body: unknown): (string | number)[] | undefined {
 }
 
 /**
- * Reads a JSON body: 415 for another media type, 413 past 1 MiB (checked before reading
+ * Reads a JSON body: 415 for another media type or an unknown `Content-Encoding`, 413 past 1 MiB (checked before reading
  * when Content-Length says so), 422 `json_invalid` for malformed JSON, 422 `too_deep` past
  * `MAX_BODY_DEPTH` levels. Runs after auth, so
  * an anonymous caller cannot make the server read a large body.
@@ -67,7 +67,14 @@ export function jsonBody(): Middleware {
     try {
       await parse(ctx, async () => {});
     } catch (error) {
-      if ((error as { status?: number }).status === 413) throw tooLarge();
+      const status = (error as { status?: number }).status;
+      if (status === 413) throw tooLarge();
+      if (status === 415) {
+        throw new ApiError(
+          'unsupported_media_type',
+          `Content-Encoding ${ctx.get('Content-Encoding') || '(none)'} is not supported: send identity, gzip, deflate or br`,
+        );
+      }
       const message = error instanceof Error ? error.message : 'invalid JSON';
       throw validationError([
         { loc: ['body'], msg: 'JSON decode error', type: 'json_invalid', ctx: { error: message } },

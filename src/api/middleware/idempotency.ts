@@ -24,11 +24,13 @@ export function idempotency(deps: AppDeps, operationId: string): Middleware {
   const repo = deps.repos.idempotency;
   const staleMs = deps.config.idempotencyStaleMs;
   return async (ctx, next) => {
-    const key = ctx.get('Idempotency-Key');
-    if (!key) {
+    // Absent: no replay. Present, even empty: it must be a valid key (an empty one is a
+    // client bug that would otherwise silently lose the protection it asked for).
+    if (ctx.headers['idempotency-key'] === undefined) {
       await next();
       return;
     }
+    const key = ctx.get('Idempotency-Key');
     if (!VALID_KEY.test(key)) {
       throw validationError([
         {
