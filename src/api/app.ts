@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { AppDeps } from '../app/deps';
+import { unknownMethods } from './middleware/unknown-methods';
 import { errorHandler } from './middleware/error-handler';
 import { observe } from './middleware/observe';
 import { requestId } from './middleware/request-id';
@@ -32,6 +33,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(requestId());
   app.use(observe(deps));
   app.use(errorHandler(deps.logger));
+  app.use(unknownMethods(router));
   app.use(router.routes());
   app.use(router.allowedMethods());
   // Koa would print every error to stderr; the error handler has already logged it.

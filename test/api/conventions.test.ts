@@ -1,6 +1,7 @@
 import { notImplemented, isPlanned } from '../../src/api/routes/common';
 import { apiRoutes } from '../../src/api/routes';
 import type { RouteDefinition } from '../../src/api/route';
+import { request } from 'node:http';
 import { connect } from 'node:net';
 import { storedIn } from '../helpers/collections';
 import { call } from '../helpers/http';
@@ -51,6 +52,35 @@ describe('error shape and request ids', () => {
     expect(res.headers.get('allow')).toContain('POST');
     expect(res.body.error.code).toBe('method_not_allowed');
   });
+});
+
+describe('methods no route uses (issue 16 G)', () => {
+  /** fetch refuses TRACE; a plain request sends any method. */
+  const send = (method: string, path: string) =>
+    new Promise<{ status: number; allow: string | undefined; body: string }>((resolve, reject) => {
+      const req = request(`${app.url}${path}`, { method }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, allow: res.headers['allow'], body }),
+        );
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  it.each(['TRACE', 'PROPFIND', 'PURGE'])(
+    '%s on a known path is 405 with Allow, on an unknown one 404',
+    async (method) => {
+      const known = await send(method, '/v1/sessions');
+      expect(known.status).toBe(405);
+      expect(known.allow?.split(', ')).toEqual(['POST']);
+      expect(JSON.parse(known.body)).toMatchObject({ error: { code: 'method_not_allowed' } });
+      const unknown = await send(method, '/v1/no-such-thing');
+      expect(unknown.status).toBe(404);
+      expect(JSON.parse(unknown.body)).toMatchObject({ error: { code: 'not_found' } });
+    },
+  );
 });
 
 describe('malformed input', () => {

@@ -8,14 +8,13 @@ export function errorHandler(logger: Logger): Middleware {
     try {
       await next();
       if (ctx.body === undefined) {
-        // Set by the router for unmatched paths and methods (Allow is already on ctx).
+        // Set by the router (and `unknownMethods`) for unmatched paths and methods (Allow is
+        // already on ctx).
         if (ctx.status === 404)
           throw new ApiError('not_found', `no route ${ctx.method} ${ctx.path}`);
         if (ctx.status === 405) {
           throw new ApiError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`);
         }
-        if (ctx.status === 501)
-          throw new ApiError('not_implemented', `method ${ctx.method} is not supported`);
       }
     } catch (error) {
       const apiError = toApiError(error);
