@@ -16,7 +16,7 @@ log "== tests"
 results="$GR_REPO_ROOT/.data/jest-results.json"
 mkdir -p "$(dirname "$results")"
 status=0
-rm -rf .data/test/response-coverage
+rm -rf .data/test/response-coverage .data/test/status-coverage
 npx jest --ci --json --outputFile="$results" "$@" || status=$?
 # Every built route's 2xx was checked against its response schema (whole runs only).
 if [[ $# -eq 0 ]]; then node scripts/check-response-coverage.js || status=1; fi

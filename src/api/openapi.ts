@@ -141,7 +141,18 @@ function operationOf(
   }
 
   const responses: Record<string, unknown> = {};
+  if (route.request?.params) {
+    responses['404'] = errorResponse(
+      'No such resource: an identifier in the path that the server never issued, or that names nothing now.',
+    );
+  }
   for (const [status, doc] of Object.entries(route.responses)) {
+    // An error status a route declares (404 for an id in the body, 409 for a state) is
+    // answered in the one error shape.
+    if (Number(status) >= 400 && !doc.schema) {
+      responses[status] = errorResponse(doc.description);
+      continue;
+    }
     responses[status] = {
       description: doc.description,
       ...(isPublic ? {} : { headers: rateLimitHeaders }),
@@ -155,6 +166,9 @@ function operationOf(
     );
     responses['429'] = errorResponse(
       'Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`.',
+    );
+    responses['503'] = errorResponse(
+      'A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`.',
     );
   }
   if (route.request?.body) {

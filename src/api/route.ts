@@ -63,7 +63,11 @@ interface RouteShape<F extends RouteFamily, P, Q, B> {
     /** `name` is the named request body of the seed (SessionStepRequest, ...). */
     body?: { name: string; schema: B; required?: boolean };
   };
-  /** Success responses by status; error responses are added for every route. */
+  /**
+   * Responses by status: the successes, and (without a schema) any error status the route
+   * answers beyond the common ones the document adds to every route, e.g. 404 for an id in
+   * the body or 409 for a state.
+   */
   responses: Record<number, RouteResponseDoc>;
   /** Accepts `Idempotency-Key` (POSTs that create something). */
   idempotent?: boolean;

@@ -109,6 +109,7 @@ export async function buildDeps(
     instanceId,
     startedAt: new Date(),
     checkedResponses: new Set<string>(),
+    answeredStatuses: new Set<string>(),
   };
   return {
     ...infra,

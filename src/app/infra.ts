@@ -49,4 +49,6 @@ export interface AppInfra {
   startedAt: Date;
   /** Routes whose 2xx body was checked against its schema (`VALIDATE_RESPONSES`, tests). */
   checkedResponses: Set<string>;
+  /** `<operationId> <status>` of every answer (`VALIDATE_RESPONSES`, tests), to prove each is documented. */
+  answeredStatuses: Set<string>;
 }

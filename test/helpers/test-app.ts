@@ -62,7 +62,8 @@ export async function startTestApp(label: string, options: TestAppOptions = {}):
   const stop = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
-    recordCheckedResponses(deps.checkedResponses);
+    record('response-coverage', deps.checkedResponses);
+    record('status-coverage', deps.answeredStatuses);
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await deps.close();
@@ -85,9 +86,10 @@ export async function startTestApp(label: string, options: TestAppOptions = {}):
 }
 
 /** Leaves the routes whose 2xx this app checked for scripts/check-response-coverage.js. */
-function recordCheckedResponses(checked: Set<string>): void {
+/** Writes what this app saw (for scripts/check-response-coverage.js after the run). */
+function record(kind: 'response-coverage' | 'status-coverage', checked: Set<string>): void {
   if (checked.size === 0) return;
-  const dir = join(TEST_SERVERS.dataDir, 'response-coverage');
+  const dir = join(TEST_SERVERS.dataDir, kind);
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(dir, `${process.pid}-${randomBytes(4).toString('hex')}.txt`),

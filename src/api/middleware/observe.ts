@@ -7,7 +7,9 @@ import type { RouteDefinition } from '../route';
  * Logs, measures and ledgers every answered request (after the error handler has shaped
  * it): request id, key id (never the key), family, status and latency.
  */
-export function observe(deps: Pick<AppDeps, 'logger' | 'metrics' | 'ledger'>): Middleware {
+export function observe(
+  deps: Pick<AppDeps, 'logger' | 'metrics' | 'ledger' | 'config' | 'answeredStatuses'>,
+): Middleware {
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
     // Read now: once a client aborts, its socket no longer knows the address.
@@ -21,6 +23,9 @@ export function observe(deps: Pick<AppDeps, 'logger' | 'metrics' | 'ledger'>): M
       const family = route?.family ?? 'unmatched';
       const status = ctx.status;
       deps.metrics.requests.inc({ family, status });
+      if (route && deps.config.validateResponses) {
+        deps.answeredStatuses.add(`${route.operationId} ${status}`);
+      }
       deps.metrics.latency.observe({ family, status }, latencyMs / 1000);
       deps.logger.info(
         {

@@ -51,6 +51,8 @@ export const tenantResourceRoutes: RouteDefinition[] = [
     tags: ['admin'],
     request: { body: { name: 'RotateKeyRequest', schema: governanceSchemas.rotateKeyBody } },
     responses: {
+      404: { description: 'No such key.' },
+      409: { description: 'A revoked or bootstrap key, or a concurrent rotation.' },
       200: {
         description: 'The key and its new secret (shown once).',
         schema: envelope(governanceViews.keyWithSecretView),

@@ -78,6 +78,10 @@ export function tenantRoutes<Q extends TObject, C extends TSchema, S extends TSc
       tags: TAGS,
       request: { body: { name: spec.create.bodyName, schema: spec.create.body } },
       responses: {
+        404: {
+          description: `A record the body names (an organization, a principal) does not exist.`,
+        },
+        409: { description: `The name or e-mail is taken, or the record it joins is not active.` },
         201: {
           description: `The new ${spec.singular}.`,
           schema: envelope(spec.create.view ?? spec.view),
@@ -99,6 +103,10 @@ export function tenantRoutes<Q extends TObject, C extends TSchema, S extends TSc
       tags: TAGS,
       request: { body: { name: spec.setStatus.bodyName, schema: spec.setStatus.body } },
       responses: {
+        404: { description: `No such ${spec.singular}.` },
+        409: {
+          description: `The change is not allowed from its status, or would lock the caller out.`,
+        },
         200: {
           description: `The ${spec.singular} after the change.`,
           schema: envelope(statusChangeView(spec.view)),

@@ -14,7 +14,10 @@ const route = (depth: DossierDepth, summary: string, description: string): Route
     description: `${description} Stored as artifacts under \`dossiers/<dossier_id>/\` with their sha256; the same records give the same bytes and the same id (docs/dossiers.md). An unknown subject is 404.`,
     tags: ['dossiers'],
     request: { body: { name: 'DossierRequest', schema: dossiers.dossierBody } },
-    responses: { 200: { description: 'The dossier.', schema: envelope(dossiers.dossierView) } },
+    responses: {
+      404: { description: 'No such subject.' },
+      200: { description: 'The dossier.', schema: envelope(dossiers.dossierView) },
+    },
     handler: async (req, deps) => ({ payload: await buildDossier(deps, depth, req.body) }),
   });
 

@@ -30,7 +30,13 @@ const decisionRoute = (
     description,
     tags: TAGS,
     request: { params: actionParams, body: decisionBody },
-    responses: { 200: { description: answer, schema: envelope(actionsViews.actionView) } },
+    responses: {
+      409: {
+        description:
+          'The action is not in a state that allows this decision, or the decision was refused.',
+      },
+      200: { description: answer, schema: envelope(actionsViews.actionView) },
+    },
     handler: async (req, deps) => ({
       payload: await actionsService.decideAction(
         deps,

@@ -19,6 +19,7 @@ export const intentionalityRoutes: RouteDefinition[] = [
     tags: TAGS,
     request: { query: intentionalityViews.aboutnessQuery },
     responses: {
+      404: { description: 'Nothing is known by this handle.' },
       200: {
         description: 'What it is about.',
         schema: envelope(intentionalityViews.aboutnessView),

@@ -18,6 +18,7 @@ const renderer = (kind: MembraneKind, family: RouteFamily, summary: string): Rou
     tags: TAGS,
     request: { body: { name: 'MembraneRenderRequest', schema: membraneViews.renderRequestBody } },
     responses: {
+      404: { description: 'No such subject.' },
       200: { description: 'The document.', schema: envelope(membraneViews.renderView) },
     },
     handler: async (req, deps) => ({ payload: await renderMembrane(deps, kind, req.body) }),

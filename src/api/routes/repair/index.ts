@@ -20,6 +20,8 @@ export const repairRoutes: RouteDefinition[] = [
     tags: TAGS,
     request: { body: { name: 'RepairRequest', schema: repairsSchemas.repairRequestBody } },
     responses: {
+      404: { description: 'No such object.' },
+      409: { description: 'A repair of this object is running.' },
       202: { description: 'The repair, diagnosing.', schema: envelope(repairsViews.repairView) },
     },
     idempotent: true,

@@ -36,6 +36,7 @@ export const runtimeRoutes: RouteDefinition[] = [
     tags: TAGS,
     request: { query: runtimeSchemas.runtimeSessionQuery },
     responses: {
+      404: { description: 'No such session.' },
       200: {
         description: 'The continuity report.',
         schema: envelope(runtimeSchemas.continuityView),
@@ -55,6 +56,7 @@ export const runtimeRoutes: RouteDefinition[] = [
     tags: TAGS,
     request: { query: runtimeSchemas.runtimeSessionQuery },
     responses: {
+      404: { description: 'No such session (`session_id`).' },
       200: {
         description: 'The runtime summary.',
         schema: envelope(runtimeSchemas.runtimeSummaryView),

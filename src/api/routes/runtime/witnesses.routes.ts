@@ -29,7 +29,10 @@ const witnessRoute = (spec: WitnessRoute): RouteDefinition =>
     description: `${spec.description} Carries the witness header (docs/witnesses.md).`,
     tags: TAGS,
     request: { query: witnessViews.runtimeWitnessQuery },
-    responses: { 200: { description: spec.summary, schema: envelope(spec.view) } },
+    responses: {
+      404: { description: 'No such session (`session_id`).' },
+      200: { description: spec.summary, schema: envelope(spec.view) },
+    },
     handler: async (req, deps) => {
       await requireSession(deps, req.query.session_id);
       return { payload: await spec.read(deps, req.query) };

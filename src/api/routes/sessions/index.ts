@@ -68,6 +68,7 @@ export const sessionsRoutes: RouteDefinition[] = [
       },
     },
     responses: {
+      409: { description: 'The session is closed.' },
       200: {
         description: 'The step result.',
         schema: envelope(sessionsSchemas.stepResultView),

@@ -21,6 +21,11 @@ export const substrateInspectionRoutes: RouteDefinition[] = [
       body: { name: 'SubstrateObserveRequest', schema: substratesSchemas.substrateObserveBody },
     },
     responses: {
+      404: { description: 'No such deployment.' },
+      409: {
+        description:
+          'The deployment has not computed that tick, or has no state to read (failed or cancelled).',
+      },
       200: { description: 'The observation.', schema: envelope(substratesViews.observationView) },
     },
     handler: async (req, deps) => ({ payload: await inspectionService.observe(deps, req.body) }),
@@ -39,6 +44,11 @@ export const substrateInspectionRoutes: RouteDefinition[] = [
       body: { name: 'SubstrateAssayRequest', schema: substratesSchemas.substrateAssayBody },
     },
     responses: {
+      404: { description: 'No such deployment.' },
+      409: {
+        description:
+          'The deployment has not computed that tick, or has no state to read (failed or cancelled).',
+      },
       200: { description: 'The assay report.', schema: envelope(substratesViews.assayReportView) },
     },
     handler: async (req, deps) => ({ payload: await inspectionService.assay(deps, req.body) }),
@@ -57,6 +67,11 @@ export const substrateInspectionRoutes: RouteDefinition[] = [
       body: { name: 'SubstrateRecognizeRequest', schema: substratesSchemas.substrateRecognizeBody },
     },
     responses: {
+      404: { description: 'No such deployment.' },
+      409: {
+        description:
+          'The deployment has not computed that tick, or has no state to read (failed or cancelled).',
+      },
       200: { description: 'The motifs found.', schema: envelope(substratesViews.recognitionView) },
     },
     handler: async (req, deps) => ({
@@ -77,6 +92,11 @@ export const substrateInspectionRoutes: RouteDefinition[] = [
       body: { name: 'SubstrateRenderRequest', schema: substratesSchemas.substrateRenderBody },
     },
     responses: {
+      404: { description: 'No such deployment.' },
+      409: {
+        description:
+          'The deployment has not computed that tick, or has no state to read (failed or cancelled).',
+      },
       200: { description: 'The rendering.', schema: envelope(substratesViews.renderingView) },
     },
     handler: async (req, deps) => ({

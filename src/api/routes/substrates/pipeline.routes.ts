@@ -61,6 +61,7 @@ export const substratePipelineRoutes: RouteDefinition[] = [
       body: { name: 'SubstrateDeployRequest', schema: substratesSchemas.substrateDeployBody },
     },
     responses: {
+      404: { description: 'No such compiled manifest (`artifact_id`).' },
       201: {
         description: 'The deployment, started.',
         schema: envelope(substratesViews.deploymentView),

@@ -144,6 +144,9 @@ export const worldsRoutes: RouteDefinition[] = [
       body: { name: 'UpdateWorldTaskRequest', schema: worldSchemas.updateWorldTaskBody },
     },
     responses: {
+      409: {
+        description: 'The task changed since the version given, or the transition is not allowed.',
+      },
       200: { description: 'The updated task.', schema: envelope(worldSchemas.updatedTaskView) },
     },
     handler: async (req, deps) => ({
