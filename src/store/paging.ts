@@ -1,5 +1,6 @@
 import type { Collection, Filter } from 'mongodb';
 import { decodeCursor as decodeParts, encodeCursor as encodeParts } from '../lib/cursor';
+import { isCanonicalIso } from '../lib/time';
 
 /** A position in a list sorted newest first by (`at`, `_id`). */
 export interface PagePosition {
@@ -22,9 +23,7 @@ const POSITION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 export const decodeCursor = (cursor: string): PagePosition =>
   decodeParts(cursor, (parts) => {
     const [at, id] = parts;
-    if (parts.length !== 2 || typeof at !== 'string' || typeof id !== 'string') return undefined;
-    const time = Date.parse(at);
-    if (Number.isNaN(time) || new Date(time).toISOString() !== at) return undefined;
+    if (parts.length !== 2 || !isCanonicalIso(at) || typeof id !== 'string') return undefined;
     return POSITION_ID.test(id) ? { at, id } : undefined;
   });
 

@@ -252,6 +252,9 @@ describe('malformed input', () => {
     ['/v1/admin/audit', ['2026-01-01T00:00:00Z', 'aud_x']],
     ['/v1/admin/audit', ['2026-01-01T00:00:00.000Z', 'aud x/../']],
     ['/v1/admin/service-events', ['2026-01-01T00:00:00.000Z']],
+    ['/v1/admin/requests', ['not-a-date', null, 0]],
+    ['/v1/admin/requests', ['2026-01-01T00:00:00.000Z', null, -1]],
+    ['/v1/substrates/scaffolds', ['registry', '../x']],
   ])('a forged cursor on %s (%j) is 422 on query.cursor', async (path, parts) => {
     const cursor = Buffer.from(JSON.stringify(parts), 'utf8').toString('base64url');
     const res = await call<ErrorBody>(app.url, 'GET', `${path}?cursor=${cursor}`, {

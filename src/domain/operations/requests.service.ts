@@ -1,3 +1,4 @@
+import { isCanonicalIso } from '../../lib/time';
 import { decodeCursor, encodeCursor } from '../../lib/cursor';
 import type { AppInfra } from '../../app/deps';
 import type {
@@ -9,6 +10,9 @@ import { normalizeRange } from './periods';
 
 export type RequestListQuery = RequestLedgerFilter & { limit?: number; cursor?: string };
 
+/** A ledger bucket's id, as the ledger writer makes them. */
+const BUCKET_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+
 /** Opaque cursor: `[at, bucket id or null, index in the bucket]`. */
 export const encodeLedgerCursor = (position: LedgerPosition): string =>
   encodeCursor([position.at, position.bucket, position.index]);
@@ -17,10 +21,11 @@ export const decodeLedgerCursor = (cursor: string): LedgerPosition =>
   decodeCursor(cursor, (parts) => {
     const [at, bucket, index] = parts;
     return parts.length === 3 &&
-      typeof at === 'string' &&
-      (bucket === null || typeof bucket === 'string') &&
+      isCanonicalIso(at) &&
+      (bucket === null || (typeof bucket === 'string' && BUCKET_ID.test(bucket))) &&
       typeof index === 'number' &&
-      Number.isInteger(index)
+      Number.isInteger(index) &&
+      index >= 0
       ? { at, bucket, index }
       : undefined;
   });

@@ -37,7 +37,9 @@ const encodeRegistryCursor = (lastId: string): string => encodeCursor(['registry
 
 const decodeRegistryCursor = (cursor: string): string =>
   decodeCursor(cursor, ([kind, id]) =>
-    kind === 'registry' && typeof id === 'string' ? id : undefined,
+    kind === 'registry' && typeof id === 'string' && /^[A-Za-z0-9_.-]{1,128}$/.test(id)
+      ? id
+      : undefined,
   );
 
 export const scaffoldRegistry = registry('scaffold', SCAFFOLDS, (s) => s.scaffold_id);
