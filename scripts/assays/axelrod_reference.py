@@ -10,18 +10,10 @@ import json
 import sys
 
 import axelrod as axl
+from axelrod_players import DETERMINISTIC
 
 # Our strategy names, and axelrod's definitions of them (the reference, DESIGN.md §8).
-STRATEGIES = {
-    "tit_for_tat": axl.TitForTat,
-    "always_defect": axl.Defector,
-    "always_cooperate": axl.Cooperator,
-    "grudger": axl.Grudger,
-    "tit_for_two_tats": axl.TitFor2Tats,
-    "suspicious_tit_for_tat": axl.SuspiciousTitForTat,
-    "alternator": axl.Alternator,
-    "win_stay_lose_shift": axl.WinStayLoseShift,
-}
+STRATEGIES = DETERMINISTIC
 TURNS = [1, 2, 5, 40, 200]
 
 

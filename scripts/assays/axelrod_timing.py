@@ -10,18 +10,9 @@ import sys
 import time
 
 import axelrod as axl
+from axelrod_players import DETERMINISTIC
 
-PLAYERS = {
-    "tit_for_tat": axl.TitForTat,
-    "always_defect": axl.Defector,
-    "always_cooperate": axl.Cooperator,
-    "grudger": axl.Grudger,
-    "tit_for_two_tats": axl.TitFor2Tats,
-    "suspicious_tit_for_tat": axl.SuspiciousTitForTat,
-    "alternator": axl.Alternator,
-    "win_stay_lose_shift": axl.WinStayLoseShift,
-    "random": lambda: axl.Random(0.5),
-}
+PLAYERS = {**DETERMINISTIC, "random": lambda: axl.Random(0.5)}
 
 
 def main(spec):
