@@ -64,10 +64,13 @@ const deliveries = async (subscriptionId: string) =>
     )
   ).body.payload.items;
 
-/** Polls until `done` holds for the subscription's deliveries (at most ~20 s). */
+/**
+ * Polls until `done` holds for the subscription's deliveries (at most ~45 s: a delivery
+ * that failed retries after 1, 2, 4, … s, and a loaded machine adds to each step).
+ */
 async function waitFor(subscriptionId: string, done: (items: Delivery[]) => boolean) {
   let items: Delivery[] = [];
-  for (let i = 0; i < 100; i += 1) {
+  for (let i = 0; i < 225; i += 1) {
     items = await deliveries(subscriptionId);
     if (done(items)) return items;
     await new Promise((resolve) => setTimeout(resolve, 200));
