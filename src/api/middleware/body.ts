@@ -11,17 +11,35 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  */
 export const MAX_BODY_DEPTH = 64;
 
+/** A container on the walk: how deep it is, and how it was reached (for the error's path). */
+interface Visit {
+  value: object;
+  depth: number;
+  key: string | number;
+  parent: Visit | undefined;
+}
+
 /** The path to the first container nested deeper than `MAX_BODY_DEPTH`, or undefined. */
 function tooDeepAt(body: unknown): (string | number)[] | undefined {
-  // Iterative: the check must not itself recurse as deep as the body.
-  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: body, path: [] }];
+  if (body === null || typeof body !== 'object') return undefined;
+  // Iterative, and no path built unless one is too deep: this runs on every body.
+  const stack: Visit[] = [{ value: body, depth: 0, key: '', parent: undefined }];
   while (stack.length > 0) {
-    const { value, path } = stack.pop()!;
-    if (value === null || typeof value !== 'object') continue;
-    if (path.length >= MAX_BODY_DEPTH) return path;
-    for (const [key, child] of Object.entries(value)) {
+    const visit = stack.pop()!;
+    if (visit.depth >= MAX_BODY_DEPTH) {
+      const path: (string | number)[] = [];
+      for (let at: Visit | undefined = visit; at?.parent; at = at.parent) path.unshift(at.key);
+      return path;
+    }
+    const isArray = Array.isArray(visit.value);
+    for (const [key, child] of Object.entries(visit.value)) {
       if (child !== null && typeof child === 'object') {
-        stack.push({ value: child, path: [...path, Array.isArray(value) ? Number(key) : key] });
+        stack.push({
+          value: child as object,
+          depth: visit.depth + 1,
+          key: isArray ? Number(key) : key,
+          parent: visit,
+        });
       }
     }
   }

@@ -1,15 +1,10 @@
-import { createHash } from 'node:crypto';
+import { digestChars } from '../../lib/ids';
 import type { Repos } from '../../store';
-
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 /** `obj_`/`evt_` ids of a run's fixture: the run's time, then a digest of run and name. */
 function fixtureId(prefix: 'obj' | 'evt', runId: string, name: string): string {
-  const digest = createHash('sha256').update(`scenario/${runId}/${prefix}/${name}`).digest();
-  let tail = '';
-  for (let i = 0; i < 16; i += 1) tail += CROCKFORD[digest[i] % 32];
   // A ULID's first 10 characters are its time.
-  return `${prefix}_${runId.slice(4, 14)}${tail}`;
+  return `${prefix}_${runId.slice(4, 14)}${digestChars(`scenario/${runId}/${prefix}/${name}`, 16)}`;
 }
 
 /**

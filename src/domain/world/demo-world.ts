@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { encodeTime } from 'ulid';
+import { CROCKFORD, digestChars } from '../../lib/ids';
 import type { Repos } from '../../store';
 import type { WorldHistoryEvent } from '../../store/world-history.repo';
 import type { WorldObject } from '../../store/world-objects.repo';
@@ -62,16 +62,13 @@ const DEMO_RELATIONSHIPS = [
 
 /** The time part of every demo id (2025-01-01T00:00:00Z): before any id minted at run time. */
 const DEMO_EPOCH_MS = Date.UTC(2025, 0, 1);
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 /**
  * A demo id in the shape `newId` gives (prefix + 26-char ULID): a fixed time part, two
  * characters of sequence (so ids sort in definition order) and 14 of a digest of the name.
  */
 export function demoId(prefix: 'obj' | 'rel' | 'evt', seq: number, name: string): string {
-  const digest = createHash('sha256').update(`demo-world/v1/${prefix}/${name}`).digest();
-  let tail = '';
-  for (let i = 0; i < 14; i += 1) tail += CROCKFORD[digest[i] % 32];
+  const tail = digestChars(`demo-world/v1/${prefix}/${name}`, 14);
   const sequence = `${CROCKFORD[Math.floor(seq / 32) % 32]}${CROCKFORD[seq % 32]}`;
   return `${prefix}_${encodeTime(DEMO_EPOCH_MS, 10)}${sequence}${tail}`;
 }
