@@ -87,6 +87,12 @@ function toIssue(error: ErrorObject, source: InputSource): ValidationIssue {
   const loc: (string | number)[] = [source, ...path];
   const p = error.params as Record<string, unknown>;
   const text = source === 'body';
+  const bound = BOUND_ISSUES.get(error.keyword);
+  if (bound) {
+    const [template, type, ctxKey] = bound;
+    const msg = template.replace('{n}', String(p['limit'])).replace('{s}', plural(p['limit']));
+    return issue(loc, msg, type, ctxKey ? { [ctxKey]: p['limit'] } : undefined);
+  }
   switch (error.keyword) {
     case 'required':
       return {
@@ -102,42 +108,6 @@ function toIssue(error: ErrorObject, source: InputSource): ValidationIssue {
       };
     case 'type':
       return { loc, ...typeIssue(String(p['type']), text) };
-    case 'minLength':
-      return issue(
-        loc,
-        `String should have at least ${num(p['limit'])} character${plural(p['limit'])}`,
-        'string_too_short',
-        { min_length: p['limit'] },
-      );
-    case 'maxLength':
-      return issue(
-        loc,
-        `String should have at most ${num(p['limit'])} character${plural(p['limit'])}`,
-        'string_too_long',
-        { max_length: p['limit'] },
-      );
-    case 'minimum':
-      return issue(
-        loc,
-        `Input should be greater than or equal to ${num(p['limit'])}`,
-        'greater_than_equal',
-        { ge: p['limit'] },
-      );
-    case 'maximum':
-      return issue(
-        loc,
-        `Input should be less than or equal to ${num(p['limit'])}`,
-        'less_than_equal',
-        { le: p['limit'] },
-      );
-    case 'exclusiveMinimum':
-      return issue(loc, `Input should be greater than ${num(p['limit'])}`, 'greater_than', {
-        gt: p['limit'],
-      });
-    case 'exclusiveMaximum':
-      return issue(loc, `Input should be less than ${num(p['limit'])}`, 'less_than', {
-        lt: p['limit'],
-      });
     case 'pattern':
       return issue(
         loc,
@@ -153,32 +123,6 @@ function toIssue(error: ErrorObject, source: InputSource): ValidationIssue {
     }
     case 'const':
       return issue(loc, `Input should be '${String(p['allowedValue'])}'`, 'literal_error');
-    case 'minItems':
-      return issue(
-        loc,
-        `List should have at least ${num(p['limit'])} item${plural(p['limit'])}`,
-        'too_short',
-        { min_length: p['limit'] },
-      );
-    case 'maxItems':
-      return issue(
-        loc,
-        `List should have at most ${num(p['limit'])} item${plural(p['limit'])}`,
-        'too_long',
-        { max_length: p['limit'] },
-      );
-    case 'minProperties':
-      return issue(
-        loc,
-        `Object should have at least ${num(p['limit'])} field${plural(p['limit'])}`,
-        'too_short',
-      );
-    case 'maxProperties':
-      return issue(
-        loc,
-        `Object should have at most ${num(p['limit'])} field${plural(p['limit'])}`,
-        'too_long',
-      );
     case 'format':
       return issue(loc, `value is not a valid ${String(p['format'])}`, 'value_error', {
         format: p['format'],
@@ -191,6 +135,25 @@ function toIssue(error: ErrorObject, source: InputSource): ValidationIssue {
   }
 }
 
+/**
+ * Size and range keywords, worded as pydantic words them: the message (`{n}` the limit, `{s}`
+ * a plural ending), the issue type and the key the limit is reported under.
+ */
+const BOUND_ISSUES = new Map<string, readonly [string, string, string?]>(
+  Object.entries({
+    minLength: ['String should have at least {n} character{s}', 'string_too_short', 'min_length'],
+    maxLength: ['String should have at most {n} character{s}', 'string_too_long', 'max_length'],
+    minimum: ['Input should be greater than or equal to {n}', 'greater_than_equal', 'ge'],
+    maximum: ['Input should be less than or equal to {n}', 'less_than_equal', 'le'],
+    exclusiveMinimum: ['Input should be greater than {n}', 'greater_than', 'gt'],
+    exclusiveMaximum: ['Input should be less than {n}', 'less_than', 'lt'],
+    minItems: ['List should have at least {n} item{s}', 'too_short', 'min_length'],
+    maxItems: ['List should have at most {n} item{s}', 'too_long', 'max_length'],
+    minProperties: ['Object should have at least {n} field{s}', 'too_short'],
+    maxProperties: ['Object should have at most {n} field{s}', 'too_long'],
+  }),
+);
+
 const issue = (
   loc: (string | number)[],
   msg: string,
@@ -198,8 +161,14 @@ const issue = (
   ctx?: Record<string, unknown>,
 ): ValidationIssue => (ctx ? { loc, msg, type, ctx } : { loc, msg, type });
 
-const num = (value: unknown): string => String(value);
 const plural = (value: unknown): string => (value === 1 ? '' : 's');
+
+/** Scalar types: the noun, the JSON issue type, the parsing issue type and its wording. */
+const SCALAR_TYPE_ISSUES = {
+  integer: ['integer', 'int_type', 'int_parsing', 'unable to parse string as an integer'],
+  number: ['number', 'float_type', 'float_parsing', 'unable to parse string as a number'],
+  boolean: ['boolean', 'bool_type', 'bool_parsing', 'unable to interpret input'],
+} as const;
 
 function typeIssue(expected: string, isJson: boolean): { msg: string; type: string } {
   const first = expected.split(',')[0];
@@ -207,26 +176,14 @@ function typeIssue(expected: string, isJson: boolean): { msg: string; type: stri
     case 'string':
       return { msg: 'Input should be a valid string', type: 'string_type' };
     case 'integer':
-      return isJson
-        ? { msg: 'Input should be a valid integer', type: 'int_type' }
-        : {
-            msg: 'Input should be a valid integer, unable to parse string as an integer',
-            type: 'int_parsing',
-          };
     case 'number':
+    case 'boolean': {
+      const [noun, jsonType, parsing, unparsable] = SCALAR_TYPE_ISSUES[first];
+      // Query and path values arrive as strings: pydantic words those as parsing failures.
       return isJson
-        ? { msg: 'Input should be a valid number', type: 'float_type' }
-        : {
-            msg: 'Input should be a valid number, unable to parse string as a number',
-            type: 'float_parsing',
-          };
-    case 'boolean':
-      return isJson
-        ? { msg: 'Input should be a valid boolean', type: 'bool_type' }
-        : {
-            msg: 'Input should be a valid boolean, unable to interpret input',
-            type: 'bool_parsing',
-          };
+        ? { msg: `Input should be a valid ${noun}`, type: jsonType }
+        : { msg: `Input should be a valid ${noun}, ${unparsable}`, type: parsing };
+    }
     case 'object':
       return {
         msg: 'Input should be a valid dictionary or object to extract fields from',
