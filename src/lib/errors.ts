@@ -70,6 +70,13 @@ export class NotImplemented extends kindOf('not_implemented') {}
 /** `what not found`, the common case. */
 export const notFound = (what: string): NotFound => new NotFound(`${what} not found`);
 
+/** What a lookup found, or `NotFound` naming it: `await found(repo.findById(id), "task …")`. */
+export async function found<T>(lookup: Promise<T | null | undefined>, what: string): Promise<T> {
+  const value = await lookup;
+  if (value === null || value === undefined) throw notFound(what);
+  return value;
+}
+
 /** The input breaks a rule; each issue names where and why. */
 export class Invalid extends AppError {
   constructor(

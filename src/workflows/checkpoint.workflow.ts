@@ -10,13 +10,11 @@ import {
 } from '@temporalio/workflow';
 import type { CheckpointActivities } from '../activities';
 import type { CheckpointRecord, CollectionCopy } from '../store/checkpoints.repo';
+import { RECORD_STEP_OPTIONS } from './activity-options';
 import { OpsStatusKey, type CheckpointWorkflowInput } from './shared';
 
 const { recordCheckpoint, worldPosition, writeCheckpointManifest } =
-  proxyActivities<CheckpointActivities>({
-    startToCloseTimeout: '1 minute',
-    retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 20 },
-  });
+  proxyActivities<CheckpointActivities>(RECORD_STEP_OPTIONS);
 // One collection per call, streamed with heartbeats: a lost worker is noticed within the
 // heartbeat timeout and the copy starts again on another.
 const { copyCollection } = proxyActivities<CheckpointActivities>({

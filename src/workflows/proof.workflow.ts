@@ -7,12 +7,10 @@ import {
 import type { ProofActivities } from '../activities';
 import type { ProofCheck } from '../domain/proofs/schemas';
 import type { ProofRunRecord } from '../store/proofs.repo';
+import { RECORD_STEP_OPTIONS } from './activity-options';
 import { OpsStatusKey, type ProofWorkflowInput } from './shared';
 
-const { recordProofRun } = proxyActivities<ProofActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 20 },
-});
+const { recordProofRun } = proxyActivities<ProofActivities>(RECORD_STEP_OPTIONS);
 // One check per call: it reads at most `max_records` of each collection it checks.
 const { runProofCheck } = proxyActivities<ProofActivities>({
   startToCloseTimeout: '30 minutes',

@@ -7,12 +7,11 @@ import {
 import type { ScenarioActivities } from '../activities';
 import type { ScenarioName } from '../domain/scenarios/schemas';
 import type { ScenarioRunRecord } from '../store/scenario-runs.repo';
+import { RECORD_STEP_OPTIONS } from './activity-options';
 import { OpsStatusKey, type ScenarioWorkflowInput } from './shared';
 
-const { recordScenarioRun, reportScenario } = proxyActivities<ScenarioActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 20 },
-});
+const { recordScenarioRun, reportScenario } =
+  proxyActivities<ScenarioActivities>(RECORD_STEP_OPTIONS);
 // Driving waits for deployments (heartbeating while it polls) and api answers.
 const { driveScenario } = proxyActivities<ScenarioActivities>({
   startToCloseTimeout: '15 minutes',

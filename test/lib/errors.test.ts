@@ -4,6 +4,7 @@ import {
   Invalid,
   NotFound,
   Unavailable,
+  found,
   invalidAt,
   notFound,
 } from '../../src/lib/errors';
@@ -20,6 +21,18 @@ describe('domain errors', () => {
       kind: 'not_found',
       message: 'task tsk_1 not found',
     });
+  });
+
+  it('found passes a record through and names what is missing', async () => {
+    const task = { _id: 'tsk_1' };
+    await expect(found(Promise.resolve(task), 'task tsk_1')).resolves.toBe(task);
+    await expect(found(Promise.resolve(null), 'task tsk_2')).rejects.toMatchObject({
+      kind: 'not_found',
+      message: 'task tsk_2 not found',
+    });
+    await expect(found(Promise.resolve(undefined), 'task tsk_3')).rejects.toBeInstanceOf(NotFound);
+    // A found value that is merely falsy is still found.
+    await expect(found(Promise.resolve(0), 'count')).resolves.toBe(0);
   });
 
   it('Invalid names the first issue and keeps the list', () => {

@@ -7,11 +7,11 @@ import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
 import {
   AppError,
+  found,
   Invalid,
   InvalidState,
-  Unavailable,
-  notFound,
   type AppErrorKind,
+  Unavailable,
 } from '../../lib/errors';
 import type {
   ActionHistoryQuery,
@@ -138,8 +138,7 @@ export async function dryRunAction(deps: Deps, body: ExternalActionRequest) {
 }
 
 export async function getAction(deps: Deps, auth: AuthContext, actionId: string) {
-  const record = await deps.repos.externalActions.findById(actionId);
-  if (!record) throw notFound(`action ${actionId}`);
+  const record = await found(deps.repos.externalActions.findById(actionId), `action ${actionId}`);
   return actionView(deps, record, auth);
 }
 
@@ -172,8 +171,7 @@ export async function decideAction(
   decision: Decision,
   body: ExternalActionDecisionRequest | undefined,
 ) {
-  const record = await deps.repos.externalActions.findById(actionId);
-  if (!record) throw notFound(`action ${actionId}`);
+  const record = await found(deps.repos.externalActions.findById(actionId), `action ${actionId}`);
   if (decision !== 'execute') refuseUnderRule(record.rule, auth, decision, body);
   const client = await temporalClient(deps);
   const handle = client.workflow.getHandle(actionWorkflowId(actionId));

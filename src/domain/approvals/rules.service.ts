@@ -10,13 +10,11 @@ import type {
   CreateApprovalRuleBody,
   SetApprovalRuleStatusBody,
 } from './schemas';
+import { withIdAs } from '../../lib/records';
 
 type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
 
-export function approvalRuleView(rule: ApprovalRule) {
-  const { _id, ...rest } = rule;
-  return { rule_id: _id, ...rest };
-}
+export const approvalRuleView = (rule: ApprovalRule) => withIdAs(rule, 'rule_id');
 
 /** Suspending or archiving a rule leaves actions already proposed under it as they are. */
 const rules = tenant.resource(

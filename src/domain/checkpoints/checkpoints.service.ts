@@ -1,6 +1,6 @@
 import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
-import { notFound } from '../../lib/errors';
+import { found } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { startOpsWorkflow } from '../ops-workflow';
 import type { CheckpointRecord } from '../../store/checkpoints.repo';
@@ -74,7 +74,9 @@ export const listCheckpoints = (deps: Pick<AppInfra, 'repos'>, query: Checkpoint
   );
 
 export async function getCheckpoint(deps: Pick<AppInfra, 'repos'>, checkpointId: string) {
-  const record = await deps.repos.checkpoints.findById(checkpointId);
-  if (!record) throw notFound(`checkpoint ${checkpointId}`);
+  const record = await found(
+    deps.repos.checkpoints.findById(checkpointId),
+    `checkpoint ${checkpointId}`,
+  );
   return checkpointView(record);
 }

@@ -1,5 +1,5 @@
 import type { AppInfra } from '../../app/deps';
-import { notFound } from '../../lib/errors';
+import { found } from '../../lib/errors';
 import { actionWorkflowId, deploymentWorkflowId } from '../../workflows/shared';
 import { loadContext } from '../contexts/records';
 import { actionLedgerChain, worldHistoryReplay } from '../proofs/checks';
@@ -30,8 +30,7 @@ export async function gather(deps: Deps, kind: DossierSubjectKind, id: string): 
   const { repos } = deps;
   switch (kind) {
     case 'action': {
-      const action = await repos.externalActions.findById(id);
-      if (!action) throw notFound(`action ${id}`);
+      const action = await found(repos.externalActions.findById(id), `action ${id}`);
       const ledger = await repos.externalActions.entriesOf(id);
       const objectId = action.target.world_object_ref;
       const object = objectId ? await repos.worldObjects.findById(objectId) : null;
@@ -42,13 +41,11 @@ export async function gather(deps: Deps, kind: DossierSubjectKind, id: string): 
       };
     }
     case 'deployment': {
-      const deployment = await repos.substrateDeployments.findById(id);
-      if (!deployment) throw notFound(`deployment ${id}`);
+      const deployment = await found(repos.substrateDeployments.findById(id), `deployment ${id}`);
       return { records: { deployment }, proofs: {}, workflows: [deploymentWorkflowId(id)] };
     }
     case 'object': {
-      const object = await repos.worldObjects.findById(id);
-      if (!object) throw notFound(`world object ${id}`);
+      const object = await found(repos.worldObjects.findById(id), `world object ${id}`);
       const [history, actions, repairs] = await Promise.all([
         repos.worldHistory.list({ object_id: id }, MAX_GATHERED),
         repos.externalActions.aboutObject(id, MAX_GATHERED),
@@ -62,8 +59,7 @@ export async function gather(deps: Deps, kind: DossierSubjectKind, id: string): 
       };
     }
     case 'session': {
-      const session = await repos.sessions.findById(id);
-      if (!session) throw notFound(`session ${id}`);
+      const session = await found(repos.sessions.findById(id), `session ${id}`);
       const newest = await repos.sessionSteps.newest(id);
       const steps = [];
       for (let step = 1; step <= Math.min(newest?.step ?? 0, MAX_GATHERED); step += 1) {

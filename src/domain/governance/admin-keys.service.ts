@@ -2,7 +2,7 @@ import type { AppInfra } from '../../app/deps';
 import { hashApiKey, mintApiKey } from '../../auth/api-key';
 import type { AuthContext } from '../../auth/auth-context';
 import { parseAccessLayer } from '../../auth/families';
-import { AppError, Conflict, InvalidState, Invalid, notFound } from '../../lib/errors';
+import { AppError, Conflict, found, Invalid, InvalidState } from '../../lib/errors';
 import type { ApiKeyRecord, KeyFilter, RotationUpdate } from '../../store/api-keys.repo';
 import { decodeCursor, encodeCursor } from '../../store/paging';
 import { audit } from './audit';
@@ -43,8 +43,10 @@ export async function createKey(
       },
     ]);
   }
-  const principal = await deps.repos.principals.findById(body.principal_id);
-  if (!principal) throw notFound(`principal ${body.principal_id}`);
+  const principal = await found(
+    deps.repos.principals.findById(body.principal_id),
+    `principal ${body.principal_id}`,
+  );
   if (principal.status !== 'active') {
     throw new InvalidState(`principal ${principal._id} is ${principal.status}`);
   }
@@ -150,8 +152,7 @@ export async function rotateKey(
   requestId: string,
   body: { key_id: string; grace_seconds?: number },
 ) {
-  const key = await deps.repos.apiKeys.findById(body.key_id);
-  if (!key) throw notFound(`key ${body.key_id}`);
+  const key = await found(deps.repos.apiKeys.findById(body.key_id), `key ${body.key_id}`);
   if (key.status === 'revoked') {
     throw new InvalidState(`key ${key._id} is revoked; a revoked key cannot be rotated`);
   }

@@ -1,6 +1,6 @@
 import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
-import { Conflict, InvalidState, notFound } from '../../lib/errors';
+import { Conflict, found, InvalidState } from '../../lib/errors';
 import { isDuplicateKey } from '../../store/mongo';
 
 export interface AuditChange {
@@ -49,8 +49,10 @@ export async function insertUnique<T>(insert: () => Promise<T>, taken: string): 
 
 /** The organization a new record goes into: 404 when unknown, 409 when not active. */
 export async function activeOrganization(deps: Pick<AppInfra, 'repos'>, organizationId: string) {
-  const organization = await deps.repos.organizations.findById(organizationId);
-  if (!organization) throw notFound(`organization ${organizationId}`);
+  const organization = await found(
+    deps.repos.organizations.findById(organizationId),
+    `organization ${organizationId}`,
+  );
   if (organization.status !== 'active') {
     throw new InvalidState(`organization ${organization._id} is ${organization.status}`);
   }

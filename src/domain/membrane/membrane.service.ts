@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AppInfra } from '../../app/deps';
-import { Invalid, notFound } from '../../lib/errors';
+import { found, Invalid } from '../../lib/errors';
 import { contextCommitments, contextEvidence } from '../contexts/contexts.service';
 import { aboutness } from '../intentionality/aboutness';
 import { listRepairs, repairView } from '../repairs/repairs.service';
@@ -84,8 +84,7 @@ async function computed(deps: Deps, kind: MembraneKind, subject: Record<string, 
     case 'repair': {
       const repairId = field(subject, 'repair_id');
       if (repairId) {
-        const record = await deps.repos.repairs.findById(repairId);
-        if (!record) throw notFound(`repair ${repairId}`);
+        const record = await found(deps.repos.repairs.findById(repairId), `repair ${repairId}`);
         return repairView(record);
       }
       return listRepairs(deps, { object_id: need('object_id'), limit: 20 });

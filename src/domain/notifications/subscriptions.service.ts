@@ -13,13 +13,12 @@ import type {
   SetSubscriptionStatusBody,
   SubscriptionListQuery,
 } from './schemas';
+import { withIdAs } from '../../lib/records';
 
 type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
 
-export function subscriptionView(subscription: Subscription) {
-  const { _id, ...rest } = subscription;
-  return { subscription_id: _id, ...rest };
-}
+export const subscriptionView = (subscription: Subscription) =>
+  withIdAs(subscription, 'subscription_id');
 
 /** Deliveries not yet made to a subscription suspended or archived are skipped. */
 const subscriptions = tenant.resource(
@@ -29,10 +28,7 @@ const subscriptions = tenant.resource(
   subscriptionView,
 );
 
-export function deliveryView(notification: Notification) {
-  const { _id, ...rest } = notification;
-  return { delivery_id: _id, ...rest };
-}
+export const deliveryView = (notification: Notification) => withIdAs(notification, 'delivery_id');
 
 /**
  * Creates an active subscription. Its URL must start with a WEBHOOK_ALLOWLIST prefix (the

@@ -1,5 +1,5 @@
 import type { Filter } from 'mongodb';
-import { notFound } from '../../lib/errors';
+import { found } from '../../lib/errors';
 import type { AppInfra } from '../../app/deps';
 import { CLASS_LIMITS } from '../../auth/limits';
 import { msUntilUtcMidnight, utcDay } from '../../lib/time';
@@ -150,8 +150,7 @@ export async function keyUsage(
   raw: { granularity?: Granularity; since?: string; until?: string },
 ) {
   const query = normalizeRange(raw);
-  const key = await deps.repos.apiKeys.findById(keyId);
-  if (!key) throw notFound(`key ${keyId}`);
+  const key = await found(deps.repos.apiKeys.findById(keyId), `key ${keyId}`);
   const nowMs = Date.now();
   const granularity = query.granularity ?? 'day';
   const since =

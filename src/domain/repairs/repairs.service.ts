@@ -1,6 +1,6 @@
 import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
-import { Conflict, Invalid, notFound } from '../../lib/errors';
+import { Conflict, found, Invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { startOpsWorkflow } from '../ops-workflow';
 import { pageById } from '../../store/paging';
@@ -67,8 +67,10 @@ async function claimObject(deps: Deps, objectId: string, repairId: string, now: 
  * the repair id), then writes the first record.
  */
 export async function requestRepair(deps: Deps, auth: AuthContext, body: RepairRequestBody) {
-  const object = await deps.repos.worldObjects.findById(body.object_id);
-  if (!object) throw notFound(`world object ${body.object_id}`);
+  const object = await found(
+    deps.repos.worldObjects.findById(body.object_id),
+    `world object ${body.object_id}`,
+  );
   checkOptions(body, object.version);
   if (body.checkpoint_id && !(await deps.repos.checkpoints.findById(body.checkpoint_id))) {
     throw notFound(`checkpoint ${body.checkpoint_id}`);
@@ -131,8 +133,10 @@ export const listRepairs = (deps: Pick<AppInfra, 'repos'>, query: RepairStateQue
 
 /** `GET /v1/repairability/{object_id}`: each strategy as it would go now; changes nothing. */
 export async function repairability(deps: Pick<AppInfra, 'repos'>, objectId: string) {
-  const object = await deps.repos.worldObjects.findById(objectId);
-  if (!object) throw notFound(`world object ${objectId}`);
+  const object = await found(
+    deps.repos.worldObjects.findById(objectId),
+    `world object ${objectId}`,
+  );
   const strategies = await Promise.all(
     REPAIR_STRATEGIES.map(async (strategy) => {
       try {

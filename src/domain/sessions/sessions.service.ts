@@ -1,6 +1,6 @@
 import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
-import { Conflict, InvalidState, Unavailable, notFound } from '../../lib/errors';
+import { Conflict, found, InvalidState, Unavailable } from '../../lib/errors';
 import type { SessionCommand, SessionCreateRequest, SessionStepRequest } from './schemas';
 import { newId } from '../../lib/ids';
 import { isoNow } from '../../lib/time';
@@ -59,8 +59,7 @@ export async function getSession(deps: Deps, sessionId: string) {
 
 /** A session and its newest step (confirmed); 404 when there is no such session. */
 export async function loadSession(deps: Deps, sessionId: string) {
-  const session = await deps.repos.sessions.findById(sessionId);
-  if (!session) throw notFound(`session ${sessionId}`);
+  const session = await found(deps.repos.sessions.findById(sessionId), `session ${sessionId}`);
   const newest = await deps.repos.sessionSteps.newest(sessionId);
   return { session, newest, fold: newest?.state ?? emptyFold(session.identity_digest) };
 }
@@ -93,8 +92,7 @@ export async function stepSession(
 ) {
   const command = body.input_packet.command;
   const args = parseArgs(command, body.input_packet.args);
-  const session = await deps.repos.sessions.findById(sessionId);
-  if (!session) throw notFound(`session ${sessionId}`);
+  const session = await found(deps.repos.sessions.findById(sessionId), `session ${sessionId}`);
   assertActive(sessionId, await deps.repos.sessionSteps.lastKnown(sessionId));
   const world = await readWorld(deps, command, args);
   return deps.repos.sessionSteps.exclusive(sessionId, async () => {

@@ -1,5 +1,5 @@
 import type { AppInfra } from '../../app/deps';
-import { Invalid, notFound } from '../../lib/errors';
+import { found, Invalid } from '../../lib/errors';
 import type { WorldObject } from '../../store/world-objects.repo';
 
 type WorldDeps = Pick<AppInfra, 'repos'>;
@@ -35,8 +35,10 @@ async function firstObjects(deps: WorldDeps, args: { kind?: string; limit: numbe
 
 /** `inspect_object`: one object in full; an unknown id is 404 and takes no step. */
 export async function inspectObject(deps: WorldDeps, objectId: string) {
-  const object = await deps.repos.worldObjects.findById(objectId);
-  if (!object) throw notFound(`world object ${objectId}`);
+  const object = await found(
+    deps.repos.worldObjects.findById(objectId),
+    `world object ${objectId}`,
+  );
   return {
     object: {
       ...brief(object),

@@ -1,6 +1,7 @@
 import type { AppInfra } from '../../app/deps';
-import { notFound } from '../../lib/errors';
+import { found, notFound } from '../../lib/errors';
 import type { ArtifactRecord } from '../../store/artifacts.repo';
+import { withIdAs } from '../../lib/records';
 
 type ArtifactDeps = Pick<AppInfra, 'repos'>;
 
@@ -8,18 +9,14 @@ type ArtifactDeps = Pick<AppInfra, 'repos'>;
 const INLINE_LIMIT = 256 * 1024;
 
 /** An artifact's metadata as clients see it. */
-export function artifactView(artifact: ArtifactRecord) {
-  const { _id, ...rest } = artifact;
-  return { artifact_id: _id, ...rest };
-}
+export const artifactView = (artifact: ArtifactRecord) => withIdAs(artifact, 'artifact_id');
 
 const isText = (contentType: string): boolean =>
   /^(text\/|application\/json|image\/svg\+xml)/.test(contentType);
 
 /** `GET /v1/substrates/artifacts/{id}`: metadata only. */
 export async function getArtifact(deps: ArtifactDeps, artifactId: string) {
-  const artifact = await deps.repos.artifacts.findById(artifactId);
-  if (!artifact) throw notFound(`artifact ${artifactId}`);
+  const artifact = await found(deps.repos.artifacts.findById(artifactId), `artifact ${artifactId}`);
   return artifactView(artifact);
 }
 

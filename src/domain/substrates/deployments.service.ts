@@ -1,5 +1,5 @@
 import type { AppInfra } from '../../app/deps';
-import { Unavailable, Invalid, notFound } from '../../lib/errors';
+import { found, Invalid, notFound, Unavailable } from '../../lib/errors';
 import type { DeploymentListQuery, SubstrateDeployRequest } from './schemas';
 import type { AuthContext } from '../../auth/auth-context';
 import { newId } from '../../lib/ids';
@@ -25,8 +25,10 @@ export function deploymentView(record: DeploymentRecord) {
 }
 
 export async function getDeployment(deps: Pick<AppInfra, 'repos'>, deploymentId: string) {
-  const record = await deps.repos.substrateDeployments.findById(deploymentId);
-  if (!record) throw notFound(`deployment ${deploymentId}`);
+  const record = await found(
+    deps.repos.substrateDeployments.findById(deploymentId),
+    `deployment ${deploymentId}`,
+  );
   return record;
 }
 
@@ -42,8 +44,10 @@ export const listDeployments = (deps: Pick<AppInfra, 'repos'>, query: Deployment
 /** The spec to deploy: the body's, or the one a compiled manifest was made from. */
 async function specToDeploy(deps: DeployDeps, body: SubstrateDeployRequest) {
   if (body.spec) return requireValidSpec(body.spec, ['spec']);
-  const artifact = await deps.repos.artifacts.findById(body.artifact_id!);
-  if (!artifact) throw notFound(`artifact ${body.artifact_id}`);
+  const artifact = await found(
+    deps.repos.artifacts.findById(body.artifact_id!),
+    `artifact ${body.artifact_id}`,
+  );
   if (artifact.kind !== 'manifest') {
     throw new Invalid([
       {

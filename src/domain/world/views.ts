@@ -2,6 +2,7 @@ import type { WorldHistoryEvent } from '../../store/world-history.repo';
 import type { WorldObject } from '../../store/world-objects.repo';
 import type { WorldRelationship } from '../../store/world-relationships.repo';
 import type { WorldTask } from '../../store/world-tasks.repo';
+import { withIdAs } from '../../lib/records';
 
 /** A world object as clients see it; `external_state` is null until an event applied. */
 export function objectView(object: WorldObject) {
@@ -11,19 +12,11 @@ export function objectView(object: WorldObject) {
 }
 
 /** A relationship as clients see it. */
-export function relationshipView(relationship: WorldRelationship) {
-  const { _id, ...rest } = relationship;
-  return { relationship_id: _id, ...rest };
-}
+export const relationshipView = (relationship: WorldRelationship) =>
+  withIdAs(relationship, 'relationship_id');
 
 /** A history event as clients see it. */
-export function historyEventView(event: WorldHistoryEvent) {
-  const { _id, ...rest } = event;
-  return { event_id: _id, ...rest };
-}
+export const historyEventView = (event: WorldHistoryEvent) => withIdAs(event, 'event_id');
 
 /** A task as clients see it. */
-export function taskView(task: WorldTask) {
-  const { _id, ...rest } = task;
-  return { task_id: _id, ...rest };
-}
+export const taskView = (task: WorldTask) => withIdAs(task, 'task_id');

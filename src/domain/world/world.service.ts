@@ -1,5 +1,5 @@
 import type { AppInfra } from '../../app/deps';
-import { notFound } from '../../lib/errors';
+import { found, notFound } from '../../lib/errors';
 import type { RelationshipQuery, WorldHistoryQuery, WorldKindQuery } from './schemas';
 import { decodeCursor, pageById } from '../../store/paging';
 import { historyEventView, objectView, relationshipView } from './views';
@@ -19,8 +19,10 @@ export const listObjects = (deps: WorldDeps, query: WorldKindQuery) =>
 
 /** One world object; 404 when unknown. */
 export async function getObject(deps: WorldDeps, objectId: string) {
-  const object = await deps.repos.worldObjects.findById(objectId);
-  if (!object) throw notFound(`world object ${objectId}`);
+  const object = await found(
+    deps.repos.worldObjects.findById(objectId),
+    `world object ${objectId}`,
+  );
   return objectView(object);
 }
 
