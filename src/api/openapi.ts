@@ -54,23 +54,19 @@ const errorResponse = (description: string, schema = '#/components/schemas/Error
   content: { 'application/json': { schema: { $ref: schema } } },
 });
 
+const responseHeader = (type: 'integer' | 'string', description: string) => ({
+  schema: { type },
+  description,
+});
+
 const rateLimitHeaders = {
-  'RateLimit-Limit': {
-    schema: { type: 'integer' },
-    description: 'Requests allowed in the closest window.',
-  },
-  'RateLimit-Remaining': {
-    schema: { type: 'integer' },
-    description: 'Requests left in that window.',
-  },
-  'RateLimit-Reset': {
-    schema: { type: 'integer' },
-    description: 'Seconds until that window resets.',
-  },
-  'RateLimit-Policy': {
-    schema: { type: 'string' },
-    description: 'Every window: `"minute";q=60;w=60, "day";q=1000;w=86400`.',
-  },
+  'RateLimit-Limit': responseHeader('integer', 'Requests allowed in the closest window.'),
+  'RateLimit-Remaining': responseHeader('integer', 'Requests left in that window.'),
+  'RateLimit-Reset': responseHeader('integer', 'Seconds until that window resets.'),
+  'RateLimit-Policy': responseHeader(
+    'string',
+    'Every window: `"minute";q=60;w=60, "day";q=1000;w=86400`.',
+  ),
 };
 
 /** OpenAPI 3.1 document generated from the route tables that drive routing and validation. */

@@ -56,7 +56,6 @@ interface RouteShape<F extends RouteFamily, P, Q, B> {
   family: F;
   summary: string;
   description?: string;
-  tags?: string[];
   request?: {
     params?: P;
     query?: Q;
@@ -81,6 +80,8 @@ type StaticOr<S, Fallback> = S extends TSchema ? Static<S> : Fallback;
 
 /** A route as the mount layer and the OpenAPI generator see it (types erased). */
 export interface RouteDefinition extends RouteShape<RouteFamily, TSchema, TSchema, TSchema> {
+  /** OpenAPI tags: set for a whole table by `tagged`, not per route. */
+  tags?: string[];
   handler: (req: RouteRequest, deps: AppDeps) => Promise<RouteResult>;
 }
 
@@ -117,3 +118,7 @@ export function defineRoute<
   // the handler runs, which is what makes the narrowing sound.
   return route as unknown as RouteDefinition;
 }
+
+/** The routes of one area under its OpenAPI tag, which groups them in the document. */
+export const tagged = (tag: string, routes: readonly RouteDefinition[]): RouteDefinition[] =>
+  routes.map((route) => ({ ...route, tags: [tag] }));

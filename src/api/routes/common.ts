@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { NotImplemented } from '../../lib/errors';
+import type { AppDeps } from '../../app/deps';
 import type { RouteDefinition, RouteResult } from '../route';
 
 /**
@@ -42,3 +43,17 @@ export const page = (item: TSchema = Type.Object({})): TSchema =>
       next_cursor: Type.Union([Type.String(), Type.Null()]),
     }),
   );
+
+/** A handler whose payload is what `read` returns for the validated query (lists, reports). */
+export const fromQuery =
+  <Q>(read: (deps: AppDeps, query: Q) => Promise<unknown>) =>
+  async (req: { query: Q }, deps: AppDeps): Promise<RouteResult> => ({
+    payload: await read(deps, req.query),
+  });
+
+/** A handler whose payload is what `run` returns for the validated body. */
+export const fromBody =
+  <B>(run: (deps: AppDeps, body: B) => Promise<unknown>) =>
+  async (req: { body: B }, deps: AppDeps): Promise<RouteResult> => ({
+    payload: await run(deps, req.body),
+  });

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { choice, pathParams } from '../../lib/schema';
-import { defineRoute, type RouteDefinition } from '../route';
+import { defineRoute, tagged, type RouteDefinition } from '../route';
 
 /** The console's static files: `console/` at the repository (and image) root. */
 function consoleDir(): string {
@@ -35,7 +35,7 @@ const CONSOLE_HEADERS = {
 /** The approvals console (docs/console.md): static files, the API does the rest. */
 export function consoleRoutes(): RouteDefinition[] {
   const dir = consoleDir();
-  return [
+  return tagged('system', [
     defineRoute({
       operationId: 'console.page',
       method: 'GET',
@@ -44,7 +44,6 @@ export function consoleRoutes(): RouteDefinition[] {
       summary: 'approvals console',
       description:
         'The approvals console: an inbox of what awaits the caller, action details with the plan diff, approve/reject/execute, history and Temporal UI links. Static files; the API key stays in the browser tab.',
-      tags: ['system'],
       responses: { 200: { description: 'HTML page.' } },
       handler: async () => ({
         raw: {
@@ -73,5 +72,5 @@ export function consoleRoutes(): RouteDefinition[] {
         };
       },
     }),
-  ];
+  ]);
 }

@@ -1,4 +1,4 @@
-import type { RouteDefinition } from '../route';
+import { tagged, type RouteDefinition } from '../route';
 import { accessRoutes } from './access';
 import { adminRoutes } from './admin';
 import { artifactRoutes } from './artifacts';
@@ -21,29 +21,32 @@ import { substratesRoutes } from './substrates';
 import { worldsRoutes } from './worlds';
 
 /**
- * The whole /v1 API, one table per area; the system routes are added by the app. The
- * platform and access-layer summaries count routes, so they are handed the full table.
+ * The whole /v1 API, one table per area under its OpenAPI tag; the system routes are added
+ * by the app. The platform and access-layer summaries count routes, so they are handed the
+ * full table. Planned routes come tagged by their own table (`plannedRoutes`).
  */
 export const apiRoutes = (catalog: () => readonly RouteDefinition[]): RouteDefinition[] => [
-  ...accessRoutes,
-  ...sessionsRoutes,
-  ...runtimeRoutes,
-  ...runtimeWitnessRoutes,
-  ...platformRoutes(() => catalog().filter((route) => route.path.startsWith('/v1/'))),
-  ...worldsRoutes,
-  ...externalEventsRoutes,
-  ...externalActionsRoutes,
-  ...substratesRoutes,
-  ...artifactRoutes,
-  ...continuousOpsRoutes,
-  ...repairRoutes,
-  ...sharedContextRoutes,
-  ...intentionalityRoutes,
-  ...membraneRoutes,
-  ...assayRoutes,
-  ...proofRoutes,
-  ...dossierRoutes,
-  ...scenarioRoutes,
-  ...adminRoutes(catalog),
+  ...tagged('access', accessRoutes),
+  ...tagged('sessions', sessionsRoutes),
+  ...tagged('runtime', [
+    ...runtimeRoutes,
+    ...runtimeWitnessRoutes,
+    ...platformRoutes(() => catalog().filter((route) => route.path.startsWith('/v1/'))),
+  ]),
+  ...tagged('worlds', worldsRoutes),
+  ...tagged('external-events', externalEventsRoutes),
+  ...tagged('external-actions', externalActionsRoutes),
+  ...tagged('substrates', substratesRoutes),
+  ...tagged('artifacts', artifactRoutes),
+  ...tagged('continuous-ops', continuousOpsRoutes),
+  ...tagged('repair', repairRoutes),
+  ...tagged('shared-contexts', sharedContextRoutes),
+  ...tagged('intentionality', intentionalityRoutes),
+  ...tagged('membrane', membraneRoutes),
+  ...tagged('assays', assayRoutes),
+  ...tagged('proofs', proofRoutes),
+  ...tagged('dossiers', dossierRoutes),
+  ...tagged('scenarios', scenarioRoutes),
+  ...tagged('admin', adminRoutes(catalog)),
   ...plannedApiRoutes,
 ];

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { readinessOf } from '../../observability/readiness';
 import { ApiError } from '../errors';
 import { API_VERSION } from '../openapi';
-import { defineRoute, type RouteDefinition } from '../route';
+import { defineRoute, tagged, type RouteDefinition } from '../route';
 
 const SWAGGER_ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -62,7 +62,7 @@ const SWAGGER_DIR = dirname(require.resolve('swagger-ui-dist/package.json'));
 
 /** Root, health, readiness, the OpenAPI document, its interactive reference and metrics. */
 export function systemRoutes(openApiDocument: () => Record<string, unknown>): RouteDefinition[] {
-  return [
+  return tagged('system', [
     defineRoute({
       operationId: 'system.root',
       method: 'GET',
@@ -71,7 +71,6 @@ export function systemRoutes(openApiDocument: () => Record<string, unknown>): Ro
       summary: 'API root descriptor',
       description:
         'Name, version and links to the docs, the OpenAPI document and the Temporal Web UI.',
-      tags: ['system'],
       responses: { 200: { description: 'Root descriptor.', schema: objectBody } },
       handler: async (_req, deps) => ({
         bare: {
@@ -95,7 +94,6 @@ export function systemRoutes(openApiDocument: () => Record<string, unknown>): Ro
       family: 'public',
       summary: 'liveness check',
       description: 'The process is up and serving HTTP; checks no dependency.',
-      tags: ['system'],
       responses: { 200: { description: 'Alive.', schema: healthView } },
       handler: async (_req, deps) => ({
         bare: {
@@ -113,7 +111,6 @@ export function systemRoutes(openApiDocument: () => Record<string, unknown>): Ro
       summary: 'readiness check',
       description:
         "Served from the service monitor's newest probe (no backend round trip per call). `ready`: MongoDB and Temporal answer and a worker polls the task queue; `degraded` (200): no worker polls, so work queues up but the api serves; `not_ready` (503): MongoDB or Temporal is down. `failing` names what fails.",
-      tags: ['system'],
       responses: {
         200: { description: 'Ready.', schema: readinessView },
         503: { description: 'Not ready; `failing` names the dependencies.', schema: readinessView },
@@ -130,7 +127,6 @@ export function systemRoutes(openApiDocument: () => Record<string, unknown>): Ro
       family: 'public',
       summary: 'OpenAPI 3.1 document',
       description: 'Generated from the route tables that drive routing, auth and validation.',
-      tags: ['system'],
       responses: { 200: { description: 'The OpenAPI document.', schema: objectBody } },
       handler: async () => ({ bare: openApiDocument() }),
     }),
@@ -142,7 +138,6 @@ export function systemRoutes(openApiDocument: () => Record<string, unknown>): Ro
       summary: 'interactive API reference',
       description:
         'Swagger UI over /openapi.json, served from the swagger-ui-dist package (no CDN).',
-      tags: ['system'],
       responses: { 200: { description: 'HTML page.' } },
       handler: async () => ({ raw: { body: DOCS_PAGE, contentType: 'text/html; charset=utf-8' } }),
     }),
@@ -179,7 +174,6 @@ export function systemRoutes(openApiDocument: () => Record<string, unknown>): Ro
       summary: 'Prometheus metrics',
       description:
         'Request counts and latency by family and status, limiter rejections and workflow starts, in Prometheus text format. Operators only; also served without a key on METRICS_LISTEN when set.',
-      tags: ['system'],
       responses: { 200: { description: 'Prometheus text exposition.' } },
       handler: async (_req, deps) => {
         const body = await deps.metrics.registry.metrics();
@@ -187,5 +181,5 @@ export function systemRoutes(openApiDocument: () => Record<string, unknown>): Ro
         return { raw: { body, contentType: deps.metrics.registry.contentType } };
       },
     }),
-  ];
+  ]);
 }

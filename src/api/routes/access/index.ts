@@ -13,7 +13,6 @@ export const accessRoutes: RouteDefinition[] = [
     summary: 'Sandbox API-key issuance',
     description:
       'Issues a sandbox key (layer 0) at once, no key needed. One grant per e-mail address (case-insensitive; a repeat is 409); limited per client address per hour.',
-    tags: ['access'],
     request: { body: { name: 'SandboxAccessRequest', schema: sandboxAccessBody } },
     responses: {
       200: { description: 'The access grant (bare, no envelope).', schema: accessGrantView },

@@ -48,7 +48,6 @@ export const tenantResourceRoutes: RouteDefinition[] = [
     summary: 'rotate API key',
     description:
       'Issues a new secret for a key; the old secret stays valid for `grace_seconds` (default 24 h). The new secret is in this response only. A revoked key or the bootstrap key is 409 `invalid_state`; losing a concurrent rotation is 409 `conflict`.',
-    tags: ['admin'],
     request: { body: { name: 'RotateKeyRequest', schema: governanceSchemas.rotateKeyBody } },
     responses: {
       404: { description: 'No such key.' },

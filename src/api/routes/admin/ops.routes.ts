@@ -10,7 +10,7 @@ import * as operationsSchemas from '../../../domain/operations/schemas';
 import * as operationsViews from '../../../domain/operations/view-schemas';
 import { pathParams } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
-import { envelope, page } from '../common';
+import { envelope, fromQuery, page } from '../common';
 
 /** The permanently private admin ops readouts (operator keys only). */
 export const adminOpsRoutes: RouteDefinition[] = [
@@ -22,7 +22,6 @@ export const adminOpsRoutes: RouteDefinition[] = [
     summary: 'control-plane audit rows',
     description:
       'Lists control-plane audit rows, newest first: who (key and principal), what (action and target), before, after and when. No row ever holds a secret.',
-    tags: ['admin'],
     request: {
       query: operationsSchemas.auditQuery,
     },
@@ -32,7 +31,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
         schema: page(operationsViews.auditRowView),
       },
     },
-    handler: async (req, deps) => ({ payload: await listAudit(deps, req.query) }),
+    handler: fromQuery(listAudit),
   }),
 
   defineRoute({
@@ -43,7 +42,6 @@ export const adminOpsRoutes: RouteDefinition[] = [
     summary: 'operational overview summary',
     description:
       'Returns an operational overview: tenants and keys by status, traffic and error rate over the last 24 hours, the busiest families and keys, and backend health in brief.',
-    tags: ['admin'],
     responses: {
       200: {
         description: 'The overview.',
@@ -61,7 +59,6 @@ export const adminOpsRoutes: RouteDefinition[] = [
     summary: 'prune old service-side ledger rows',
     description:
       'Deletes what is older than `older_than` (not in the future): request-ledger buckets whose every row is older, usage rollups of hours that ended by then, service events, and audit rows older than both `older_than` and the retention floor (now − `AUDIT_RETENTION_DAYS`, default 365 days): an audit row younger than the floor is never deleted. With `dry_run` it only counts what would go. A real prune writes an audit row (`ledgers.prune`).',
-    tags: ['admin'],
     request: {
       body: {
         name: 'PruneLedgersRequest',
@@ -87,7 +84,6 @@ export const adminOpsRoutes: RouteDefinition[] = [
     summary: 'durable request ledger rows',
     description:
       'Lists request-ledger rows, newest first: route template, operation, family, status, latency, key and client address (no header, body or secret).',
-    tags: ['admin'],
     request: {
       query: operationsSchemas.requestLedgerQuery,
     },
@@ -97,7 +93,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
         schema: page(operationsViews.requestLedgerRowView),
       },
     },
-    handler: async (req, deps) => ({ payload: await listRequests(deps, req.query) }),
+    handler: fromQuery(listRequests),
   }),
 
   defineRoute({
@@ -108,7 +104,6 @@ export const adminOpsRoutes: RouteDefinition[] = [
     summary: 'service event ledger rows',
     description:
       'Lists service-event rows, newest first: start-ups, shutdowns, backend outages and recoveries, workflow failures, bootstrap-key changes.',
-    tags: ['admin'],
     request: {
       query: operationsSchemas.serviceEventQuery,
     },
@@ -118,7 +113,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
         schema: page(operationsViews.serviceEventRowView),
       },
     },
-    handler: async (req, deps) => ({ payload: await listServiceEvents(deps, req.query) }),
+    handler: fromQuery(listServiceEvents),
   }),
 
   defineRoute({
@@ -129,7 +124,6 @@ export const adminOpsRoutes: RouteDefinition[] = [
     summary: 'service and runtime backend health',
     description:
       'Checks each backend (MongoDB, Temporal, the worker task queue) and returns its status and latency, and the overall status.',
-    tags: ['admin'],
     responses: {
       200: {
         description: 'The health report.',
@@ -147,7 +141,6 @@ export const adminOpsRoutes: RouteDefinition[] = [
     summary: 'aggregated durable usage rollups',
     description:
       'Lists usage rollups (requests, errors, 429s, per family) per key and period, newest first, optionally for one key or organization.',
-    tags: ['admin'],
     request: {
       query: operationsSchemas.usageQuery,
     },
@@ -157,7 +150,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
         schema: page(operationsViews.usageRowView),
       },
     },
-    handler: async (req, deps) => ({ payload: await listUsage(deps, req.query) }),
+    handler: fromQuery(listUsage),
   }),
 
   defineRoute({
@@ -168,7 +161,6 @@ export const adminOpsRoutes: RouteDefinition[] = [
     summary: 'usage stats for one key',
     description:
       'Returns the usage of one key: its effective limits and their source, what is left of this minute and this UTC day, and rollups over the period asked.',
-    tags: ['admin'],
     request: {
       params: pathParams({ key_id: keyId('Public key id (12 lowercase hex).') }),
       query: operationsSchemas.keyUsageQuery,

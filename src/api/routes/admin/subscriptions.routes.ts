@@ -43,7 +43,6 @@ export const subscriptionRoutes: RouteDefinition[] = [
     summary: 'list deliveries of a subscription',
     description:
       'Lists the deliveries of one subscription, newest first, optionally in one state, each with every attempt (time, HTTP status or error, duration).',
-    tags: ['admin'],
     request: {
       params: pathParams({
         subscription_id: notificationsSchemas.subscriptionId('Subscription id.'),

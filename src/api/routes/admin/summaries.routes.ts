@@ -16,7 +16,6 @@ export const summaryRoutes = (routes: () => readonly RouteDefinition[]): RouteDe
     summary: 'access-layer governance summary',
     description:
       'Returns the access layers with the route families each opens (planned families included), and how many active keys hold each layer.',
-    tags: ['admin'],
     responses: {
       200: {
         description: 'The access-layer summary.',
@@ -36,7 +35,6 @@ export const summaryRoutes = (routes: () => readonly RouteDefinition[]): RouteDe
     summary: 'entitlement classes and usage posture',
     description:
       'Returns each entitlement class with its default limits, the active class-scoped quota policies that override them and how many keys hold it, by status.',
-    tags: ['admin'],
     responses: {
       200: {
         description: 'The entitlement classes.',

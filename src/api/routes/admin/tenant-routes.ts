@@ -5,8 +5,6 @@ import { statusChangeView } from '../../../domain/governance/view-schemas';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope, page } from '../common';
 
-const TAGS = ['admin'];
-
 /** A control-plane mutation: who asks, under which request id, with what body. */
 type Mutation<B extends TSchema> = (
   deps: AppDeps,
@@ -61,7 +59,6 @@ export function tenantRoutes<Q extends TObject, C extends TSchema, S extends TSc
       family: 'admin_control_plane',
       summary: spec.list.summary,
       description: spec.list.description,
-      tags: TAGS,
       request: { query: spec.list.query },
       responses: { 200: { description: `A page of ${spec.resource}.`, schema: page(spec.view) } },
       handler: async (req, deps) => ({
@@ -75,7 +72,6 @@ export function tenantRoutes<Q extends TObject, C extends TSchema, S extends TSc
       family: 'admin_control_plane',
       summary: spec.create.summary,
       description: spec.create.description,
-      tags: TAGS,
       request: { body: { name: spec.create.bodyName, schema: spec.create.body } },
       responses: {
         404: {
@@ -100,7 +96,6 @@ export function tenantRoutes<Q extends TObject, C extends TSchema, S extends TSc
       family: 'admin_control_plane',
       summary: spec.setStatus.summary,
       description: spec.setStatus.description,
-      tags: TAGS,
       request: { body: { name: spec.setStatus.bodyName, schema: spec.setStatus.body } },
       responses: {
         404: { description: `No such ${spec.singular}.` },

@@ -4,8 +4,6 @@ import { count, dateTime, nullable, pathParams, prefixedId, text, view } from '.
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope } from '../common';
 
-const TAGS = ['artifacts'];
-
 /** Pattern of a multi-segment artifact path: path-safe segments, no empty or leading `/`. */
 export const ARTIFACT_PATH_PATTERN = '^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$';
 /** A `.` or `..` segment, refused so a path can never climb out of the artifact store. */
@@ -52,7 +50,6 @@ export const artifactRoutes: RouteDefinition[] = [
     summary: 'fetch full artifact bytes or text',
     description:
       'Returns the full bytes of an artifact with its own content type (not wrapped in the envelope), with `ETag` set to its sha256.',
-    tags: TAGS,
     request: { params: artifactPathParams },
     responses: { 200: { description: 'The artifact bytes, with their content type.' } },
     handler: async (req, deps) => {
@@ -70,7 +67,6 @@ export const artifactRoutes: RouteDefinition[] = [
     summary: 'fetch generated artifact or report',
     description:
       'Returns an artifact: its metadata (content type, size, sha256) and, when small enough, its content inline.',
-    tags: TAGS,
     request: { params: artifactPathParams },
     responses: { 200: { description: 'The artifact.', schema: envelope(artifactView) } },
     handler: async (req, deps) => ({

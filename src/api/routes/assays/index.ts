@@ -1,7 +1,7 @@
 import { runSocialAssay } from '../../../domain/assays/assays.service';
 import * as assays from '../../../domain/assays/schemas';
 import { defineRoute, type RouteDefinition } from '../../route';
-import { envelope } from '../common';
+import { envelope, fromBody } from '../common';
 
 /** Social assays (DESIGN.md section 8, docs/assays.md). */
 export const assayRoutes: RouteDefinition[] = [
@@ -13,11 +13,10 @@ export const assayRoutes: RouteDefinition[] = [
     summary: 'run social/cultural assay',
     description:
       "An iterated prisoner's dilemma round robin: every distinct pair of players plays `turns` turns once per repetition, no self-play. The deterministic strategies play as the Python `axelrod` library defines them; `random` and `noise` draw from MT19937 seeded per match (docs/assays.md). Bounds: 16 players, 10,000 turns, 10 repetitions. The result is stored as the artifact `assays/<assay_id>/result.json`.",
-    tags: ['assays'],
     request: { body: { name: 'RunSocialAssayRequest', schema: assays.runAssayBody } },
     responses: {
       200: { description: 'The round robin, played.', schema: envelope(assays.assayView) },
     },
-    handler: async (req, deps) => ({ payload: await runSocialAssay(deps, req.body) }),
+    handler: fromBody(runSocialAssay),
   }),
 ];

@@ -3,9 +3,7 @@ import * as checkpointsSchemas from '../../../domain/checkpoints/schemas';
 import { checkpointView } from '../../../domain/checkpoints/view-schemas';
 import { pathParams } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
-import { envelope, page } from '../common';
-
-const TAGS = ['continuous-ops'];
+import { envelope, fromQuery, page } from '../common';
 
 /** Runtime checkpoints as durable workflows (DESIGN.md section 9; docs/continuous-ops.md). */
 export const continuousOpsRoutes: RouteDefinition[] = [
@@ -17,7 +15,6 @@ export const continuousOpsRoutes: RouteDefinition[] = [
     summary: 'create runtime checkpoint',
     description:
       'Starts a checkpoint workflow (`checkpoint-chk_…`): it copies each scope (default: all) into content-addressed gzipped NDJSON artifacts under `checkpoints/<id>/`, then writes `manifest.json` (counts, sha256 per scope, history head, world revision). Answers 202 at once with the record and a `Location`.',
-    tags: TAGS,
     request: {
       body: {
         name: 'CheckpointRequest',
@@ -45,12 +42,9 @@ export const continuousOpsRoutes: RouteDefinition[] = [
     family: 'runtime_witness',
     summary: 'list checkpoints',
     description: 'Lists checkpoints, newest first, optionally in one status.',
-    tags: TAGS,
     request: { query: checkpointsSchemas.checkpointListQuery },
     responses: { 200: { description: 'A page of checkpoints.', schema: page(checkpointView) } },
-    handler: async (req, deps) => ({
-      payload: await checkpointsService.listCheckpoints(deps, req.query),
-    }),
+    handler: fromQuery(checkpointsService.listCheckpoints),
   }),
   defineRoute({
     operationId: 'continuousOps.checkpoints.get',
@@ -59,7 +53,6 @@ export const continuousOpsRoutes: RouteDefinition[] = [
     family: 'runtime_witness',
     summary: 'inspect checkpoint',
     description: 'One checkpoint: its status, each scope as it completed, and its manifest.',
-    tags: TAGS,
     request: {
       params: pathParams({ checkpoint_id: checkpointsSchemas.checkpointId('Checkpoint id.') }),
     },

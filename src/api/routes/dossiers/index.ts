@@ -12,7 +12,6 @@ const route = (depth: DossierDepth, summary: string, description: string): Route
     family: 'dossiers',
     summary,
     description: `${description} Stored as artifacts under \`dossiers/<dossier_id>/\` with their sha256; the same records give the same bytes and the same id (docs/dossiers.md). An unknown subject is 404.`,
-    tags: ['dossiers'],
     request: { body: { name: 'DossierRequest', schema: dossiers.dossierBody } },
     responses: {
       404: { description: 'No such subject.' },

@@ -4,9 +4,7 @@ import * as actionsSchemas from '../../../domain/actions/schemas';
 import * as actionsViews from '../../../domain/actions/view-schemas';
 import { pathParams, prefixedId } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
-import { envelope, page } from '../common';
-
-const TAGS = ['external-actions'];
+import { envelope, fromBody, fromQuery, page } from '../common';
 
 const actionParams = pathParams({ action_id: prefixedId('act', 'Action id.') });
 const decisionBody = {
@@ -28,7 +26,6 @@ const decisionRoute = (
     family: 'external_action_execution',
     summary: decision,
     description,
-    tags: TAGS,
     request: { params: actionParams, body: decisionBody },
     responses: {
       409: {
@@ -58,7 +55,6 @@ export const externalActionsRoutes: RouteDefinition[] = [
     summary: 'list actions by current status (the approvals inbox)',
     description:
       'Lists actions by their current status, newest first, optionally by kind, shared context or proposer. `awaiting_me=true` is the inbox: what the calling principal may approve now (awaiting approval, not proposed or already approved by them, eligible under the rule in force). Each item carries the target, a one-line diff summary, the reason, approvals so far, the rule, the window end and what the key may do.',
-    tags: TAGS,
     request: { query: actionsSchemas.actionListQuery },
     responses: {
       200: { description: 'A page of actions.', schema: page(actionsViews.actionSummaryView) },
@@ -74,7 +70,6 @@ export const externalActionsRoutes: RouteDefinition[] = [
     summary: 'dry-run a bounded action contract',
     description:
       'Evaluates a contract without creating anything and returns the plan: the diff against the current object or the request that would be sent, the bounds in force and the policy verdict.',
-    tags: TAGS,
     request: {
       body: { name: 'ExternalActionRequest', schema: actionsSchemas.actionRequestSchema },
     },
@@ -84,7 +79,7 @@ export const externalActionsRoutes: RouteDefinition[] = [
         schema: envelope(actionsViews.dryRunView),
       },
     },
-    handler: async (req, deps) => ({ payload: await actionsService.dryRunAction(deps, req.body) }),
+    handler: fromBody(actionsService.dryRunAction),
   }),
 
   defineRoute({
@@ -95,14 +90,11 @@ export const externalActionsRoutes: RouteDefinition[] = [
     summary: 'ledger history',
     description:
       'The ledger of outbound actions: one entry per transition (proposed, awaiting_approval, approval_recorded, approved, executing, executed, decision_refused, ...), newest first, optionally by the status recorded with the entry, the kind, the shared context or one action. Each entry carries the digest of the previous entry of its action (`prev_digest`) and its own (`digest`), so tampering is detectable.',
-    tags: TAGS,
     request: { query: actionsSchemas.actionHistoryQuery },
     responses: {
       200: { description: 'A page of ledger entries.', schema: page(actionsViews.ledgerEntryView) },
     },
-    handler: async (req, deps) => ({
-      payload: await actionsService.actionHistory(deps, req.query),
-    }),
+    handler: fromQuery(actionsService.actionHistory),
   }),
 
   defineRoute({
@@ -113,7 +105,6 @@ export const externalActionsRoutes: RouteDefinition[] = [
     summary: 'propose a bounded action contract',
     description:
       'Records a contract, starts its workflow and dry-runs it: the action ends `awaiting_approval` with its plan, or `dry_run_failed`. The calling principal is the proposer and cannot approve it.',
-    tags: TAGS,
     request: {
       body: { name: 'ExternalActionRequest', schema: actionsSchemas.actionRequestSchema },
     },
@@ -135,7 +126,6 @@ export const externalActionsRoutes: RouteDefinition[] = [
     summary: 'inspect action',
     description:
       'Returns one action with its plan, decisions, execution, a timestamp per state reached and `allowed` (what the calling key may do next).',
-    tags: TAGS,
     request: { params: actionParams },
     responses: { 200: { description: 'The action.', schema: envelope(actionsViews.actionView) } },
     handler: async (req, deps) => ({

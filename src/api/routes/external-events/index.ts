@@ -2,9 +2,7 @@ import * as eventsService from '../../../domain/events/events.service';
 import * as eventsSchemas from '../../../domain/events/schemas';
 import { pathParams, prefixedId } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
-import { envelope, page } from '../common';
-
-const TAGS = ['external-events'];
+import { envelope, fromBody, fromQuery, page } from '../common';
 
 const eventParams = pathParams({ event_id: prefixedId('evt', 'Ingested event id.') });
 
@@ -18,12 +16,11 @@ export const externalEventsRoutes: RouteDefinition[] = [
     summary: 'ingress history',
     description:
       'Lists ingested events, newest first, optionally from one source family or about one world object.',
-    tags: TAGS,
     request: { query: eventsSchemas.eventHistoryQuery },
     responses: {
       200: { description: 'A page of ingress records.', schema: page(eventsSchemas.eventView) },
     },
-    handler: async (req, deps) => ({ payload: await eventsService.eventHistory(deps, req.query) }),
+    handler: fromQuery(eventsService.eventHistory),
   }),
 
   defineRoute({
@@ -34,7 +31,6 @@ export const externalEventsRoutes: RouteDefinition[] = [
     summary: 'ingest one event',
     description:
       'Ingests one event and reconciles it against its world object (newer `occurred_at` wins per field). A repeat of `(source_family, source_event_id)` returns the first record with `duplicate: true` (200) and never makes a second.',
-    tags: TAGS,
     request: { body: { name: 'ExternalEventRequest', schema: eventsSchemas.externalEventSchema } },
     responses: {
       201: {
@@ -61,7 +57,6 @@ export const externalEventsRoutes: RouteDefinition[] = [
     summary: 'ingest a batch of events',
     description:
       'Ingests 1..500 events in order, each on its own: the answer has one result per item (created, duplicate or rejected with its validation issues), and one bad item does not sink the others.',
-    tags: TAGS,
     request: {
       body: {
         name: 'ExternalEventBatchRequest',
@@ -75,7 +70,7 @@ export const externalEventsRoutes: RouteDefinition[] = [
       },
     },
     idempotent: true,
-    handler: async (req, deps) => ({ payload: await eventsService.ingestBatch(deps, req.body) }),
+    handler: fromBody(eventsService.ingestBatch),
   }),
 
   defineRoute({
@@ -86,7 +81,6 @@ export const externalEventsRoutes: RouteDefinition[] = [
     summary: 'reconciliation output',
     description:
       'Returns what reconciliation did with one event (`applied`, `stale`, `unmatched` or `conflict`), which fields it merged, and the resulting generation of the object.',
-    tags: TAGS,
     request: { params: eventParams },
     responses: {
       200: {
@@ -107,7 +101,6 @@ export const externalEventsRoutes: RouteDefinition[] = [
     summary: 'event envelope',
     description:
       'Returns one ingested event: its source identity, payload and reconciliation outcome.',
-    tags: TAGS,
     request: { params: eventParams },
     responses: {
       200: { description: 'The event envelope.', schema: envelope(eventsSchemas.eventView) },

@@ -2,9 +2,7 @@ import { aboutness } from '../../../domain/intentionality/aboutness';
 import { getThread, listThreads } from '../../../domain/intentionality/threads';
 import * as intentionalityViews from '../../../domain/intentionality/view-schemas';
 import { defineRoute, type RouteDefinition } from '../../route';
-import { envelope, page } from '../common';
-
-const TAGS = ['intentionality'];
+import { envelope, fromQuery, page } from '../common';
 
 /** What records are about, and the threads of records about one subject (DESIGN.md §8). */
 export const intentionalityRoutes: RouteDefinition[] = [
@@ -16,7 +14,6 @@ export const intentionalityRoutes: RouteDefinition[] = [
     summary: 'aboutness for a handle',
     description:
       "What a record (session, action, task, event, deployment, object) or a shared context (`ctx:<id>`) is about: world objects with weights and the records that make each link, and each object's thread. A handle that names nothing is 404; one of no known kind 422.",
-    tags: TAGS,
     request: { query: intentionalityViews.aboutnessQuery },
     responses: {
       404: { description: 'Nothing is known by this handle.' },
@@ -35,7 +32,6 @@ export const intentionalityRoutes: RouteDefinition[] = [
     summary: 'list threads',
     description:
       "Threads (`thr_` + sha256 of the subject): with `object_id` that object's, with `shared_context_id` the context's and those of the objects it is about, otherwise one per world object in id order.",
-    tags: TAGS,
     request: { query: intentionalityViews.threadListQuery },
     responses: {
       200: {
@@ -43,7 +39,7 @@ export const intentionalityRoutes: RouteDefinition[] = [
         schema: page(intentionalityViews.threadSummaryView),
       },
     },
-    handler: async (req, deps) => ({ payload: await listThreads(deps, req.query) }),
+    handler: fromQuery(listThreads),
   }),
   defineRoute({
     operationId: 'intentionality.threads.get',
@@ -53,7 +49,6 @@ export const intentionalityRoutes: RouteDefinition[] = [
     summary: 'inspect thread',
     description:
       "The records about the thread's subject, oldest first and paged: world history events, actions, external events and repairs of an object; sessions, actions, events and tasks of a context. A thread id never issued is 404.",
-    tags: TAGS,
     request: {
       params: intentionalityViews.threadParams,
       query: intentionalityViews.threadEntriesQuery,

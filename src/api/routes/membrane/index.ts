@@ -4,8 +4,6 @@ import * as membraneViews from '../../../domain/membrane/view-schemas';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope } from '../common';
 
-const TAGS = ['membrane'];
-
 /** One renderer: the witness it computes or the payload it is given, as a document. */
 const renderer = (kind: MembraneKind, family: RouteFamily, summary: string): RouteDefinition =>
   defineRoute({
@@ -15,7 +13,6 @@ const renderer = (kind: MembraneKind, family: RouteFamily, summary: string): Rou
     family,
     summary,
     description: `Renders the ${kind} witness (with \`subject\`, computed now) or a \`payload\` as given, as json, markdown or html${kind === 'world' || kind === 'runtime' ? ' or svg' : ''}. API keys, \`*secret*\`/\`*token*\`/\`*password*\` fields and e-mail addresses never cross: each is replaced and listed in \`redactions\`. HTML is self-contained, with no script. See docs/membrane.md.`,
-    tags: TAGS,
     request: { body: { name: 'MembraneRenderRequest', schema: membraneViews.renderRequestBody } },
     responses: {
       404: { description: 'No such subject.' },

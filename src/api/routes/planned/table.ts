@@ -1,7 +1,7 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import type { FamilyName } from '../../../auth/families';
 import { pathParams } from '../../../lib/schema';
-import { defineRoute, type HttpMethod, type RouteDefinition } from '../../route';
+import { defineRoute, tagged, type HttpMethod, type RouteDefinition } from '../../route';
 import { notImplemented } from '../common';
 
 /** One route whose capability is planned: enough to authenticate, validate and document it. */
@@ -25,7 +25,7 @@ export interface PlannedRow {
  * other, then answer 501 `not_implemented` naming the capability and the issue.
  */
 export function plannedRoutes(issue: number, tag: string, rows: PlannedRow[]): RouteDefinition[] {
-  return rows.map((row) =>
+  const routes = rows.map((row) =>
     defineRoute({
       operationId: row.operationId,
       method: row.method,
@@ -33,7 +33,6 @@ export function plannedRoutes(issue: number, tag: string, rows: PlannedRow[]): R
       family: row.family,
       summary: row.summary,
       description: `Planned: ${row.capability} is built by issue #${issue}; until then this route authenticates and validates, then answers 501.`,
-      tags: [tag],
       request: {
         ...(row.params ? { params: pathParams(row.params) } : {}),
         ...(row.query ? { query: row.query } : {}),
@@ -43,4 +42,5 @@ export function plannedRoutes(issue: number, tag: string, rows: PlannedRow[]): R
       handler: notImplemented(row.capability, issue),
     }),
   );
+  return tagged(tag, routes);
 }

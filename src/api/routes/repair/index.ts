@@ -3,9 +3,7 @@ import { listRepairs, repairability, requestRepair } from '../../../domain/repai
 import * as repairsSchemas from '../../../domain/repairs/schemas';
 import * as repairsViews from '../../../domain/repairs/view-schemas';
 import { defineRoute, type RouteDefinition } from '../../route';
-import { envelope, page } from '../common';
-
-const TAGS = ['repair'];
+import { envelope, fromQuery, page } from '../common';
 
 /** Governed repair of world objects as durable workflows (DESIGN.md section 9; docs/repair.md). */
 export const repairRoutes: RouteDefinition[] = [
@@ -17,7 +15,6 @@ export const repairRoutes: RouteDefinition[] = [
     summary: 'request bounded repair on an object',
     description:
       'Starts a repair workflow (`repair-rep_…`): diagnose → plan → apply → verify. A plan that changes data is applied only by a child `world.restore_object` action that goes through the approval path; a healthy object ends `no_action_needed`. Answers 202 at once. An unknown object is 404; a second repair of an object while one runs is 409 naming it.',
-    tags: TAGS,
     request: { body: { name: 'RepairRequest', schema: repairsSchemas.repairRequestBody } },
     responses: {
       404: { description: 'No such object.' },
@@ -42,12 +39,11 @@ export const repairRoutes: RouteDefinition[] = [
     summary: 'latest repair witness state',
     description:
       'Lists repairs newest first, optionally of one object, each with its steps, findings, plan and diff, child action and status timestamps.',
-    tags: TAGS,
     request: { query: repairsSchemas.repairStateQuery },
     responses: {
       200: { description: 'A page of repairs.', schema: page(repairsViews.repairView) },
     },
-    handler: async (req, deps) => ({ payload: await listRepairs(deps, req.query) }),
+    handler: fromQuery(listRepairs),
   }),
   defineRoute({
     operationId: 'repair.certificate',
@@ -57,7 +53,6 @@ export const repairRoutes: RouteDefinition[] = [
     summary: 'repair certificate witness',
     description:
       "A certificate over the hash-chained repair ledger (its head, length and the entries covered: one object's, or the newest 1,000), signed with the service's Ed25519 key, verifiable offline (docs/repair.md).",
-    tags: TAGS,
     request: { query: repairsSchemas.repairCertificateQuery },
     responses: {
       200: {
@@ -65,7 +60,7 @@ export const repairRoutes: RouteDefinition[] = [
         schema: envelope(repairsViews.repairCertificateView),
       },
     },
-    handler: async (req, deps) => ({ payload: await repairCertificate(deps, req.query) }),
+    handler: fromQuery(repairCertificate),
   }),
   defineRoute({
     operationId: 'repair.repairability',
@@ -75,7 +70,6 @@ export const repairRoutes: RouteDefinition[] = [
     summary: 'repairability for an object',
     description:
       'Diagnoses the object under each strategy as it would go now (what each would change, and from where), with the newest completed checkpoint, the version `restore_last_good` restores by default and the repair running on it. Changes nothing.',
-    tags: TAGS,
     request: { params: repairsSchemas.repairabilityParams },
     responses: {
       200: {

@@ -4,9 +4,7 @@ import { getRuntimeStatus } from '../../../domain/runtime/runtime-status.service
 import { getRuntimeSummary } from '../../../domain/runtime/runtime-summary.service';
 import * as runtimeSchemas from '../../../domain/runtime/schemas';
 import { defineRoute, type RouteDefinition } from '../../route';
-import { envelope } from '../common';
-
-const TAGS = ['runtime'];
+import { envelope, fromQuery } from '../common';
 
 /** Runtime status, summary and continuity (the witnesses: witnesses.routes.ts). */
 export const runtimeRoutes: RouteDefinition[] = [
@@ -18,7 +16,6 @@ export const runtimeRoutes: RouteDefinition[] = [
     summary: 'continuity and status',
     description:
       "The runtime's state, identity (runtime id and identity digest, stable for the life of the database) and this api instance's version and uptime.",
-    tags: TAGS,
     responses: {
       200: { description: 'Runtime status.', schema: envelope(runtimeSchemas.runtimeStatusView) },
     },
@@ -33,7 +30,6 @@ export const runtimeRoutes: RouteDefinition[] = [
     summary: 'continuity witness report',
     description:
       'Returns the identity lineage of the runtime across sessions and checkpoints: a hash chain of one link per session rooted in the runtime identity digest, its newest links verified, the session counts from its head, optionally focused on one session (an unknown one is 404). Reads only; see docs/sessions.md.',
-    tags: TAGS,
     request: { query: runtimeSchemas.runtimeSessionQuery },
     responses: {
       404: { description: 'No such session.' },
@@ -42,7 +38,7 @@ export const runtimeRoutes: RouteDefinition[] = [
         schema: envelope(runtimeSchemas.continuityView),
       },
     },
-    handler: async (req, deps) => ({ payload: await getContinuity(deps, req.query) }),
+    handler: fromQuery(getContinuity),
   }),
 
   defineRoute({
@@ -53,7 +49,6 @@ export const runtimeRoutes: RouteDefinition[] = [
     summary: 'build-safe runtime summary',
     description:
       'Returns a short, build-safe summary of the runtime (state and a one-paragraph summary, with the facts it states); with `session_id` it focuses on that session (an unknown one is 404). Not paginated; creates nothing.',
-    tags: TAGS,
     request: { query: runtimeSchemas.runtimeSessionQuery },
     responses: {
       404: { description: 'No such session (`session_id`).' },
@@ -62,7 +57,7 @@ export const runtimeRoutes: RouteDefinition[] = [
         schema: envelope(runtimeSchemas.runtimeSummaryView),
       },
     },
-    handler: async (req, deps) => ({ payload: await getRuntimeSummary(deps, req.query) }),
+    handler: fromQuery(getRuntimeSummary),
   }),
 ];
 
@@ -79,7 +74,6 @@ export const platformRoutes = (routes: () => readonly RouteDefinition[]): RouteD
     summary: 'build-safe platform summary',
     description:
       'Returns a build-safe description of the platform: API version, the route families with their exposure, and headline counts of the durable records.',
-    tags: TAGS,
     responses: {
       200: {
         description: 'The platform summary.',

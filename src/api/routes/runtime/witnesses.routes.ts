@@ -7,8 +7,6 @@ import * as witnessViews from '../../../domain/witnesses/view-schemas';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope } from '../common';
 
-const TAGS = ['runtime'];
-
 interface WitnessRoute {
   operation: string;
   path: string;
@@ -27,7 +25,6 @@ const witnessRoute = (spec: WitnessRoute): RouteDefinition =>
     family: 'runtime_witness',
     summary: spec.summary,
     description: `${spec.description} Carries the witness header (docs/witnesses.md).`,
-    tags: TAGS,
     request: { query: witnessViews.runtimeWitnessQuery },
     responses: {
       404: { description: 'No such session (`session_id`).' },

@@ -4,8 +4,6 @@ import * as scenarios from '../../../domain/scenarios/schemas';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope } from '../common';
 
-const TAGS = ['scenarios'];
-
 /**
  * This api's own address as the connection reached it (never the client's `Host` header,
  * which would let a caller send the run's keys elsewhere).
@@ -27,7 +25,6 @@ export const scenarioRoutes: RouteDefinition[] = [
     summary: 'list named research scenarios',
     description:
       'Every scenario with its parameter schema (JSON Schema, defaults included), the known outcome it is judged against, and its newest runs (status, checks, report paths).',
-    tags: TAGS,
     responses: {
       200: { description: 'The scenarios.', schema: envelope(scenarios.scenarioListView) },
     },
@@ -41,7 +38,6 @@ export const scenarioRoutes: RouteDefinition[] = [
     summary: 'run a named scenario',
     description:
       "Starts the scenario as a workflow (`scenario-scn_…`) that drives this api as two principals of the run's own, in the shared context `scenario:<run_id>`, judges what it observed against the known outcome and stores a JSON and a Markdown report (`scenarios/<run_id>/report.{json,md}`). Answers 200 with the verdict when the run ends within 10 s, else 202 with the run in progress (`Location`: `/v1/scenarios`, whose `newest_runs` show it). `params` is checked against the scenario's schema (422 naming each problem); `params.expect` replaces expected values (a false one makes the run `failed`).",
-    tags: TAGS,
     request: { body: { name: 'RunScenarioRequest', schema: scenarios.runScenarioBody } },
     responses: {
       200: { description: 'The run, judged.', schema: envelope(scenarios.scenarioRunView) },

@@ -4,8 +4,6 @@ import { pathParams, prefixedId } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope } from '../common';
 
-const TAGS = ['sessions'];
-
 const sessionParams = pathParams({ session_id: prefixedId('ses', 'Session id.') });
 
 /** Communicative sessions: create, inspect, step. */
@@ -18,7 +16,6 @@ export const sessionsRoutes: RouteDefinition[] = [
     summary: 'create session',
     description:
       'Creates a new session (every call makes a new one). `continuity_mode` `preserve` (default) keeps an identity digest and memory across steps; `fresh` starts each step from no memory.',
-    tags: TAGS,
     request: {
       body: {
         name: 'SessionCreateRequest',
@@ -43,7 +40,6 @@ export const sessionsRoutes: RouteDefinition[] = [
     family: 'sessions',
     summary: 'inspect session',
     description: 'Returns the session record: mode, state and step count. Creates nothing.',
-    tags: TAGS,
     request: { params: sessionParams },
     responses: {
       200: { description: 'The session.', schema: envelope(sessionsSchemas.sessionView) },
@@ -59,7 +55,6 @@ export const sessionsRoutes: RouteDefinition[] = [
     summary: 'step session',
     description:
       'Runs one command (`list_objects`, `inspect_object`, `observe_world`, `note`, `recall`, `summarize`, `close`) as the next step of the session and records it. An unknown command or bad arguments are 422 (a note referring to an unknown object too); inspecting an unknown object or an unknown session is 404; a step on a closed session is 409 `invalid_state`. Failed steps take no step number. See docs/sessions.md.',
-    tags: TAGS,
     request: {
       params: sessionParams,
       body: {

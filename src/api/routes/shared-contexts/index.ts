@@ -6,8 +6,6 @@ import type { RouteFamily } from '../../../auth/families';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope } from '../common';
 
-const TAGS = ['shared-contexts'];
-
 interface ContextRoute {
   operation: string;
   /** After `/v1/shared-contexts/{context_id}`. */
@@ -28,7 +26,6 @@ const contextRoute = (spec: ContextRoute): RouteDefinition =>
     family: spec.family,
     summary: spec.summary,
     description: `${spec.description} Reads only the records that name the context; 404 until one does. Carries the witness header (docs/witnesses.md).`,
-    tags: TAGS,
     request: { params: contextViews.contextParams },
     responses: { 200: { description: spec.summary, schema: envelope(spec.view) } },
     handler: async (req, deps) => ({ payload: await spec.read(deps, req.params.context_id) }),

@@ -6,9 +6,8 @@ import { validateSpec } from '../../../domain/substrates/validation';
 import * as substratesViews from '../../../domain/substrates/view-schemas';
 import { pathParams, prefixedId } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
-import { envelope, page } from '../common';
+import { envelope, fromBody, fromQuery, page } from '../common';
 
-const TAGS = ['substrates'];
 const specBody = { name: 'SubstrateSpecRequest', schema: substratesSchemas.substrateSpecSchema };
 
 /** Substrates from spec to deployment: validate, compile, deploy, deployments, artifacts. */
@@ -21,7 +20,6 @@ export const substratePipelineRoutes: RouteDefinition[] = [
     summary: 'validate seeded environment spec',
     description:
       'Checks a spec against its scaffold and envelope and names every violation. An invalid spec is a normal answer (`valid: false`), not an error.',
-    tags: TAGS,
     request: { body: specBody },
     responses: {
       200: { description: 'The verdict.', schema: envelope(substratesViews.specVerdictView) },
@@ -37,7 +35,6 @@ export const substratePipelineRoutes: RouteDefinition[] = [
     summary: 'compile spec',
     description:
       'Validates and compiles a spec into a canonical manifest whose sha256 is its identity: the same spec gives the same artifact, byte for byte. An invalid spec is 422 naming the violations.',
-    tags: TAGS,
     request: { body: specBody },
     responses: {
       200: {
@@ -45,7 +42,7 @@ export const substratePipelineRoutes: RouteDefinition[] = [
         schema: envelope(substratesViews.compiledManifestView),
       },
     },
-    handler: async (req, deps) => ({ payload: await compileSpec(deps, req.body) }),
+    handler: fromBody(compileSpec),
   }),
 
   defineRoute({
@@ -56,7 +53,6 @@ export const substratePipelineRoutes: RouteDefinition[] = [
     summary: 'deploy or bind environment',
     description:
       'Starts a deployment workflow (validate, compile, deploy, observe, assay) from a spec or a compiled manifest and returns the deployment at once; follow `stage` and `progress`. `mode: bind` reuses a live deployment of the same manifest when there is one.',
-    tags: TAGS,
     request: {
       body: { name: 'SubstrateDeployRequest', schema: substratesSchemas.substrateDeployBody },
     },
@@ -85,14 +81,11 @@ export const substratePipelineRoutes: RouteDefinition[] = [
     family: 'substrate_build',
     summary: 'list deployment records',
     description: 'Lists deployments, newest first, optionally in one stage.',
-    tags: TAGS,
     request: { query: substratesSchemas.deploymentListQuery },
     responses: {
       200: { description: 'A page of deployments.', schema: page(substratesViews.deploymentView) },
     },
-    handler: async (req, deps) => ({
-      payload: await deploymentsService.listDeployments(deps, req.query),
-    }),
+    handler: fromQuery(deploymentsService.listDeployments),
   }),
 
   defineRoute({
@@ -102,7 +95,6 @@ export const substratePipelineRoutes: RouteDefinition[] = [
     family: 'substrate_build',
     summary: 'inspect deployment record',
     description: 'Returns one deployment: spec, manifest, stage and progress.',
-    tags: TAGS,
     request: { params: pathParams({ deployment_id: prefixedId('dep', 'Deployment id.') }) },
     responses: {
       200: { description: 'The deployment.', schema: envelope(substratesViews.deploymentView) },
@@ -122,7 +114,6 @@ export const substratePipelineRoutes: RouteDefinition[] = [
     summary: 'inspect build or deployment artifact',
     description:
       'Returns the metadata of one artifact (kind, path, content type, size, sha256); the content is at `GET /v1/artifacts/{path}`.',
-    tags: TAGS,
     request: { params: pathParams({ artifact_id: prefixedId('art', 'Artifact id.') }) },
     responses: {
       200: { description: 'The artifact.', schema: envelope(substratesViews.artifactView) },

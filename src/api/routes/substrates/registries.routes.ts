@@ -7,8 +7,6 @@ import { handleId, pathParams } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope, page } from '../common';
 
-const TAGS = ['substrates'];
-
 /** What a registry offers the routes: a page of entries and one entry by id. */
 interface Registry<T> {
   list(query: { limit?: number; cursor?: string }): { items: T[]; next_cursor: string | null };
@@ -42,7 +40,6 @@ function registryRoutes<T>(spec: RegistryRoutesSpec<T>): RouteDefinition[] {
       family: spec.family,
       summary: spec.list.summary,
       description: spec.list.description,
-      tags: TAGS,
       request: { query: registryListQuery },
       responses: { 200: { description: `A page of ${spec.list.what}.`, schema: page(spec.view) } },
       handler: async (req) => {
@@ -57,7 +54,6 @@ function registryRoutes<T>(spec: RegistryRoutesSpec<T>): RouteDefinition[] {
       family: spec.family,
       summary: spec.get.summary,
       description: spec.get.description,
-      tags: TAGS,
       request: { params: pathParams({ [spec.idParam]: handleId(spec.idDescription) }) },
       responses: { 200: { description: `The ${spec.get.what}.`, schema: envelope(spec.view) } },
       handler: async (req) => ({

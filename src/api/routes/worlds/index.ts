@@ -5,9 +5,7 @@ import { createTask, updateTask } from '../../../domain/world/tasks.service';
 import * as worldService from '../../../domain/world/world.service';
 import { pathParams, prefixedId } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
-import { envelope, page } from '../common';
-
-const TAGS = ['worlds'];
+import { envelope, fromQuery, page } from '../common';
 
 const objectParams = pathParams({ object_id: prefixedId('obj', 'World object id.') });
 
@@ -21,12 +19,11 @@ export const worldsRoutes: RouteDefinition[] = [
     summary: 'reconciled external state by world object',
     description:
       'Lists the reconciled external state of world objects: merged fields, `generation` / `observed_generation` and Kubernetes-style conditions, one item per object that any event reached.',
-    tags: TAGS,
     request: { query: worldSchemas.externalStateQuery },
     responses: {
       200: { description: 'A page of external states.', schema: page(externalStateView) },
     },
-    handler: async (req, deps) => ({ payload: await externalStates(deps, req.query) }),
+    handler: fromQuery(externalStates),
   }),
 
   defineRoute({
@@ -37,7 +34,6 @@ export const worldsRoutes: RouteDefinition[] = [
     summary: 'world history summary',
     description:
       'Lists the append-only world history, newest first: every object, relationship and task change and every applied external event.',
-    tags: TAGS,
     request: { query: worldSchemas.worldHistoryQuery },
     responses: {
       200: {
@@ -45,7 +41,7 @@ export const worldsRoutes: RouteDefinition[] = [
         schema: page(worldSchemas.historyEventView),
       },
     },
-    handler: async (req, deps) => ({ payload: await worldService.listHistory(deps, req.query) }),
+    handler: fromQuery(worldService.listHistory),
   }),
 
   defineRoute({
@@ -55,12 +51,11 @@ export const worldsRoutes: RouteDefinition[] = [
     family: 'worlds_basic',
     summary: 'list world objects',
     description: 'Lists world objects in id order, optionally of one kind.',
-    tags: TAGS,
     request: { query: worldSchemas.worldKindQuery },
     responses: {
       200: { description: 'A page of world objects.', schema: page(worldSchemas.worldObjectView) },
     },
-    handler: async (req, deps) => ({ payload: await worldService.listObjects(deps, req.query) }),
+    handler: fromQuery(worldService.listObjects),
   }),
 
   defineRoute({
@@ -71,7 +66,6 @@ export const worldsRoutes: RouteDefinition[] = [
     summary: 'inspect world object',
     description:
       'Returns one world object with its attributes, reconciled external state and version.',
-    tags: TAGS,
     request: { params: objectParams },
     responses: {
       200: { description: 'The world object.', schema: envelope(worldSchemas.worldObjectView) },
@@ -89,7 +83,6 @@ export const worldsRoutes: RouteDefinition[] = [
     summary: 'object relationships',
     description:
       'Lists the relationships of one world object, outgoing, incoming or both (default), optionally of one kind. 404 when the object does not exist.',
-    tags: TAGS,
     request: { params: objectParams, query: worldSchemas.relationshipQuery },
     responses: {
       200: { description: 'A page of relationships.', schema: page(worldSchemas.relationshipView) },
@@ -107,12 +100,11 @@ export const worldsRoutes: RouteDefinition[] = [
     summary: 'observe world state',
     description:
       'Returns the world state: its objects (paged with `limit` / `cursor`, optionally of one kind) and `history_head`, the newest history event id.',
-    tags: TAGS,
     request: { query: worldSchemas.worldKindQuery },
     responses: {
       200: { description: 'The world state.', schema: envelope(worldSchemas.worldStateView) },
     },
-    handler: async (req, deps) => ({ payload: await worldService.worldState(deps, req.query) }),
+    handler: fromQuery(worldService.worldState),
   }),
 
   defineRoute({
@@ -123,7 +115,6 @@ export const worldsRoutes: RouteDefinition[] = [
     summary: 'create world task',
     description:
       'Creates a task about world objects, in state `open` unless another initial state is given, and records it in the world history. Unknown `object_refs` are 422.',
-    tags: TAGS,
     request: { body: { name: 'CreateWorldTaskRequest', schema: worldSchemas.createWorldTaskBody } },
     responses: { 201: { description: 'The new task.', schema: envelope(worldSchemas.taskView) } },
     idempotent: true,
@@ -138,7 +129,6 @@ export const worldsRoutes: RouteDefinition[] = [
     summary: 'update world task state',
     description:
       'Moves a task to a new state (and optionally retitles it). An illegal transition is 409 `invalid_state`; an `expected_version` that is not the current one is 409 `conflict`.',
-    tags: TAGS,
     request: {
       params: pathParams({ task_id: prefixedId('tsk', 'Task id.') }),
       body: { name: 'UpdateWorldTaskRequest', schema: worldSchemas.updateWorldTaskBody },
