@@ -21,6 +21,15 @@ const sha256 = (bytes: Uint8Array | string): string =>
 /** Activities of the checkpoint workflow; each is idempotent (content-addressed writes). */
 export function createCheckpointActivities(deps: CheckpointActivityDeps) {
   const { repos } = deps;
+  /** Stores one file of a checkpoint (a part or the manifest) as an artifact. */
+  const putFile = (path: string, contentType: string, content: Buffer) =>
+    repos.artifacts.put({
+      path,
+      kind: 'checkpoint',
+      content_type: contentType,
+      content,
+      now: new Date().toISOString(),
+    });
   return {
     async recordCheckpoint(record: CheckpointRecord): Promise<void> {
       await repos.checkpoints.project(record);
@@ -53,13 +62,7 @@ export function createCheckpointActivities(deps: CheckpointActivityDeps) {
         const content = gzipSync(`${lines.join('\n')}\n`);
         const digest = sha256(content);
         const path = `checkpoints/${input.checkpoint_id}/${input.collection}/${String(parts.length + 1).padStart(4, '0')}-${digest.slice(0, 12)}.ndjson.gz`;
-        const { artifact } = await repos.artifacts.put({
-          path,
-          kind: 'checkpoint',
-          content_type: 'application/gzip',
-          content,
-          now: new Date().toISOString(),
-        });
+        const { artifact } = await putFile(path, 'application/gzip', content);
         parts.push({ path, artifact_id: artifact._id, sha256: digest, count: lines.length });
         lines = [];
       };
@@ -93,13 +96,7 @@ export function createCheckpointActivities(deps: CheckpointActivityDeps) {
       };
       const content = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8');
       const path = `checkpoints/${record._id}/manifest.json`;
-      const { artifact } = await repos.artifacts.put({
-        path,
-        kind: 'checkpoint',
-        content_type: 'application/json',
-        content,
-        now: new Date().toISOString(),
-      });
+      const { artifact } = await putFile(path, 'application/json', content);
       return { path, artifact_id: artifact._id, sha256: artifact.sha256 };
     },
   };
