@@ -64,14 +64,13 @@ interface KeyUse {
   last_used_at: string;
 }
 
-/** The fields a rotation writes. */
-export interface RotationUpdate {
-  secret_hash: string;
-  previous_secret_hash: string;
-  previous_valid_until: string;
-  rotations: number;
-  updated_at: string;
-}
+/** The fields a rotation writes (all of them: the previous secret and the count included). */
+export type RotationUpdate = Required<
+  Pick<
+    ApiKeyRecord,
+    'secret_hash' | 'previous_secret_hash' | 'previous_valid_until' | 'rotations' | 'updated_at'
+  >
+>;
 
 export function createApiKeysRepo(db: Db) {
   const col = db.collection<ApiKeyRecord>('api_keys');

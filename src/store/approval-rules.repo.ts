@@ -2,27 +2,23 @@ import type { Db } from 'mongodb';
 import type { ApprovalRuleListQuery, RuleMatch } from '../domain/approvals/schemas';
 import type { ListFilter } from '../lib/schema';
 import type { ActionRule } from '../workflows/shared';
-import { tenantRecords, type TenantStatus } from './tenant-records';
+import { tenantRecords, type TenantRecord } from './tenant-records';
 
 /**
  * An approval rule: which actions it governs and what approving them takes (the settings an
  * action records as its `ActionRule`). `version` is 1 at creation and one more at every
  * change: actions record the version they were proposed under.
  */
-export interface ApprovalRule extends Omit<ActionRule, 'rule_id'> {
-  _id: string;
+export interface ApprovalRule extends Omit<ActionRule, 'rule_id'>, TenantRecord {
+  /** Always set on a rule (the tenant record's is optional). */
+  version: number;
   match: RuleMatch;
-  status: TenantStatus;
-  created_at: string;
-  updated_at: string;
 }
-
-export type ApprovalRuleFilter = ListFilter<ApprovalRuleListQuery>;
 
 export function createApprovalRulesRepo(db: Db) {
   const col = db.collection<ApprovalRule>('approval_rules');
   return {
-    ...tenantRecords<ApprovalRule, ApprovalRuleFilter>(col, {
+    ...tenantRecords<ApprovalRule, ListFilter<ApprovalRuleListQuery>>(col, {
       status: 'status',
       action_kind: 'match.action_kind',
     }),

@@ -34,27 +34,34 @@ export interface ActionLedgerEntry {
 }
 
 /**
- * What a list shows of an action: the projection without its parameters, plan, decisions
- * and execution (up to 64 KiB each), with the plan's digest and one-line diff kept.
+ * The fields every partial read of an action keeps (a list entry, a witness's copy): the
+ * projection's parameters, plan and execution run up to 64 KiB each, and neither needs them.
  */
-export type ActionListEntry = Pick<
-  ActionRecord,
+type ActionSummaryField =
   | '_id'
   | 'seq'
   | 'status'
   | 'action_kind'
   | 'target'
-  | 'reason'
   | 'shared_context_id'
   | 'proposed_by'
   | 'approvals'
+  | 'created_at'
+  | 'updated_at';
+
+/**
+ * What a list shows of an action: the projection without its parameters, plan, decisions
+ * and execution, with the plan's digest and one-line diff kept.
+ */
+export type ActionListEntry = Pick<
+  ActionRecord,
+  | ActionSummaryField
+  | 'reason'
   | 'bounds'
   | 'rule'
   | 'expires_at'
   | 'executable_at'
   | 'workflow_id'
-  | 'created_at'
-  | 'updated_at'
   | 'approved_by'
   | 'eligible'
 > & { diff_summary: string | null; plan_digest: string | null };
@@ -76,20 +83,9 @@ export interface ActionLedgerFilter {
 }
 
 /** What the witnesses read of an action: its projection without parameters, plan or execution. */
-export type WitnessAction = Pick<
-  ActionRecord,
-  | '_id'
-  | 'seq'
-  | 'status'
-  | 'action_kind'
-  | 'target'
-  | 'shared_context_id'
-  | 'proposed_by'
-  | 'approvals'
-  | 'status_timestamps'
-  | 'created_at'
-  | 'updated_at'
-> & { decisions: { principal_id: string; decision: string; reason: string | null }[] };
+export type WitnessAction = Pick<ActionRecord, ActionSummaryField | 'status_timestamps'> & {
+  decisions: { principal_id: string; decision: string; reason: string | null }[];
+};
 /** What the witnesses read of a ledger entry (the reason of a failure, not the whole detail). */
 export type WitnessLedgerEntry = Omit<ActionLedgerEntry, 'detail' | 'actor'> & {
   reason: string | null;

@@ -1,4 +1,12 @@
-import { MongoBulkWriteError, type Db, type Filter, type WriteError } from 'mongodb';
+import {
+  MongoBulkWriteError,
+  type Collection,
+  type Db,
+  type Document,
+  type Filter,
+  type OptionalUnlessRequiredId,
+  type WriteError,
+} from 'mongodb';
 import { insertOnce } from './mongo';
 import type { WitnessJournalRepo } from './witness-journal.repo';
 
@@ -64,10 +72,25 @@ export interface EventListFilter {
   world_object_ref?: string;
 }
 
-/** The per-document errors of an unordered bulk insert. */
-function writeErrorsOf(error: MongoBulkWriteError): WriteError[] {
-  const errors = error.writeErrors;
-  return Array.isArray(errors) ? (errors as WriteError[]) : [errors as WriteError];
+/**
+ * Inserts `docs` in one unordered insert, so a refused document (a duplicate key) refuses
+ * only itself, and answers the refusals (`index` into `docs`). Any other failure, or a
+ * refusal `accepted` turns down, throws the driver's error.
+ */
+async function insertUnordered<T extends Document>(
+  col: Collection<T>,
+  docs: OptionalUnlessRequiredId<T>[],
+  accepted: (refusal: WriteError) => boolean = () => true,
+): Promise<WriteError[]> {
+  try {
+    await col.insertMany(docs, { ordered: false });
+    return [];
+  } catch (error) {
+    if (!(error instanceof MongoBulkWriteError)) throw error;
+    const refusals = ([] as WriteError[]).concat(error.writeErrors);
+    if (!refusals.every(accepted)) throw error;
+    return refusals;
+  }
 }
 
 /** What the witnesses read of an external event: everything but its payload. */
@@ -100,17 +123,11 @@ export function createExternalEventsRepo(db: Db, journal: WitnessJournalRepo) {
     async claimMany(records: ExternalEventRecord[]): Promise<ClaimResult[]> {
       const results: ClaimResult[] = records.map(() => ({ status: 'created' }));
       if (records.length === 0) return results;
-      try {
-        await events.insertMany(records, { ordered: false });
-      } catch (error) {
-        if (!(error instanceof MongoBulkWriteError)) throw error;
-        const writeErrors = writeErrorsOf(error);
-        for (const writeError of writeErrors) {
-          results[writeError.index] =
-            writeError.code === 11000
-              ? { status: 'duplicate' }
-              : { status: 'failed', message: writeError.errmsg ?? 'write refused' };
-        }
+      for (const writeError of await insertUnordered(events, records)) {
+        results[writeError.index] =
+          writeError.code === 11000
+            ? { status: 'duplicate' }
+            : { status: 'failed', message: writeError.errmsg ?? 'write refused' };
       }
       await journal.append(
         records.filter((_, index) => results[index].status === 'created').map(witnessEvent),
@@ -137,17 +154,12 @@ export function createExternalEventsRepo(db: Db, journal: WitnessJournalRepo) {
      */
     async recordReconciliations(records: StoredReconciliation[]): Promise<StoredReconciliation[]> {
       if (records.length === 0) return [];
-      const taken = new Set<number>();
-      try {
-        await reconciliations.insertMany(records, { ordered: false });
-      } catch (error) {
-        if (!(error instanceof MongoBulkWriteError)) throw error;
-        const writeErrors = writeErrorsOf(error);
-        for (const writeError of writeErrors) {
-          if (writeError.code !== 11000) throw error;
-          taken.add(writeError.index);
-        }
-      }
+      const duplicates = await insertUnordered(
+        reconciliations,
+        records,
+        (refusal) => refusal.code === 11000,
+      );
+      const taken = new Set(duplicates.map((refusal) => refusal.index));
       const stored = await Promise.all(
         records.map(async (record, index) => {
           if (!taken.has(index)) return record;

@@ -2,18 +2,15 @@ import { countBy } from './count-by';
 import type { Db } from 'mongodb';
 import { newId } from '../lib/ids';
 import { isDuplicateKey } from './mongo';
-import { tenantRecords, type TenantStatus } from './tenant-records';
+import { tenantRecords, type TenantRecord, type TenantStatus } from './tenant-records';
 
 export type { TenantStatus } from './tenant-records';
 
-export interface Organization {
-  _id: string;
+/** A tenant: principals, their keys and projects each belong to one. */
+export interface Organization extends TenantRecord {
   name: string;
   /** Lower-cased name; unique, so names never collide case-insensitively. */
   name_key: string;
-  status: TenantStatus;
-  created_at: string;
-  updated_at: string;
 }
 
 /** Organizations every installation has. */

@@ -3,31 +3,25 @@ import type { ListFilter } from '../lib/schema';
 import { countBy } from './count-by';
 import type { Db } from 'mongodb';
 import type { PrincipalRole } from '../auth/auth-context';
-import { tenantRecords, type TenantStatus } from './tenant-records';
+import { tenantRecords, type TenantRecord } from './tenant-records';
 
-export interface Principal {
-  _id: string;
+/** A person or service that holds keys, in one organization with one role. */
+export interface Principal extends TenantRecord {
   name: string;
   email: string;
   /** Lower-cased e-mail; unique, so the same address twice is a conflict. */
   email_key: string;
   organization_id: string;
   role: PrincipalRole;
-  status: TenantStatus;
   intended_use?: string;
-  created_at: string;
-  updated_at: string;
 }
-
-/** Filters of the principal listing. */
-export type PrincipalFilter = ListFilter<PrincipalListQuery>;
 
 export function createPrincipalsRepo(db: Db) {
   const col = db.collection<Principal>('principals');
   return {
     /** Principals per status, and `total`. */
     countByStatus: () => countBy(col, 'status'),
-    ...tenantRecords<Principal, PrincipalFilter>(col, {
+    ...tenantRecords<Principal, ListFilter<PrincipalListQuery>>(col, {
       status: 'status',
       organization_id: 'organization_id',
       role: 'role',

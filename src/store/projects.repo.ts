@@ -1,18 +1,14 @@
 import type { Db } from 'mongodb';
 import type { ProjectListQuery } from '../domain/governance/schemas';
 import type { ListFilter } from '../lib/schema';
-import { tenantRecords, type TenantStatus } from './tenant-records';
+import { tenantRecords, type TenantRecord } from './tenant-records';
 
 /** A project inside an organization. */
-export interface Project {
-  _id: string;
+export interface Project extends TenantRecord {
   organization_id: string;
   name: string;
   /** Lower-cased name; unique within the organization. */
   name_key: string;
-  status: TenantStatus;
-  created_at: string;
-  updated_at: string;
 }
 
 /** Projects; an insert throws a duplicate-key error when the organization has that name. */

@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { replaceIfNewer } from './mongo';
+import { workflowRecords, type WorkflowRecord } from './workflow-records';
 
 /** One result of one check (docs/proofs.md). */
 export interface StoredCheckResult {
@@ -14,19 +14,12 @@ export interface StoredCheckResult {
 }
 
 /** A proof run, `_id` `prf_…`; its workflow (`proof-prf_…`) is its single writer. */
-export interface ProofRunRecord {
-  _id: string;
-  workflow_id: string;
+export interface ProofRunRecord extends WorkflowRecord {
   status: 'running' | 'completed' | 'failed';
   checks: string[];
   max_records: number;
   results: StoredCheckResult[];
   requested_by: { principal_id: string; key_id: string };
-  error: string | null;
-  created_at: string;
-  updated_at: string;
-  completed_at: string | null;
-  seq: number;
 }
 
 /** Most runs the status and summary read (newest first). */
@@ -35,12 +28,7 @@ export const RUNS_READ = 1_000;
 export function createProofsRepo(db: Db) {
   const col = db.collection<ProofRunRecord>('proof_runs');
   return {
-    insert: async (record: ProofRunRecord): Promise<void> => {
-      await col.insertOne(record);
-    },
-    /** Writes the run unless a newer one is stored (`replaceIfNewer`). */
-    project: (record: ProofRunRecord) => replaceIfNewer(col, record),
-    findById: (id: string) => col.findOne({ _id: id }),
+    ...workflowRecords(col),
     /** The newest runs (ULID `_id` descending), at most `RUNS_READ`. */
     newest: () => col.find().sort({ _id: -1 }).limit(RUNS_READ).toArray(),
   };

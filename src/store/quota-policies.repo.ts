@@ -2,27 +2,20 @@ import type { PolicyListQuery } from '../domain/governance/schemas';
 import type { ListFilter } from '../lib/schema';
 import type { Db } from 'mongodb';
 import type { Entitlement } from '../auth/families';
-import { tenantRecords, type TenantStatus } from './tenant-records';
+import { tenantRecords, type TenantRecord } from './tenant-records';
 
 /** A limits override for one key, one organization or one entitlement class. */
-export interface QuotaPolicy {
-  _id: string;
+export interface QuotaPolicy extends TenantRecord {
   name: string;
   scope: { key_id?: string; organization_id?: string; entitlement?: Entitlement };
   requests_per_minute: number;
   daily_quota: number;
-  status: TenantStatus;
-  created_at: string;
-  updated_at: string;
 }
-
-/** Filters of the policy listing (`key_id` etc. match the policy's scope). */
-export type PolicyFilter = ListFilter<PolicyListQuery>;
 
 export function createQuotaPoliciesRepo(db: Db) {
   const col = db.collection<QuotaPolicy>('quota_policies');
   return {
-    ...tenantRecords<QuotaPolicy, PolicyFilter>(col, {
+    ...tenantRecords<QuotaPolicy, ListFilter<PolicyListQuery>>(col, {
       status: 'status',
       key_id: 'scope.key_id',
       organization_id: 'scope.organization_id',

@@ -1,7 +1,9 @@
 import type { Db } from 'mongodb';
 import type { RepairStatus, RepairStrategy } from '../domain/repairs/schemas';
 import { newestFilledSlot } from '../lib/slot-chain';
-import { insertOnce, isDuplicateKey, replaceIfNewer } from './mongo';
+import type { ChainedSlot } from './chained-slot';
+import { insertOnce, isDuplicateKey } from './mongo';
+import { workflowRecords, type WorkflowRecord } from './workflow-records';
 import { newestByIdPage } from './paging';
 import type { FieldProvenance } from './world-external-state.repo';
 
@@ -49,8 +51,7 @@ export interface RepairStep {
 }
 
 /** A repair's record, projected by its workflow (the single writer of its status). */
-export interface RepairRecord {
-  _id: string;
+export interface RepairRecord extends WorkflowRecord {
   object_id: string;
   strategy: RepairStrategy;
   status: RepairStatus;
@@ -58,29 +59,22 @@ export interface RepairRecord {
   to_version: number | null;
   checkpoint_id: string | null;
   requested_by: { principal_id: string; key_id: string };
-  workflow_id: string;
   steps: RepairStep[];
   findings: RepairFinding[];
   plan: RepairPlan | null;
   child_action_id: string | null;
   /** The object's version and external-state revision after the repair wrote them. */
   result: { version: number; external_revision: number | null } | null;
-  error: string | null;
   status_timestamps: Partial<Record<RepairStatus, string>>;
   /** Position in the repair ledger once the repair ended (the certificate's chain). */
   ledger_seq: number | null;
-  seq: number;
-  created_at: string;
-  updated_at: string;
-  completed_at: string | null;
 }
 
 /**
  * One ended repair in the hash-chained repair ledger: slots 1, 2, 3, … (`_id`), each
  * naming the digest of the one before, so changing any entry breaks every later link.
  */
-export interface RepairLedgerEntry {
-  _id: number;
+export interface RepairLedgerEntry extends ChainedSlot {
   repair_id: string;
   object_id: string;
   strategy: RepairStrategy;
@@ -89,8 +83,6 @@ export interface RepairLedgerEntry {
   child_action_id: string | null;
   version: number | null;
   at: string;
-  prev_digest: string;
-  digest: string;
 }
 
 /** Who holds an object's repair slot: one running repair per object. */
@@ -106,9 +98,7 @@ export function createRepairsRepo(db: Db) {
   const ledger = db.collection<RepairLedgerEntry>('repair_ledger');
   const entry = (slot: number) => ledger.findOne({ _id: slot });
   return {
-    findById: (id: string) => records.findOne({ _id: id }),
-    /** Writes the record unless a newer one is stored (`replaceIfNewer`). */
-    project: (record: RepairRecord) => replaceIfNewer(records, record),
+    ...workflowRecords(records),
     /** Repairs newest first, before `beforeId`, optionally of one object; `limit + 1` rows. */
     list(filter: { object_id?: string }, limit: number, beforeId?: string) {
       const query = filter.object_id ? { object_id: filter.object_id } : {};

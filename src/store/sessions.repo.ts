@@ -2,6 +2,7 @@ import { createKeyedMutex } from '../lib/keyed-mutex';
 import { newestFilledSlot } from '../lib/slot-chain';
 import { LRUCache } from 'lru-cache';
 import type { Db } from 'mongodb';
+import type { ChainedSlot } from './chained-slot';
 import { insertOnce } from './mongo';
 import type { WitnessJournalRepo } from './witness-journal.repo';
 
@@ -30,9 +31,7 @@ export interface SessionRecord {
  * each carrying the digest of the link before it (the first one: the runtime's identity
  * digest), so the lineage is a hash chain rooted in the runtime identity.
  */
-export interface LineageLink {
-  /** Sequence number, 1 for the first session. */
-  _id: number;
+export interface LineageLink extends ChainedSlot {
   session_id: string;
   continuity_mode: SessionContinuityMode;
   identity_digest: string;
@@ -41,8 +40,6 @@ export interface LineageLink {
   sessions: number;
   /** Of those, how many preserve their identity. */
   preserved: number;
-  prev_digest: string;
-  digest: string;
 }
 
 /**

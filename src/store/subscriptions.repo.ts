@@ -1,20 +1,16 @@
 import type { Db } from 'mongodb';
 import type { NotificationEvent, SubscriptionListQuery } from '../domain/notifications/schemas';
 import type { ListFilter } from '../lib/schema';
-import { tenantRecords, type TenantStatus } from './tenant-records';
+import { tenantRecords, type TenantRecord } from './tenant-records';
 
 /** Where and which events an operator wants delivered. */
-export interface Subscription {
-  _id: string;
+export interface Subscription extends TenantRecord {
   name: string;
   url: string;
   events: NotificationEvent[];
   match: { action_kind?: string; shared_context_id?: string };
   reminder_before_seconds: number | null;
-  status: TenantStatus;
   version: number;
-  created_at: string;
-  updated_at: string;
 }
 
 export function createSubscriptionsRepo(db: Db) {

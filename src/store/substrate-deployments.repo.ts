@@ -69,11 +69,7 @@ interface ManifestBinding {
 }
 
 /** What the witnesses read of a deployment: its stage. */
-export interface WitnessDeployment {
-  _id: string;
-  stage: string;
-  updated_at: string;
-}
+export type WitnessDeployment = Pick<DeploymentRecord, '_id' | 'stage' | 'updated_at'>;
 
 export function createSubstrateDeploymentsRepo(db: Db, journal: WitnessJournalRepo) {
   const col = db.collection<DeploymentRecord>('substrate_deployments');
