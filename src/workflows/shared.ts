@@ -1,5 +1,6 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { ActionKind, ActionStatus } from '../domain/actions/schemas';
 import type { ProofRunRecord } from '../store/proofs.repo';
 import type { ScenarioRunRecord } from '../store/scenario-runs.repo';
 import type { CheckpointRecord } from '../store/checkpoints.repo';
@@ -36,23 +37,8 @@ export interface ServiceProbeResult {
 // External actions (DESIGN.md sections 5 and 6)
 // ---------------------------------------------------------------------------
 
-export type ActionKind =
-  | 'world.update_object'
-  | 'webhook.post'
-  | 'notify'
-  /** Only a repair proposes it (DESIGN.md section 9): its plan, governed like any action. */
-  | 'world.restore_object';
-
-export type ActionStatus =
-  | 'proposed'
-  | 'awaiting_approval'
-  | 'dry_run_failed'
-  | 'approved'
-  | 'rejected'
-  | 'expired'
-  | 'executing'
-  | 'executed'
-  | 'failed';
+// The action vocabulary is the domain's (a type-only import keeps TypeBox out of the bundle).
+export type { ActionKind, ActionStatus };
 
 /** Statuses after which the workflow ends. */
 export const FINAL_ACTION_STATUSES: readonly ActionStatus[] = [
