@@ -1,4 +1,5 @@
 import { AppError, Invalid, type ValidationIssue } from '../lib/errors';
+import { isDatabaseUnreachable } from '../store/mongo';
 
 export type { ValidationIssue } from '../lib/errors';
 
@@ -54,8 +55,17 @@ export const validationError = (issues: ValidationIssue[]): Invalid => new Inval
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof AppError) return fromAppError(error);
+  if (isDatabaseUnreachable(error)) {
+    // The driver reconnects by itself (serverSelectionTimeoutMS 5 s): a retry soon may land.
+    return new ApiError('unavailable', 'the database is unreachable; try again shortly', {
+      headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+    });
+  }
   return new ApiError('internal', 'internal server error');
 }
+
+/** What a client is told to wait when the database is unreachable. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 function fromAppError(error: AppError): ApiError {
   const headers: Record<string, string> = {};

@@ -8,6 +8,7 @@ import {
   invalidAt,
   notFound,
 } from '../../src/lib/errors';
+import { MongoNetworkError, MongoNotConnectedError } from 'mongodb';
 import { ApiError, toApiError } from '../../src/api/errors';
 
 describe('domain errors', () => {
@@ -57,6 +58,19 @@ describe('the api mapping', () => {
     expect(invalid.options.detail).toEqual([
       { loc: ['query', 'cursor'], msg: 'Invalid cursor', type: 'value_error' },
     ]);
+  });
+
+  it('answers 503 with Retry-After when the database is unreachable (found by npm run chaos)', () => {
+    for (const error of [
+      new MongoNetworkError('connect ECONNREFUSED 127.0.0.1:27017'),
+      new MongoNotConnectedError('client is not connected'),
+    ]) {
+      const mapped = toApiError(error);
+      expect(mapped.status).toBe(503);
+      expect(mapped.code).toBe('unavailable');
+      expect(mapped.options.headers).toEqual({ 'Retry-After': '5' });
+      expect(mapped.message).not.toContain('ECONNREFUSED');
+    }
   });
 
   it('answers internal, with no message of its own, for anything else', () => {

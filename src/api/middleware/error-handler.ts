@@ -20,6 +20,8 @@ export function errorHandler(logger: Logger): Middleware {
       const apiError = toApiError(error);
       if (apiError.status >= 500 && apiError.code === 'internal') {
         logger.error({ err: error, request_id: ctx.state.requestId }, 'unhandled error');
+      } else if (apiError.code === 'unavailable' && !(error instanceof ApiError)) {
+        logger.warn({ err: error, request_id: ctx.state.requestId }, 'dependency unavailable');
       }
       ctx.status = apiError.status;
       for (const [name, value] of Object.entries(apiError.options.headers ?? {}))
