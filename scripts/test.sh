@@ -6,6 +6,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 cd "$GR_REPO_ROOT"
 bash scripts/ensure-deps.sh
 bash scripts/ensure-browser.sh
+bash scripts/ensure-schemathesis.sh
 log "== typecheck"
 npx tsc -p tsconfig.json --noEmit
 log "== lint"

@@ -153,6 +153,7 @@ function operationOf(
       description: doc.description,
       ...(isPublic ? {} : { headers: rateLimitHeaders }),
       ...(doc.schema ? { content: { 'application/json': { schema: doc.schema } } } : {}),
+      ...(doc.links ? { links: doc.links } : {}),
     };
   }
   if (!isPublic) {

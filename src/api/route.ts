@@ -39,9 +39,25 @@ export interface RouteResult {
   raw?: { body: Buffer | string; contentType: string };
 }
 
+/**
+ * An OpenAPI link: how this answer's values feed another operation (what stateful testing
+ * follows). Values are runtime expressions, e.g. `$response.body#/payload/session_id`.
+ */
+export interface RouteLink {
+  /** The operation the answer leads to. */
+  operationId: string;
+  description?: string;
+  /** Its path or query parameters by name. */
+  parameters?: Record<string, string>;
+  /** Fields of its body; expressions inside are evaluated, the rest is generated. */
+  requestBody?: Record<string, unknown>;
+}
+
 export interface RouteResponseDoc {
   description: string;
   schema?: TSchema;
+  /** Links by name (a success answer's only). */
+  links?: Record<string, RouteLink>;
 }
 
 /** Everything but the handler: what routing, auth, validation and OpenAPI read. */

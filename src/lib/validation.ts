@@ -40,9 +40,41 @@ export function createValidatorFactory() {
         type: 'int_parsing',
       }));
       if (!validate(checked)) issues.push(...toIssues(validate, source));
+      if (source === 'body') {
+        // A key already refused (an extra field of a closed object) is not named twice.
+        const named = new Set(issues.map((i) => i.loc.join('\u0000')));
+        const keys = unstorableKeys(checked, [source]);
+        issues.push(...keys.filter((i) => !named.has(i.loc.join('\u0000'))));
+      }
       return { value: checked, issues };
     };
   };
+}
+
+/**
+ * Object keys the store cannot hold: MongoDB (and FerretDB) refuse a field name containing
+ * `.` or NUL or starting with `$`. A body is stored as sent (action parameters, event
+ * payloads, command arguments), so such a key, at any depth, is refused here (422) rather
+ * than failing when a workflow records it (found by fuzzing: a proposal whose parameters
+ * held `"a.b"` left its workflow retrying the write forever).
+ */
+const unstorableKey = (key: string): boolean =>
+  key.startsWith('$') || key.includes('.') || key.includes('\u0000');
+
+function unstorableKeys(value: unknown, loc: (string | number)[]): ValidationIssue[] {
+  if (Array.isArray(value)) return value.flatMap((item, i) => unstorableKeys(item, [...loc, i]));
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value as Record<string, unknown>).flatMap(([key, item]) =>
+    unstorableKey(key)
+      ? [
+          {
+            loc: [...loc, key],
+            msg: 'Key should not contain "." or NUL, nor start with "$"',
+            type: 'value_error',
+          },
+        ]
+      : unstorableKeys(item, [...loc, key]),
+  );
 }
 
 /** Plain decimal digits, optionally negative: the only text an integer parameter takes. */

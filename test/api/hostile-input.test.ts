@@ -87,4 +87,37 @@ describe('hostile input', () => {
     });
     expect(fine.status).toBe(200);
   });
+
+  // Found by fuzzing (docs/fuzzing.md): a proposal whose parameters held a key with a dot
+  // was accepted, then its workflow retried the write the store refused, forever.
+  it('refuses object keys the store cannot hold, at any depth, with 422 naming each', async () => {
+    const res = await call(app.url, 'POST', '/v1/external-actions/propose', {
+      key: app.adminKey,
+      body: {
+        action_kind: 'notify',
+        target: {},
+        parameters: { message: 'hi', nested: [{ 'a.b': 1 }], $where: 'x', 'nul\u0000': true },
+        bounds: {},
+      },
+    });
+    expect(res.status).toBe(422);
+    const locs = (res.body['detail'] as { loc: unknown[]; type: string }[]).map((d) => d.loc);
+    expect(locs).toEqual(
+      expect.arrayContaining([
+        ['body', 'parameters', 'nested', 0, 'a.b'],
+        ['body', 'parameters', '$where'],
+        ['body', 'parameters', 'nul\u0000'],
+      ]),
+    );
+    const fine = await call(app.url, 'POST', '/v1/external-actions/dry-run', {
+      key: app.adminKey,
+      body: {
+        action_kind: 'notify',
+        target: {},
+        parameters: { message: 'a$b is fine', 'key with spaces': { 'and-dashes': 1 } },
+        bounds: {},
+      },
+    });
+    expect(fine.status).not.toBe(422);
+  });
 });

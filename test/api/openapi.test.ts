@@ -86,6 +86,104 @@ describe('GET /openapi.json', () => {
     };
     expect(limit.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 500, default: 50 });
   });
+
+  // Stateful fuzzing (docs/fuzzing.md) follows these links; a broken one silently tests nothing.
+  it('links what creates keys, actions, sessions, deployments and webhooks to what reads and changes them', () => {
+    type Link = {
+      operationId: string;
+      parameters?: Record<string, string>;
+      requestBody?: Record<string, unknown>;
+    };
+    const operations = new Map<string, Operation>();
+    for (const methods of Object.values(doc.paths))
+      for (const op of Object.values(methods)) operations.set(op['operationId'] as string, op);
+    const schemaAt = (schema: Record<string, unknown>, pointer: string): unknown =>
+      pointer
+        .split('/')
+        .slice(1)
+        .reduce<Record<string, unknown> | undefined>((at, part) => {
+          if (!at) return undefined;
+          const next = /^\d+$/.test(part)
+            ? at['items']
+            : (at['properties'] as Record<string, unknown> | undefined)?.[part];
+          return next as Record<string, unknown> | undefined;
+        }, schema);
+    const expressions = (value: unknown): string[] =>
+      typeof value === 'string'
+        ? [value]
+        : value && typeof value === 'object'
+          ? Object.values(value).flatMap(expressions)
+          : [];
+    const linked = new Set<string>();
+    for (const [source, op] of operations) {
+      const responses = op['responses'] as Record<string, Record<string, unknown>>;
+      for (const response of Object.values(responses)) {
+        const links = (response['links'] ?? {}) as Record<string, Link>;
+        const schema = (
+          response['content'] as Record<string, { schema: Record<string, unknown> }>
+        )?.['application/json']?.schema;
+        for (const [name, link] of Object.entries(links)) {
+          const where = `${source} → ${name}`;
+          const target = operations.get(link.operationId);
+          expect({ where, target: target ? link.operationId : undefined }).toEqual({
+            where,
+            target: link.operationId,
+          });
+          linked.add(`${source} → ${link.operationId}`);
+          for (const parameter of Object.keys(link.parameters ?? {}))
+            expect({
+              where,
+              parameter,
+              known: target!.parameters.some((p) => p.name === parameter),
+            }).toEqual({ where, parameter, known: true });
+          if (link.requestBody) {
+            const ref = (target!['requestBody'] as Record<string, never> | undefined)?.[
+              'content'
+            ]?.['application/json']?.['schema']?.['$ref'] as string | undefined;
+            const body = doc.components.schemas[String(ref).split('/').pop()!] as {
+              properties: Record<string, unknown>;
+            };
+            for (const field of Object.keys(link.requestBody))
+              expect({ where, field, known: field in (body?.properties ?? {}) }).toEqual({
+                where,
+                field,
+                known: true,
+              });
+          }
+          // Every expression reads a field the answer's schema declares.
+          for (const expression of [
+            ...expressions(link.parameters),
+            ...expressions(link.requestBody),
+          ].filter((e) => e.startsWith('$response.body#'))) {
+            const pointer = expression.slice('$response.body#'.length);
+            expect({ where, pointer, declared: schemaAt(schema, pointer) !== undefined }).toEqual({
+              where,
+              pointer,
+              declared: true,
+            });
+          }
+        }
+      }
+    }
+    for (const edge of [
+      'admin.keys.create → admin.keys.setStatus',
+      'admin.keys.create → admin.keys.rotate',
+      'admin.principals.create → admin.keys.create',
+      'admin.subscriptions.create → admin.subscriptions.setStatus',
+      'admin.subscriptions.create → admin.subscriptions.deliveries',
+      'actions.propose → actions.get',
+      'actions.propose → actions.approve',
+      'actions.propose → actions.execute',
+      'sessions.create → sessions.get',
+      'sessions.create → sessions.step',
+      'worlds.objects.list → worlds.objects.get',
+      'worlds.tasks.create → worlds.tasks.update',
+      'substrates.compile → substrates.deploy',
+      'substrates.deploy → substrates.deployments.get',
+      'substrates.deploy → substrates.observe',
+    ])
+      expect(linked).toContain(edge);
+  });
 });
 
 describe('GET /docs', () => {

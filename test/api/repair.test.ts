@@ -475,6 +475,19 @@ describe('the repair certificate', () => {
     });
   }
 
+  // Found by fuzzing (docs/fuzzing.md): the 404 was answered but not documented.
+  it('is 404 for an object_id naming no world object, as the document declares', async () => {
+    const res = await call(app.url, 'GET', '/v1/repair/certificate?object_id=obj_0000000000', {
+      key: requester.apiKey,
+    });
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    const doc = await call<{
+      paths: Record<string, { get: { responses: Record<string, unknown> } }>;
+    }>(app.url, 'GET', '/openapi.json');
+    expect(doc.body.paths['/v1/repair/certificate'].get.responses).toHaveProperty('404');
+  });
+
   it('verifies offline, and no longer after a ledger entry is changed', async () => {
     const object = await seedRecordedObject(app);
     const started = await request({ object_id: object._id });

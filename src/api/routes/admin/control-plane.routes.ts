@@ -27,6 +27,16 @@ export const tenantResourceRoutes: RouteDefinition[] = [
       description:
         'Mints a key for a principal with an entitlement class and access layer. The secret is in this response only; only its hash is stored.',
       bodyName: 'CreateKeyRequest',
+      links: {
+        Rotate: {
+          operationId: 'admin.keys.rotate',
+          requestBody: { key_id: '$response.body#/payload/key_id' },
+        },
+        Usage: {
+          operationId: 'admin.usage.get',
+          parameters: { key_id: '$response.body#/payload/key_id' },
+        },
+      },
       body: governanceSchemas.createKeyBody,
       view: governanceViews.keyWithSecretView,
       run: adminKeysService.createKey,
@@ -76,6 +86,16 @@ export const tenantResourceRoutes: RouteDefinition[] = [
       summary: 'create organization',
       description: 'Creates an organization; a name already taken (case-insensitive) is 409.',
       bodyName: 'CreateOrganizationRequest',
+      links: {
+        CreateProject: {
+          operationId: 'admin.projects.create',
+          requestBody: { organization_id: '$response.body#/payload/organization_id' },
+        },
+        CreatePrincipal: {
+          operationId: 'admin.principals.create',
+          requestBody: { organization_id: '$response.body#/payload/organization_id' },
+        },
+      },
       body: governanceSchemas.createOrganizationBody,
       run: organizationsService.createOrganization,
     },
@@ -131,6 +151,12 @@ export const tenantResourceRoutes: RouteDefinition[] = [
       description:
         'Creates a principal (a person or service holding keys) in an organization (default: `sandbox`); an e-mail already taken (case-insensitive) is 409.',
       bodyName: 'CreatePrincipalRequest',
+      links: {
+        CreateKey: {
+          operationId: 'admin.keys.create',
+          requestBody: { principal_id: '$response.body#/payload/principal_id' },
+        },
+      },
       body: governanceSchemas.createPrincipalBody,
       run: principalsService.createPrincipal,
     },

@@ -23,6 +23,12 @@ export const subscriptionRoutes: RouteDefinition[] = [
       description:
         'Subscribes a URL (under WEBHOOK_ALLOWLIST) to action and deployment events. Each event makes one delivery per matching subscription, POSTed by its own workflow, signed (`X-Governed-Signature: t=<unix>,sha256=<HMAC of "<t>.<body>">`), retried with backoff for a day until a 2xx; `action.reminder` goes out `reminder_before_seconds` before an approval window ends, if the action still awaits approval.',
       bodyName: 'CreateSubscriptionRequest',
+      links: {
+        Deliveries: {
+          operationId: 'admin.subscriptions.deliveries',
+          parameters: { subscription_id: '$response.body#/payload/subscription_id' },
+        },
+      },
       body: notificationsSchemas.createSubscriptionBody,
       run: subscriptionsService.createSubscription,
     },

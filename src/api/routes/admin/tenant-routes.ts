@@ -2,7 +2,7 @@ import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { AppDeps } from '../../../app/deps';
 import type { AuthContext } from '../../../auth/auth-context';
 import { statusChangeView } from '../../../domain/governance/view-schemas';
-import { defineRoute, type RouteDefinition } from '../../route';
+import { defineRoute, type RouteDefinition, type RouteLink } from '../../route';
 import { envelope, page } from '../common';
 
 /** A control-plane mutation: who asks, under which request id, with what body. */
@@ -32,6 +32,8 @@ export interface TenantResource<Q extends TObject, C extends TSchema, S extends 
     run: Mutation<C>;
     /** What the create answers, when more than the view (a key's secret). */
     view?: TSchema;
+    /** Links to other operations beyond the status change (OpenAPI `links`). */
+    links?: Record<string, RouteLink>;
   };
   setStatus: Described & { bodyName: string; body: S; run: Mutation<S> };
 }
@@ -51,6 +53,23 @@ export function tenantRoutes<Q extends TObject, C extends TSchema, S extends TSc
 ): RouteDefinition[] {
   const base = `/v1/admin/${spec.resource}`;
   const operation = `admin.${spec.resource}`;
+  // The status body names the record by its id field (`key_id`, `policy_id`, ...), which
+  // the create answers: the link stateful testing follows from one to the other.
+  const idField = Object.keys(
+    (spec.setStatus.body as { properties?: Record<string, unknown> }).properties ?? {},
+  ).find((name) => name !== 'status');
+  const links: Record<string, RouteLink> = {
+    ...(idField
+      ? {
+          SetStatus: {
+            operationId: `${operation}.setStatus`,
+            description: `Change the new ${spec.singular}'s status.`,
+            requestBody: { [idField]: `$response.body#/payload/${idField}` },
+          },
+        }
+      : {}),
+    ...spec.create.links,
+  };
   return [
     defineRoute({
       operationId: `${operation}.list`,
@@ -81,6 +100,7 @@ export function tenantRoutes<Q extends TObject, C extends TSchema, S extends TSc
         201: {
           description: `The new ${spec.singular}.`,
           schema: envelope(spec.create.view ?? spec.view),
+          links,
         },
       },
       idempotent: true,

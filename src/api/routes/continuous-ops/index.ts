@@ -23,7 +23,16 @@ export const continuousOpsRoutes: RouteDefinition[] = [
       },
     },
     responses: {
-      202: { description: 'The checkpoint, running.', schema: envelope(checkpointView) },
+      202: {
+        description: 'The checkpoint, running.',
+        schema: envelope(checkpointView),
+        links: {
+          Get: {
+            operationId: 'continuousOps.checkpoints.get',
+            parameters: { checkpoint_id: '$response.body#/payload/checkpoint_id' },
+          },
+        },
+      },
     },
     idempotent: true,
     handler: async (req, deps) => {

@@ -109,7 +109,32 @@ export const externalActionsRoutes: RouteDefinition[] = [
       body: { name: 'ExternalActionRequest', schema: actionsSchemas.actionRequestSchema },
     },
     responses: {
-      201: { description: 'The proposed action.', schema: envelope(actionsViews.actionView) },
+      201: {
+        description: 'The proposed action.',
+        schema: envelope(actionsViews.actionView),
+        links: {
+          Get: {
+            operationId: 'actions.get',
+            parameters: { action_id: '$response.body#/payload/action_id' },
+          },
+          Approve: {
+            operationId: 'actions.approve',
+            parameters: { action_id: '$response.body#/payload/action_id' },
+          },
+          Reject: {
+            operationId: 'actions.reject',
+            parameters: { action_id: '$response.body#/payload/action_id' },
+          },
+          Execute: {
+            operationId: 'actions.execute',
+            parameters: { action_id: '$response.body#/payload/action_id' },
+          },
+          History: {
+            operationId: 'actions.history',
+            parameters: { action_id: '$response.body#/payload/action_id' },
+          },
+        },
+      },
     },
     idempotent: true,
     handler: async (req, deps) => ({

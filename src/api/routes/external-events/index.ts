@@ -36,6 +36,16 @@ export const externalEventsRoutes: RouteDefinition[] = [
       201: {
         description: 'The new event and its reconciliation.',
         schema: envelope(eventsSchemas.ingestResultView),
+        links: {
+          Get: {
+            operationId: 'events.get',
+            parameters: { event_id: '$response.body#/payload/event/event_id' },
+          },
+          Reconciliation: {
+            operationId: 'events.reconciliation',
+            parameters: { event_id: '$response.body#/payload/event/event_id' },
+          },
+        },
       },
       200: {
         description: 'A duplicate: the first record, with `duplicate: true`.',

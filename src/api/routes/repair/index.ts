@@ -19,7 +19,20 @@ export const repairRoutes: RouteDefinition[] = [
     responses: {
       404: { description: 'No such object.' },
       409: { description: 'A repair of this object is running.' },
-      202: { description: 'The repair, diagnosing.', schema: envelope(repairsViews.repairView) },
+      202: {
+        description: 'The repair, diagnosing.',
+        schema: envelope(repairsViews.repairView),
+        links: {
+          State: {
+            operationId: 'repair.state',
+            parameters: { object_id: '$response.body#/payload/object_id' },
+          },
+          Certificate: {
+            operationId: 'repair.certificate',
+            parameters: { object_id: '$response.body#/payload/object_id' },
+          },
+        },
+      },
     },
     idempotent: true,
     handler: async (req, deps) => {
@@ -55,6 +68,7 @@ export const repairRoutes: RouteDefinition[] = [
       "A certificate over the hash-chained repair ledger (its head, length and the entries covered: one object's, or the newest 1,000), signed with the service's Ed25519 key, verifiable offline (docs/repair.md).",
     request: { query: repairsSchemas.repairCertificateQuery },
     responses: {
+      404: { description: 'No such world object (`object_id`).' },
       200: {
         description: 'The signed certificate.',
         schema: envelope(repairsViews.repairCertificateView),

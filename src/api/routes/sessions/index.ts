@@ -24,7 +24,20 @@ export const sessionsRoutes: RouteDefinition[] = [
       },
     },
     responses: {
-      201: { description: 'The new session.', schema: envelope(sessionsSchemas.sessionView) },
+      201: {
+        description: 'The new session.',
+        schema: envelope(sessionsSchemas.sessionView),
+        links: {
+          Get: {
+            operationId: 'sessions.get',
+            parameters: { session_id: '$response.body#/payload/session_id' },
+          },
+          Step: {
+            operationId: 'sessions.step',
+            parameters: { session_id: '$response.body#/payload/session_id' },
+          },
+        },
+      },
     },
     idempotent: true,
     handler: async (req, deps) => ({

@@ -40,6 +40,16 @@ export const substratePipelineRoutes: RouteDefinition[] = [
       200: {
         description: 'The manifest artifact.',
         schema: envelope(substratesViews.compiledManifestView),
+        links: {
+          Deploy: {
+            operationId: 'substrates.deploy',
+            requestBody: { artifact_id: '$response.body#/payload/artifact/artifact_id' },
+          },
+          Artifact: {
+            operationId: 'substrates.artifacts.get',
+            parameters: { artifact_id: '$response.body#/payload/artifact/artifact_id' },
+          },
+        },
       },
     },
     handler: fromBody(compileSpec),
@@ -61,6 +71,20 @@ export const substratePipelineRoutes: RouteDefinition[] = [
       201: {
         description: 'The deployment, started.',
         schema: envelope(substratesViews.deploymentView),
+        links: {
+          Get: {
+            operationId: 'substrates.deployments.get',
+            parameters: { deployment_id: '$response.body#/payload/deployment_id' },
+          },
+          Observe: {
+            operationId: 'substrates.observe',
+            requestBody: { deployment_id: '$response.body#/payload/deployment_id' },
+          },
+          Render: {
+            operationId: 'substrates.render',
+            requestBody: { deployment_id: '$response.body#/payload/deployment_id' },
+          },
+        },
       },
       200: {
         description: '`bind`: the existing deployment.',
@@ -83,7 +107,16 @@ export const substratePipelineRoutes: RouteDefinition[] = [
     description: 'Lists deployments, newest first, optionally in one stage.',
     request: { query: substratesSchemas.deploymentListQuery },
     responses: {
-      200: { description: 'A page of deployments.', schema: page(substratesViews.deploymentView) },
+      200: {
+        description: 'A page of deployments.',
+        schema: page(substratesViews.deploymentView),
+        links: {
+          Get: {
+            operationId: 'substrates.deployments.get',
+            parameters: { deployment_id: '$response.body#/payload/items/0/deployment_id' },
+          },
+        },
+      },
     },
     handler: fromQuery(deploymentsService.listDeployments),
   }),

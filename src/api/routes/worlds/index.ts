@@ -53,7 +53,36 @@ export const worldsRoutes: RouteDefinition[] = [
     description: 'Lists world objects in id order, optionally of one kind.',
     request: { query: worldSchemas.worldKindQuery },
     responses: {
-      200: { description: 'A page of world objects.', schema: page(worldSchemas.worldObjectView) },
+      // No operation creates world objects; the list leads to the first one's operations.
+      200: {
+        description: 'A page of world objects.',
+        schema: page(worldSchemas.worldObjectView),
+        links: {
+          Get: {
+            operationId: 'worlds.objects.get',
+            parameters: { object_id: '$response.body#/payload/items/0/object_id' },
+          },
+          Relationships: {
+            operationId: 'worlds.objects.relationships',
+            parameters: { object_id: '$response.body#/payload/items/0/object_id' },
+          },
+          Repairability: {
+            operationId: 'repair.repairability',
+            parameters: { object_id: '$response.body#/payload/items/0/object_id' },
+          },
+          RequestRepair: {
+            operationId: 'repair.request',
+            requestBody: { object_id: '$response.body#/payload/items/0/object_id' },
+          },
+          ProposeUpdate: {
+            operationId: 'actions.propose',
+            requestBody: {
+              action_kind: 'world.update_object',
+              target: { world_object_ref: '$response.body#/payload/items/0/object_id' },
+            },
+          },
+        },
+      },
     },
     handler: fromQuery(worldService.listObjects),
   }),
@@ -116,7 +145,18 @@ export const worldsRoutes: RouteDefinition[] = [
     description:
       'Creates a task about world objects, in state `open` unless another initial state is given, and records it in the world history. Unknown `object_refs` are 422.',
     request: { body: { name: 'CreateWorldTaskRequest', schema: worldSchemas.createWorldTaskBody } },
-    responses: { 201: { description: 'The new task.', schema: envelope(worldSchemas.taskView) } },
+    responses: {
+      201: {
+        description: 'The new task.',
+        schema: envelope(worldSchemas.taskView),
+        links: {
+          Update: {
+            operationId: 'worlds.tasks.update',
+            parameters: { task_id: '$response.body#/payload/task_id' },
+          },
+        },
+      },
+    },
     idempotent: true,
     handler: async (req, deps) => ({ status: 201, payload: await createTask(deps, req.body) }),
   }),
