@@ -38,6 +38,20 @@ export function killServer(config: ChaosServers, name: ServerName): void {
   process.kill(pid, 'SIGKILL');
 }
 
+/** Waits until the api's service monitor sees MongoDB, Temporal and a polling worker. */
+async function untilReady(apiUrl: string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const answer = await fetch(`${apiUrl}/readyz`).then(
+      async (res) => (await res.json()) as { payload?: { status?: string }; status?: string },
+      () => undefined,
+    );
+    if ((answer?.payload?.status ?? answer?.status) === 'ready') return;
+    if (Date.now() > deadline) throw new Error(`${apiUrl} not ready in 120 s`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
 /** Two api and two worker processes on one database and task queue. */
 export interface Cluster {
   apiUrls: string[];
@@ -72,6 +86,10 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     // Faults are noticed within a second or two, not the production default of 15 s.
     SERVICE_MONITOR_INTERVAL_MS: '1000',
     LOG_LEVEL: 'warn',
+    // The driver's topology events (server marked unknown, monitor checks) go to each
+    // process's log: what to read when a client does not come back after FerretDB does.
+    MONGODB_LOG_TOPOLOGY: 'debug',
+    MONGODB_LOG_PATH: 'stderr',
   };
   const apiUrls = options.apiPorts.map((port) => `http://127.0.0.1:${port}`);
   const startApi = (i: number) =>
@@ -96,6 +114,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   try {
     for (let i = 0; i < apiUrls.length; i += 1) apis.push(await startApi(i));
     for (let i = 0; i < options.workers; i += 1) workers.push(await startWorker(i));
+    await untilReady(apiUrls[0]);
   } catch (error) {
     await stopAll();
     throw error;

@@ -59,13 +59,14 @@ export async function verify(
   const actions = tally();
   const webhooks = { ...tally(), redelivered: 0 };
 
-  // Every accepted action to its end, a few at a time.
+  // Every accepted action to its end, a few at a time, all within three minutes.
+  const settleUntil = client.now() + 180_000;
   const finals = new Map<string, string>();
   const ids = [...accepted.actions.keys()];
   for (let i = 0; i < ids.length; i += 8) {
     await Promise.all(
       ids.slice(i, i + 8).map(async (id) => {
-        finals.set(id, await driveToEnd(client, keys.approver, id, 180_000));
+        finals.set(id, await driveToEnd(client, keys.approver, id, settleUntil - client.now()));
       }),
     );
   }
