@@ -17,7 +17,7 @@ import { DEPLOYMENT_ERRORS, type DeploymentProgressState } from '../workflows/sh
 import type { NotifiableEvent } from './notifications.activities';
 
 export interface SubstrateActivityDeps {
-  repos: Pick<Repos, 'artifacts' | 'substrateDeployments' | 'substrateSnapshots'>;
+  repos: Pick<Repos, 'artifacts' | 'substrateDeployments' | 'substrateSnapshots' | 'heavyWork'>;
   /** Tells subscribers a deployment is ready or failed. */
   notify?: (event: NotifiableEvent) => Promise<number>;
 }
@@ -95,6 +95,9 @@ export function createSubstrateActivities(deps: SubstrateActivityDeps) {
     /** Writes the workflow's view of the deployment to MongoDB (the projection). */
     async recordDeployment(state: DeploymentProgressState): Promise<void> {
       await repos.substrateDeployments.project(state);
+      // A final stage frees the deployment's running slots (docs/governance.md); the
+      // projection is written first, so a lost release is found final and reconciled.
+      if (state.status !== 'running') await repos.heavyWork.releaseSlotsOf(state._id);
       if ((state.stage === 'ready' || state.stage === 'failed') && deps.notify) {
         await deps.notify({
           event: state.stage === 'ready' ? 'deployment.ready' : 'deployment.failed',

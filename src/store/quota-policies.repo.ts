@@ -11,6 +11,12 @@ export interface QuotaPolicy {
   scope: { key_id?: string; organization_id?: string; entitlement?: Entitlement };
   requests_per_minute: number;
   daily_quota: number;
+  /** Heavy-work limits (docs/governance.md); absent: the next policy that sets it, or the default. */
+  concurrent_deployments?: number;
+  cell_updates_per_day?: number;
+  /** Organization totals; only organization-scoped policies set them. */
+  organization_concurrent_deployments?: number;
+  organization_cell_updates_per_day?: number;
   status: TenantStatus;
   created_at: string;
   updated_at: string;

@@ -25,6 +25,12 @@ export interface CreateWorkerOptions {
    * more processes (docs/substrates.md).
    */
   compute?: boolean;
+  /**
+   * Chunks this process runs at once on the compute task queue (`COMPUTE_CONCURRENT_CHUNKS`,
+   * default 1). Chunks are CPU-bound and share the event loop with the approval workflows'
+   * activities: keep it below the cores of the machine.
+   */
+  computeConcurrentChunks?: number;
 }
 
 export interface CreatedWorkers {
@@ -96,9 +102,11 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Create
           activities: {
             runDeploymentChunk: (input: ChunkInput) => activities.runDeploymentChunk(input),
           },
-          // Chunks are CPU-bound: one at a time per process keeps the event loop able to
-          // heartbeat; more compute comes from more processes.
-          maxConcurrentActivityTaskExecutions: 1,
+          // Chunks are CPU-bound: few at a time per process (default one) keeps the event
+          // loop able to heartbeat and the approval path responsive; more compute comes
+          // from more processes. Chunks beyond the bound wait on the compute queue, never
+          // on the main queue.
+          maxConcurrentActivityTaskExecutions: options.computeConcurrentChunks ?? 1,
           // One poller: chunks are few and long; idle long polls cost the approval path
           // (measured: five pollers added ~45 ms to an action's end-to-end p50).
           maxConcurrentActivityTaskPolls: 1,
