@@ -3,6 +3,7 @@ import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@tempo
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import type { ChunkInput } from '../activities/substrates.activities';
+import { createStepper } from '../domain/substrates/stepper';
 import {
   computeTaskQueueOf,
   notificationWorkflowId,
@@ -14,7 +15,7 @@ export interface CreateWorkerOptions {
   namespace: string;
   taskQueue: string;
   /** Everything activities need except what the worker makes: identity, delivery starts. */
-  activityDeps: Omit<ActivityDeps, 'workerIdentity' | 'startDelivery'>;
+  activityDeps: Omit<ActivityDeps, 'workerIdentity' | 'startDelivery' | 'chunkStepper'>;
   /** A pre-built workflow bundle (tests build it once); otherwise bundled from source. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   connection?: NativeConnection;
@@ -76,10 +77,16 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Create
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     }
   };
+  // Chunks step the engine on threads of their own, one per concurrent chunk, so a
+  // saturated compute queue never holds the event loop the approval workflows need.
+  const computeConcurrentChunks = options.computeConcurrentChunks ?? 1;
+  const chunkStepper =
+    options.compute === false ? undefined : createStepper({ threads: computeConcurrentChunks });
   const activities = createActivities({
     ...options.activityDeps,
     workerIdentity: identity,
     startDelivery,
+    chunkStepper,
   });
   const worker = await Worker.create({
     connection,
@@ -106,7 +113,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Create
           // loop able to heartbeat and the approval path responsive; more compute comes
           // from more processes. Chunks beyond the bound wait on the compute queue, never
           // on the main queue.
-          maxConcurrentActivityTaskExecutions: options.computeConcurrentChunks ?? 1,
+          maxConcurrentActivityTaskExecutions: computeConcurrentChunks,
           // One poller: chunks are few and long; idle long polls cost the approval path
           // (measured: five pollers added ~45 ms to an action's end-to-end p50).
           maxConcurrentActivityTaskPolls: 1,
@@ -118,6 +125,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Create
     connection,
     async run() {
       const results = await Promise.allSettled(workers.map((w) => w.run()));
+      await chunkStepper?.close();
       if (client) await client.then((c) => c.connection.close()).catch(() => undefined);
       const failed = results.find((r) => r.status === 'rejected');
       if (failed) throw failed.reason;

@@ -4,6 +4,7 @@ import {
   createOrganization,
   createPolicy,
   deploy,
+  eventually,
   latticeSpec,
   strategicKeyIn,
   type Body,
@@ -86,7 +87,10 @@ describe('concurrent running deployments', () => {
 
     // A final stage gives the slot back (the workflow's last projection releases it).
     await cancelDeployments(app, key, [four[0]]);
-    expect((await usageOf(key)).key.concurrent_deployments.running).toBe(3);
+    await eventually(
+      'the slot freed',
+      async () => (await usageOf(key)).key.concurrent_deployments.running === 3,
+    );
     expect((await deployed(key)).status).toBe(201);
     expect((await deployed(key)).status).toBe(429);
   });
@@ -153,6 +157,10 @@ describe('concurrent running deployments', () => {
     expect(usage.organization.concurrent_deployments).toEqual({ allowed: 2, running: 2 });
 
     await cancelDeployments(app, a, [first.body.payload]);
+    await eventually(
+      'the slot freed',
+      async () => (await usageOf(b)).organization.concurrent_deployments.running === 1,
+    );
     expect((await deployed(b)).status).toBe(201);
   });
 
@@ -162,6 +170,11 @@ describe('concurrent running deployments', () => {
     const first = (await deployed(key)).body.payload;
     await cancelDeployments(app, key, [first]);
     const slots = app.deps.db.collection('deployment_slots');
+    // The record says cancelled a moment before the same activity frees the slot.
+    await eventually(
+      'the slot freed',
+      async () => (await usageOf(key)).key.concurrent_deployments.running === 0,
+    );
     const claimedAt = (msAgo: number) => new Date(Date.now() - msAgo).toISOString();
     const scope = `key:${key.keyId}`;
     // As if the release of the cancelled one was lost, and an api died between claim and start.
