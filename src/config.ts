@@ -37,6 +37,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** Threads of the api's engine pool for observe/recognize/render stepping (0: inline). */
   engineThreads: number;
+  /** Deployment chunks one worker process runs at once on the compute task queue. */
+  computeConcurrentChunks: number;
   /** Continuous checkpoints: an interval (`6h`) or a cron line; unset: none. */
   checkpointSchedule?: string;
   /** Ed25519 seed (32 bytes, hex or base64) the api signs decisions with; derived from KEY_PEPPER when unset. */
@@ -89,6 +91,7 @@ const envSchema = {
     WEBHOOK_SIGNING_SECRET: { type: 'string', minLength: 32 },
     WEBHOOK_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 120000 },
     ENGINE_THREADS: { type: 'integer', minimum: 0, maximum: 64 },
+    COMPUTE_CONCURRENT_CHUNKS: { type: 'integer', minimum: 1, maximum: 64 },
     CHECKPOINT_SCHEDULE: { type: 'string', pattern: CHECKPOINT_SCHEDULE_PATTERN },
     DECISION_SIGNING_KEY: { type: 'string', pattern: '^([0-9a-f]{64}|[A-Za-z0-9+/]{43}=?)$' },
     WORKFLOW_BUNDLE_PATH: { type: 'string', minLength: 1 },
@@ -153,6 +156,7 @@ export function loadConfig(env: Env = process.env): Config {
     proposeTimeoutMs: num('PROPOSE_TIMEOUT_MS', 15000),
     shutdownGraceMs: num('SHUTDOWN_GRACE_MS', 10000),
     engineThreads: num('ENGINE_THREADS', 1),
+    computeConcurrentChunks: num('COMPUTE_CONCURRENT_CHUNKS', 1),
     checkpointSchedule: v['CHECKPOINT_SCHEDULE'] as string | undefined,
     decisionSigningKey: v['DECISION_SIGNING_KEY'] as string | undefined,
     webhookAllowlist: str('WEBHOOK_ALLOWLIST', '').split(',').filter(Boolean),

@@ -20,6 +20,7 @@ async function main(): Promise<void> {
     address: config.temporalAddress,
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
+    computeConcurrentChunks: config.computeConcurrentChunks,
     ...(config.workflowBundlePath
       ? { workflowBundle: { codePath: config.workflowBundlePath } }
       : {}),

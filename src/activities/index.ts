@@ -32,6 +32,7 @@ export interface ActivityDeps
   /** Pepper of the keys scenario runs mint for their principals. */
   keyPepper: string;
   workerIdentity: string;
+  chunkStepper?: SubstrateActivityDeps['chunkStepper'];
 }
 
 /** Every activity, built over the worker's dependencies. */

@@ -4,7 +4,7 @@ import { createSubstrate, type Substrate } from '../domain/substrates/engine';
 import { compileNormalized } from '../domain/substrates/compile.service';
 import { assayAndStore } from '../domain/substrates/inspection.service';
 import { SnapshotMissing, createSubstrateStates, storedStateAt } from '../domain/substrates/states';
-import { createStepper } from '../domain/substrates/stepper';
+import { createStepper, type Stepper } from '../domain/substrates/stepper';
 import { validateSpec, type Violation } from '../domain/substrates/validation';
 import type { Repos } from '../store';
 import type {
@@ -17,9 +17,15 @@ import { DEPLOYMENT_ERRORS, type DeploymentProgressState } from '../workflows/sh
 import type { NotifiableEvent } from './notifications.activities';
 
 export interface SubstrateActivityDeps {
-  repos: Pick<Repos, 'artifacts' | 'substrateDeployments' | 'substrateSnapshots'>;
+  repos: Pick<Repos, 'artifacts' | 'substrateDeployments' | 'substrateSnapshots' | 'heavyWork'>;
   /** Tells subscribers a deployment is ready or failed. */
   notify?: (event: NotifiableEvent) => Promise<number>;
+  /**
+   * Steps deployment chunks; with threads (the worker process: one per concurrent chunk)
+   * the engine never holds the event loop the approval workflows' tasks run on. Default:
+   * inline, giving the event loop back every 200 ms.
+   */
+  chunkStepper?: Stepper;
 }
 
 /** One chunk of a run: ids and ticks only (the spec is read from the store, by id). */
@@ -49,7 +55,9 @@ export function createSubstrateActivities(deps: SubstrateActivityDeps) {
   const live = new LRUCache<string, Substrate>({ max: 4 });
   const specs = new LRUCache<string, NormalizedSpec>({ max: 64 });
   // Inline: these activities run on the compute queue, apart from the approval workflows.
-  const states = createSubstrateStates(repos.substrateSnapshots, createStepper({ threads: 0 }));
+  const inline = createStepper({ threads: 0 });
+  const states = createSubstrateStates(repos.substrateSnapshots, inline);
+  const chunkStepper = deps.chunkStepper ?? inline;
 
   /** The deployment as stored; its loss is final (retrying cannot bring it back). */
   async function deploymentOf(deploymentId: string): Promise<DeploymentRecord> {
@@ -95,6 +103,9 @@ export function createSubstrateActivities(deps: SubstrateActivityDeps) {
     /** Writes the workflow's view of the deployment to MongoDB (the projection). */
     async recordDeployment(state: DeploymentProgressState): Promise<void> {
       await repos.substrateDeployments.project(state);
+      // A final stage frees the deployment's running slots (docs/governance.md); the
+      // projection is written first, so a lost release is found final and reconciled.
+      if (state.status !== 'running') await repos.heavyWork.releaseSlotsOf(state._id);
       if ((state.stage === 'ready' || state.stage === 'failed') && deps.notify) {
         await deps.notify({
           event: state.stage === 'ready' ? 'deployment.ready' : 'deployment.failed',
@@ -147,7 +158,9 @@ export function createSubstrateActivities(deps: SubstrateActivityDeps) {
      */
     async runDeploymentChunk(input: ChunkInput): Promise<ChunkResult> {
       const context = Context.current();
-      const state = await stateAt(input.deployment_id, input.from_tick);
+      let state = await stateAt(input.deployment_id, input.from_tick);
+      const { params } =
+        specs.get(input.deployment_id) ?? (await deploymentOf(input.deployment_id)).spec;
       live.delete(input.deployment_id);
       const trail: TrailPoint[] = [];
       // Engine calls are cut into slices, however far apart trail points are, so the worker
@@ -157,7 +170,8 @@ export function createSubstrateActivities(deps: SubstrateActivityDeps) {
       let yieldedAt = Date.now();
       while (state.tick < input.to_tick) {
         const nextTrail = (Math.floor(state.tick / input.trail_step) + 1) * input.trail_step;
-        state.step(Math.min(nextTrail, input.to_tick, state.tick + sliceTicks) - state.tick);
+        const ticks = Math.min(nextTrail, input.to_tick, state.tick + sliceTicks) - state.tick;
+        state = await chunkStepper.advance(state, params, ticks);
         if (state.tick % input.trail_step === 0 || state.tick === input.to_tick) {
           trail.push({ tick: state.tick, digest: state.digest() });
         }

@@ -16,6 +16,8 @@ export const ERROR_STATUS = {
   validation_error: 422,
   rate_limited: 429,
   quota_exceeded: 429,
+  deployment_concurrency_exceeded: 429,
+  cell_updates_quota_exceeded: 429,
   internal: 500,
   not_implemented: 501,
   unavailable: 503,

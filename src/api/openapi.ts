@@ -161,8 +161,10 @@ function operationOf(
     responses['403'] = errorResponse(
       'Entitlement class, access layer or role below the route family.',
     );
+    // A route with limits of its own (heavy work) adds their codes to the common ones.
+    const own = route.responses[429] as { description: string } | undefined;
     responses['429'] = errorResponse(
-      'Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`.',
+      `Rate limit (\`rate_limited\`) or daily quota (\`quota_exceeded\`) exceeded; see \`Retry-After\`.${own ? ` ${own.description}` : ''}`,
     );
     responses['503'] = errorResponse(
       'A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`.',

@@ -1,4 +1,5 @@
 import type { AccessLayer, Entitlement } from './families';
+import type { KeyLimits } from './limits';
 
 export type PrincipalRole = 'member' | 'operator';
 
@@ -10,5 +11,5 @@ export interface AuthContext {
   role: PrincipalRole;
   entitlement: Entitlement;
   accessLayer: AccessLayer;
-  limits: { requestsPerMinute: number; dailyQuota: number };
+  limits: KeyLimits;
 }

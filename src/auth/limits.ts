@@ -1,16 +1,58 @@
 import type { Entitlement } from './families';
 import type { LimitRule } from './rate-limiter';
 
-export interface KeyLimits {
+/** Limits on heavy work (substrate deployments), per key and per organization. */
+export interface HeavyWorkLimits {
+  /** Deployments of the key not yet in a final stage. */
+  concurrentDeployments: number;
+  /** Cell updates (cells × ticks) the key may deploy per UTC day. */
+  cellUpdatesPerDay: number;
+  /** The same two, summed over every key of the key's organization. */
+  organizationConcurrentDeployments: number;
+  organizationCellUpdatesPerDay: number;
+}
+
+export interface KeyLimits extends HeavyWorkLimits {
   requestsPerMinute: number;
   dailyQuota: number;
 }
 
-/** Defaults by entitlement class (DESIGN.md section 3); quota policies may override them. */
+/**
+ * An organization's heavy-work totals unless an organization-scoped quota policy sets them
+ * (docs/governance.md, Limits on heavy work).
+ */
+export const ORGANIZATION_HEAVY_WORK = {
+  organizationConcurrentDeployments: 8,
+  organizationCellUpdatesPerDay: 100_000_000_000_000,
+} as const;
+
+/**
+ * Defaults by entitlement class (DESIGN.md section 3); quota policies may override them.
+ * Heavy work: a lattice-large run (4096² × 1M ticks) is 1.7·10^13 cell updates, about two
+ * CPU-hours of the engine; a strategic key may deploy about three of those a day.
+ */
 export const CLASS_LIMITS: Record<Entitlement, KeyLimits> = {
-  sandbox: { requestsPerMinute: 60, dailyQuota: 1_000 },
-  institutional: { requestsPerMinute: 600, dailyQuota: 50_000 },
-  strategic: { requestsPerMinute: 3_000, dailyQuota: 1_000_000 },
+  sandbox: {
+    requestsPerMinute: 60,
+    dailyQuota: 1_000,
+    concurrentDeployments: 0,
+    cellUpdatesPerDay: 0,
+    ...ORGANIZATION_HEAVY_WORK,
+  },
+  institutional: {
+    requestsPerMinute: 600,
+    dailyQuota: 50_000,
+    concurrentDeployments: 1,
+    cellUpdatesPerDay: 2_000_000_000_000,
+    ...ORGANIZATION_HEAVY_WORK,
+  },
+  strategic: {
+    requestsPerMinute: 3_000,
+    dailyQuota: 1_000_000,
+    concurrentDeployments: 4,
+    cellUpdatesPerDay: 50_000_000_000_000,
+    ...ORGANIZATION_HEAVY_WORK,
+  },
 };
 
 /** The limiter rules of a key: a per-minute rate and a per-UTC-day quota. */

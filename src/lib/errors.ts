@@ -21,7 +21,11 @@ export type AppErrorKind =
   | 'unauthorized'
   | 'validation_error'
   | 'unavailable'
-  | 'not_implemented';
+  | 'not_implemented'
+  | HeavyWorkLimitKind;
+
+/** The limits on heavy work (docs/governance.md); each names itself in the error code. */
+export type HeavyWorkLimitKind = 'deployment_concurrency_exceeded' | 'cell_updates_quota_exceeded';
 
 export interface AppErrorOptions {
   /** A longer explanation (string), or the issue list of an `Invalid`. */
@@ -66,6 +70,13 @@ export class Unauthorized extends kindOf('unauthorized') {}
 export class Unavailable extends kindOf('unavailable') {}
 /** A capability that is planned but not built. */
 export class NotImplemented extends kindOf('not_implemented') {}
+
+/** A limit on heavy work is reached: the kind names the limit, `extra` its scope and numbers. */
+export class LimitExceeded extends AppError {
+  constructor(kind: HeavyWorkLimitKind, message: string, options?: AppErrorOptions) {
+    super(kind, message, options);
+  }
+}
 
 /** `what not found`, the common case. */
 export const notFound = (what: string): NotFound => new NotFound(`${what} not found`);

@@ -38,6 +38,7 @@ import { createSessionsRepo } from './sessions.repo';
 import { createWitnessJournalRepo } from './witness-journal.repo';
 import { createProofsRepo } from './proofs.repo';
 import { createScenarioRunsRepo } from './scenario-runs.repo';
+import { createHeavyWorkRepo } from './heavy-work.repo';
 
 /** Every repository, built over one database. */
 export function createRepos(db: Db) {
@@ -85,6 +86,7 @@ export function createRepos(db: Db) {
     substrateSnapshots: createSubstrateSnapshotsRepo(db),
     recordCounts: createRecordCountsRepo(db),
     statusClaims: createStatusClaimsRepo(db),
+    heavyWork: createHeavyWorkRepo(db),
   };
 }
 

@@ -23,7 +23,15 @@ export const INDEXES: Record<string, IndexDescription[]> = {
     { key: { 'target.id': 1, _id: -1 }, name: 'by_target' },
     { key: { at: -1, _id: -1 }, name: 'by_time' },
   ],
+  cell_update_charges: [
+    { key: { key_id: 1, day: 1 }, name: 'by_key_day' },
+    { key: { organization_id: 1, day: 1 }, name: 'by_organization_day' },
+  ],
   checkpoints: [{ key: { status: 1, _id: -1 }, name: 'by_status' }],
+  deployment_slots: [
+    { key: { scope: 1 }, name: 'by_scope' },
+    { key: { deployment_id: 1 }, name: 'by_deployment' },
+  ],
   external_actions: [
     { key: { status: 1, _id: -1 }, name: 'by_status' },
     { key: { shared_context_id: 1, _id: -1 }, name: 'by_context' },

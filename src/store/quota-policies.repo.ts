@@ -10,6 +10,12 @@ export interface QuotaPolicy extends TenantRecord {
   scope: { key_id?: string; organization_id?: string; entitlement?: Entitlement };
   requests_per_minute: number;
   daily_quota: number;
+  /** Heavy-work limits (docs/governance.md); absent: the next policy that sets it, or the default. */
+  concurrent_deployments?: number;
+  cell_updates_per_day?: number;
+  /** Organization totals; only organization-scoped policies set them. */
+  organization_concurrent_deployments?: number;
+  organization_cell_updates_per_day?: number;
 }
 
 export function createQuotaPoliciesRepo(db: Db) {

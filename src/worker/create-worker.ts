@@ -3,6 +3,7 @@ import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@tempo
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import type { ChunkInput } from '../activities/substrates.activities';
+import { createStepper } from '../domain/substrates/stepper';
 import {
   computeTaskQueueOf,
   notificationWorkflowId,
@@ -14,7 +15,7 @@ export interface CreateWorkerOptions {
   namespace: string;
   taskQueue: string;
   /** Everything activities need except what the worker makes: identity, delivery starts. */
-  activityDeps: Omit<ActivityDeps, 'workerIdentity' | 'startDelivery'>;
+  activityDeps: Omit<ActivityDeps, 'workerIdentity' | 'startDelivery' | 'chunkStepper'>;
   /** A pre-built workflow bundle (tests build it once); otherwise bundled from source. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   connection?: NativeConnection;
@@ -25,6 +26,12 @@ export interface CreateWorkerOptions {
    * more processes (docs/substrates.md).
    */
   compute?: boolean;
+  /**
+   * Chunks this process runs at once on the compute task queue (`COMPUTE_CONCURRENT_CHUNKS`,
+   * default 1). Chunks are CPU-bound and share the event loop with the approval workflows'
+   * activities: keep it below the cores of the machine.
+   */
+  computeConcurrentChunks?: number;
 }
 
 export interface CreatedWorkers {
@@ -70,10 +77,16 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Create
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     }
   };
+  // Chunks step the engine on threads of their own, one per concurrent chunk, so a
+  // saturated compute queue never holds the event loop the approval workflows need.
+  const computeConcurrentChunks = options.computeConcurrentChunks ?? 1;
+  const chunkStepper =
+    options.compute === false ? undefined : createStepper({ threads: computeConcurrentChunks });
   const activities = createActivities({
     ...options.activityDeps,
     workerIdentity: identity,
     startDelivery,
+    chunkStepper,
   });
   const worker = await Worker.create({
     connection,
@@ -96,9 +109,11 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Create
           activities: {
             runDeploymentChunk: (input: ChunkInput) => activities.runDeploymentChunk(input),
           },
-          // Chunks are CPU-bound: one at a time per process keeps the event loop able to
-          // heartbeat; more compute comes from more processes.
-          maxConcurrentActivityTaskExecutions: 1,
+          // Chunks are CPU-bound: few at a time per process (default one) keeps the event
+          // loop able to heartbeat and the approval path responsive; more compute comes
+          // from more processes. Chunks beyond the bound wait on the compute queue, never
+          // on the main queue.
+          maxConcurrentActivityTaskExecutions: computeConcurrentChunks,
           // One poller: chunks are few and long; idle long polls cost the approval path
           // (measured: five pollers added ~45 ms to an action's end-to-end p50).
           maxConcurrentActivityTaskPolls: 1,
@@ -110,6 +125,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Create
     connection,
     async run() {
       const results = await Promise.allSettled(workers.map((w) => w.run()));
+      await chunkStepper?.close();
       if (client) await client.then((c) => c.connection.close()).catch(() => undefined);
       const failed = results.find((r) => r.status === 'rejected');
       if (failed) throw failed.reason;

@@ -23,8 +23,10 @@ export const activityDepsOf = (deps: AppDeps) => ({
 export async function startTestWorker(
   deps: AppDeps,
   taskQueue = deps.config.taskQueue,
+  options: { compute?: boolean; computeConcurrentChunks?: number } = {},
 ): Promise<TestWorker> {
   const workers = await createWorker({
+    ...options,
     address: process.env['TEST_TEMPORAL_ADDRESS']!,
     namespace: 'default',
     taskQueue,

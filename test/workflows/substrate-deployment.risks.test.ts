@@ -11,6 +11,7 @@ import {
   type DeploymentWorkflowInput,
 } from '../../src/workflows/shared';
 import type { AuthContext } from '../../src/auth/auth-context';
+import { CLASS_LIMITS } from '../../src/auth/limits';
 import { deploymentRecordOf } from '../helpers/deployments';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { startTestWorker, type TestWorker } from '../helpers/test-worker';
@@ -147,7 +148,12 @@ describe('deterministic failures and the wall-time bound (risk 3)', () => {
 });
 
 describe('the workflow start is the source of truth (risk 6)', () => {
-  const auth = { principalId: 'prn_test', organizationId: 'org_test' } as AuthContext;
+  const auth = {
+    keyId: 'k_test',
+    principalId: 'prn_test',
+    organizationId: 'org_test',
+    limits: CLASS_LIMITS.strategic,
+  } as AuthContext;
   const body = { spec: gliderSpec(12) };
 
   it('writes nothing while the start has not happened (no record stuck at validating)', async () => {

@@ -1,7 +1,7 @@
 import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
-import type { KeyLimits } from '../../auth/limits';
-import { notFound } from '../../lib/errors';
+import { CLASS_LIMITS, type KeyLimits } from '../../auth/limits';
+import { invalidAt, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { ApiKeyRecord } from '../../store/api-keys.repo';
 import type { QuotaPoliciesRepo, QuotaPolicy } from '../../store/quota-policies.repo';
@@ -15,27 +15,56 @@ type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
 const specificity = (policy: QuotaPolicy): number =>
   policy.scope.key_id ? 3 : policy.scope.organization_id ? 2 : 1;
 
+/** The heavy-work fields of a policy and the `KeyLimits` field each one sets. */
+const HEAVY_FIELDS = [
+  ['concurrent_deployments', 'concurrentDeployments'],
+  ['cell_updates_per_day', 'cellUpdatesPerDay'],
+  ['organization_concurrent_deployments', 'organizationConcurrentDeployments'],
+  ['organization_cell_updates_per_day', 'organizationCellUpdatesPerDay'],
+] as const;
+
+/** Heavy-work fields that describe the organization as a whole. */
+const ORGANIZATION_FIELDS = new Set<string>([
+  'organization_concurrent_deployments',
+  'organization_cell_updates_per_day',
+]);
+
 /**
- * The policy that sets a key's limits: the most specific active one, the newest among
- * equally specific ones; undefined means the class defaults apply.
+ * The limits of a key under the quota policies, or undefined for the class defaults.
+ * Requests per minute and per day come from the winning policy (`best`): the most specific
+ * active one, the newest among equally specific ones. Each heavy-work limit comes
+ * from the most specific active policy that sets it (the newest among equals), else the
+ * class default; the organization totals only from the key's organization's policies.
  */
-export async function winningPolicy(
+export async function limitsOf(
   policies: Pick<QuotaPoliciesRepo, 'activeFor'>,
   key: ApiKeyRecord,
-): Promise<QuotaPolicy | undefined> {
-  let best: QuotaPolicy | undefined;
-  for (const policy of await policies.activeFor(key)) {
-    if (!best || specificity(policy) > specificity(best)) best = policy;
+): Promise<{ limits: KeyLimits; best: QuotaPolicy | undefined } | undefined> {
+  const active = await policies.activeFor(key);
+  if (active.length === 0) return undefined;
+  // Most specific first; `activeFor` is newest first and the sort is stable.
+  const ordered = [...active].sort((a, b) => specificity(b) - specificity(a));
+  const best = ordered[0];
+  const limits: KeyLimits = {
+    ...CLASS_LIMITS[key.entitlement],
+    requestsPerMinute: best.requests_per_minute,
+    dailyQuota: best.daily_quota,
+  };
+  for (const [field, limit] of HEAVY_FIELDS) {
+    const setBy = ordered.find(
+      (policy) =>
+        policy[field] !== undefined &&
+        (!ORGANIZATION_FIELDS.has(field) || policy.scope.organization_id !== undefined),
+    );
+    if (setBy) limits[limit] = setBy[field]!;
   }
-  return best;
+  return { limits, best };
 }
 
-/** The limits of a key under the quota policies (`winningPolicy`), or undefined for the class defaults. */
+/** The limits of a key under the quota policies (`limitsOf`), or undefined for the class defaults. */
 export function createLimitsResolver(policies: QuotaPoliciesRepo) {
-  return async (key: ApiKeyRecord): Promise<KeyLimits | undefined> => {
-    const best = await winningPolicy(policies, key);
-    return best && { requestsPerMinute: best.requests_per_minute, dailyQuota: best.daily_quota };
-  };
+  return async (key: ApiKeyRecord): Promise<KeyLimits | undefined> =>
+    (await limitsOf(policies, key))?.limits;
 }
 
 export function policyView(policy: QuotaPolicy) {
@@ -45,6 +74,12 @@ export function policyView(policy: QuotaPolicy) {
     scope: policy.scope,
     requests_per_minute: policy.requests_per_minute,
     daily_quota: policy.daily_quota,
+    ...Object.fromEntries(
+      HEAVY_FIELDS.filter(([field]) => policy[field] !== undefined).map(([field]) => [
+        field,
+        policy[field],
+      ]),
+    ),
     status: policy.status,
     created_at: policy.created_at,
     updated_at: policy.updated_at,
@@ -77,12 +112,23 @@ export async function createPolicy(
   ) {
     throw notFound(`organization ${body.scope.organization_id}`);
   }
+  for (const field of ORGANIZATION_FIELDS) {
+    if (body[field as keyof CreatePolicyBody] !== undefined && !body.scope.organization_id) {
+      throw invalidAt(['body', field], 'only an organization-scoped policy sets this');
+    }
+  }
   const policy: QuotaPolicy = {
     _id: newId('pol'),
     name: body.name,
     scope: body.scope,
     requests_per_minute: body.requests_per_minute,
     daily_quota: body.daily_quota,
+    ...Object.fromEntries(
+      HEAVY_FIELDS.filter(([field]) => body[field] !== undefined).map(([field]) => [
+        field,
+        body[field],
+      ]),
+    ),
     ...createdActive(new Date().toISOString()),
   };
   const view = await tenant.create(deps, auth, requestId, policies, policy);

@@ -20,7 +20,12 @@ export const KEY_ID_PATTERN = '^[0-9a-f]{12}$';
 /** Rotation grace: how long the previous secret stays valid (default 24 h). */
 export const ROTATION_GRACE = { min: 0, max: 604_800, default: 86_400 } as const;
 /** Bounds of quota-policy limits. */
-export const POLICY_LIMITS = { maxPerMinute: 1_000_000, maxPerDay: 1_000_000_000 } as const;
+export const POLICY_LIMITS = {
+  maxPerMinute: 1_000_000,
+  maxPerDay: 1_000_000_000,
+  maxConcurrentDeployments: 10_000,
+  maxCellUpdatesPerDay: 1_000_000_000_000_000,
+} as const;
 
 export const keyId = (description: string) => Type.String({ pattern: KEY_ID_PATTERN, description });
 export const organizationId = (description: string) => idRef('org', description);
@@ -115,6 +120,27 @@ const policyScope = closedObject(
   'What the policy applies to: exactly one of `key_id`, `organization_id`, `entitlement`.',
 );
 
+const concurrentDeployments = (description: string) =>
+  integer(description, 0, POLICY_LIMITS.maxConcurrentDeployments);
+const cellUpdates = (description: string) =>
+  integer(description, 0, POLICY_LIMITS.maxCellUpdatesPerDay);
+
+/** Optional limits on heavy work (docs/governance.md); 0 forbids deployments. */
+const heavyWorkFields = {
+  concurrent_deployments: concurrentDeployments(
+    'Deployments per key not yet in a final stage (default by class).',
+  ),
+  cell_updates_per_day: cellUpdates(
+    'Cell updates (cells × ticks) per key and UTC day, charged at deploy (default by class).',
+  ),
+  organization_concurrent_deployments: concurrentDeployments(
+    "The organization's running deployments, all keys together; organization scope only.",
+  ),
+  organization_cell_updates_per_day: cellUpdates(
+    "The organization's cell updates per UTC day, all keys together; organization scope only.",
+  ),
+};
+
 /** Body of `POST /v1/admin/policies/create`; `scope` names exactly one target. */
 export const createPolicyBody = closedObject(
   {
@@ -122,6 +148,7 @@ export const createPolicyBody = closedObject(
     scope: { ...policyScope, minProperties: 1, maxProperties: 1 },
     requests_per_minute: integer('Requests per minute.', 1, POLICY_LIMITS.maxPerMinute),
     daily_quota: integer('Requests per UTC day.', 1, POLICY_LIMITS.maxPerDay),
+    ...heavyWorkFields,
   },
   ['name', 'scope', 'requests_per_minute', 'daily_quota'],
 );

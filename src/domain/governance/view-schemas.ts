@@ -116,6 +116,14 @@ export const policyView = schema.view(
     ),
     requests_per_minute: schema.count('Requests per minute.'),
     daily_quota: schema.count('Requests per UTC day.'),
+    concurrent_deployments: schema.count('Running deployments per key (when set).'),
+    cell_updates_per_day: schema.count('Cell updates per key and UTC day (when set).'),
+    organization_concurrent_deployments: schema.count(
+      "The organization's running deployments (when set).",
+    ),
+    organization_cell_updates_per_day: schema.count(
+      "The organization's cell updates per UTC day (when set).",
+    ),
     status: schema.choice(TENANT_STATUSES, 'Status.'),
     ...stamps,
   },

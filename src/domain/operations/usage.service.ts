@@ -5,7 +5,8 @@ import { CLASS_LIMITS } from '../../auth/limits';
 import { msUntilUtcMidnight, utcDay } from '../../lib/time';
 import type { ApiKeyRecord } from '../../store/api-keys.repo';
 import { decodeCursor, encodeCursor } from '../../store/paging';
-import { winningPolicy } from '../governance/quota-policies.service';
+import { limitsOf } from '../governance/quota-policies.service';
+import { heavyWorkUsage } from '../substrates/heavy-work';
 import type { UsageRollup } from '../../store/usage-rollups.repo';
 import {
   floorPeriod,
@@ -104,21 +105,15 @@ export async function listUsage(deps: Pick<AppInfra, 'repos'>, raw: UsageListQue
   };
 }
 
-/** The effective limits of a key and where they come from (`winningPolicy`, else the class). */
+/** The effective limits of a key and where they come from (`limitsOf`, else the class). */
 async function effectiveLimits(deps: Pick<AppInfra, 'repos'>, key: ApiKeyRecord) {
-  const best = await winningPolicy(deps.repos.quotaPolicies, key);
-  if (best) {
-    return {
-      requests_per_minute: best.requests_per_minute,
-      daily_quota: best.daily_quota,
-      source: best._id,
-    };
-  }
-  const defaults = CLASS_LIMITS[key.entitlement];
+  const resolved = await limitsOf(deps.repos.quotaPolicies, key);
+  const limits = resolved?.limits ?? CLASS_LIMITS[key.entitlement];
   return {
-    requests_per_minute: defaults.requestsPerMinute,
-    daily_quota: defaults.dailyQuota,
-    source: `class:${key.entitlement}`,
+    requests_per_minute: limits.requestsPerMinute,
+    daily_quota: limits.dailyQuota,
+    source: resolved?.best?._id ?? `class:${key.entitlement}`,
+    all: limits,
   };
 }
 
@@ -158,10 +153,11 @@ export async function keyUsage(
     new Date(
       floorPeriod(nowMs, granularity) - (DEFAULT_PERIODS[granularity] - 1) * periodMs(granularity),
     ).toISOString();
-  const [limits, used] = await Promise.all([
+  const [{ all, ...limits }, used] = await Promise.all([
     effectiveLimits(deps, key),
     limiterCounts(deps, keyId, nowMs),
   ]);
+  const heavyWork = await heavyWorkUsage(deps, key, all);
 
   const cursor = deps.repos.usageRollups.find(
     { key_id: keyId, [granularity]: periodRange(granularity, since, query.until) },
@@ -200,6 +196,7 @@ export async function keyUsage(
       remaining: Math.max(0, limits.daily_quota - used.day),
       resets_at: new Date(nowMs + msUntilUtcMidnight(nowMs)).toISOString(),
     },
+    heavy_work: heavyWork,
     granularity,
     since,
     until: query.until ?? null,

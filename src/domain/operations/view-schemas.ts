@@ -217,6 +217,27 @@ export const usageRowView = schema.view(
 );
 
 /** What `admin.usage.get` answers. */
+/** Running deployments and today's cell updates against their limits. */
+const heavyWorkCounts = (description: string) =>
+  schema.view(
+    {
+      concurrent_deployments: schema.view(
+        { allowed: schema.count('Limit.'), running: schema.count('Holding a slot now.') },
+        ['allowed', 'running'],
+      ),
+      cell_updates_today: schema.view(
+        {
+          allowed: schema.count('Limit per UTC day.'),
+          used: schema.count('Charged today (cells × ticks of each deployment).'),
+          remaining: schema.count('Left today.'),
+        },
+        ['allowed', 'used', 'remaining'],
+      ),
+    },
+    ['concurrent_deployments', 'cell_updates_today'],
+    description,
+  );
+
 export const keyUsageView = schema.view(
   {
     key_id: keyId('Key.'),
@@ -246,6 +267,15 @@ export const keyUsageView = schema.view(
       },
       ['used', 'remaining'],
       'The current UTC day.',
+    ),
+    heavy_work: schema.view(
+      {
+        key: heavyWorkCounts('Of this key.'),
+        organization: heavyWorkCounts("Of the key's organization, all keys together."),
+        resets_at: schema.dateTime('Next 00:00 UTC (cell updates).'),
+      },
+      ['key', 'organization', 'resets_at'],
+      'Limits on heavy work (docs/governance.md): running deployments and cell updates charged today.',
     ),
     totals: usageCounts,
     periods: schema.arrayOf(

@@ -12,6 +12,7 @@ import {
   type DeploymentWorkflowInput,
 } from '../../workflows/shared';
 import { chunkPlan } from './chunking';
+import { admitDeployment, type HeavyWorkAdmission } from './heavy-work';
 import { compileNormalized, requireValidSpec } from './compile.service';
 import { specOfManifest, type SubstrateManifest } from './manifest';
 import { envelopeRegistry } from './registry/registry';
@@ -67,29 +68,43 @@ async function specToDeploy(deps: DeployDeps, body: SubstrateDeployRequest) {
  * `POST /v1/substrates/deploy`. The spec is validated and compiled here, so a bad spec is
  * a 422 and never a failed deployment; then the record is written and its workflow started.
  * Every deployment takes the next binding of its manifest (a unique insert); `bind` first
- * returns the newest bound deployment when it is running or ready.
+ * returns the newest bound deployment when it is running or ready. A new deployment must
+ * first be admitted by the limits on heavy work of its key and organization (`heavy-work.ts`:
+ * a 429 naming the limit); its workflow gives its slots back when it reaches a final stage.
  */
 export async function deploy(deps: DeployDeps, auth: AuthContext, body: SubstrateDeployRequest) {
   const spec = await specToDeploy(deps, body);
   const { artifact } = await compileNormalized(deps, spec);
   const repo = deps.repos.substrateDeployments;
-  for (;;) {
-    const newest = await repo.newestBinding(artifact.artifact_id);
-    if (body.mode === 'bind' && newest) {
-      const bound = await boundDeployment(repo, newest.deployment_id);
-      if (bound && (bound.status === 'running' || bound.status === 'ready')) {
-        return { created: false, deployment: deploymentView(bound) };
+  const deploymentId = newId('dep');
+  // Taken once a new deployment is needed; given back unless its workflow starts.
+  let admission: HeavyWorkAdmission | undefined;
+  let started = false;
+  try {
+    for (;;) {
+      const newest = await repo.newestBinding(artifact.artifact_id);
+      if (body.mode === 'bind' && newest) {
+        const bound = await boundDeployment(repo, newest.deployment_id);
+        if (bound && (bound.status === 'running' || bound.status === 'ready')) {
+          await admission?.withdraw();
+          admission = undefined;
+          return { created: false, deployment: deploymentView(bound) };
+        }
       }
+      admission ??= await admitDeployment(deps, auth, deploymentId, spec);
+      const number = (newest ? Number(newest._id.split(':').pop()) : 0) + 1;
+      const now = new Date().toISOString();
+      if (await repo.claimBinding(artifact.artifact_id, number, deploymentId, now)) {
+        const record = newRecord(deploymentId, spec, auth, now);
+        await start(deps, record, () => (started = true));
+        return { created: true, deployment: deploymentView(record) };
+      }
+      // Another deploy of the same manifest took that binding: look again.
     }
-    const deploymentId = newId('dep');
-    const number = (newest ? Number(newest._id.split(':').pop()) : 0) + 1;
-    const now = new Date().toISOString();
-    if (await repo.claimBinding(artifact.artifact_id, number, deploymentId, now)) {
-      const record = newRecord(deploymentId, spec, auth, now);
-      await start(deps, record);
-      return { created: true, deployment: deploymentView(record) };
-    }
-    // Another deploy of the same manifest took that binding: look again.
+  } catch (error) {
+    // A deployment that never started holds no slot and costs nothing.
+    if (!started) await admission?.withdraw();
+    throw error;
   }
 }
 
@@ -150,7 +165,11 @@ function newRecord(id: string, spec: NormalizedSpec, auth: AuthContext, now: str
  * the start. Only then is the api's own first copy written (the workflow's copy, when it
  * got there first, is newer and kept).
  */
-async function start(deps: DeployDeps, record: DeploymentRecord): Promise<void> {
+async function start(
+  deps: DeployDeps,
+  record: DeploymentRecord,
+  onStarted: () => void,
+): Promise<void> {
   const { spec } = record;
   const input: DeploymentWorkflowInput = { deployment: record };
   try {
@@ -170,6 +189,7 @@ async function start(deps: DeployDeps, record: DeploymentRecord): Promise<void> 
       extra: { cause: error instanceof Error ? error.message : String(error) },
     });
   }
+  onStarted();
   deps.metrics.workflowStarts.inc({ workflow_type: 'substrateDeploymentWorkflow' });
   await deps.repos.substrateDeployments.insertFirst(record);
 }

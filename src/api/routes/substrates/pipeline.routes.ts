@@ -62,12 +62,16 @@ export const substratePipelineRoutes: RouteDefinition[] = [
     family: 'substrate_build',
     summary: 'deploy or bind environment',
     description:
-      'Starts a deployment workflow (validate, compile, deploy, observe, assay) from a spec or a compiled manifest and returns the deployment at once; follow `stage` and `progress`. `mode: bind` reuses a live deployment of the same manifest when there is one.',
+      'Starts a deployment workflow (validate, compile, deploy, observe, assay) from a spec or a compiled manifest and returns the deployment at once; follow `stage` and `progress`. `mode: bind` reuses a live deployment of the same manifest when there is one. A new deployment counts against the running deployments and the daily cell updates of its key and organization (429 beyond either).',
     request: {
       body: { name: 'SubstrateDeployRequest', schema: substratesSchemas.substrateDeployBody },
     },
     responses: {
       404: { description: 'No such compiled manifest (`artifact_id`).' },
+      429: {
+        description:
+          'A limit on heavy work of the key or its organization (docs/governance.md): `deployment_concurrency_exceeded` (running deployments; `error.scope`, `error.allowed`, `error.running`) or `cell_updates_quota_exceeded` (cells × ticks per UTC day; `error.used`, `error.requested`, `Retry-After` until 00:00 UTC when the deployment fits a whole day).',
+      },
       201: {
         description: 'The deployment, started.',
         schema: envelope(substratesViews.deploymentView),
