@@ -214,3 +214,90 @@ describe('an action in the Temporal Web UI', () => {
     expect(story).toContain(`apply world.update_object → Hall lamp (${object._id})`);
   }, 60_000);
 });
+
+interface DeploymentView {
+  deployment_id: string;
+  status: string;
+  stage: string;
+  progress: { tick: number; ticks_total: number };
+  workflow_id: string;
+  workflow_url: string;
+  spec: { envelope: string };
+}
+
+describe('a deployment in the Temporal Web UI', () => {
+  it('shows its stage and progress as the api does, at every stage it is seen in', async () => {
+    const started = await call<{ payload: DeploymentView }>(
+      app.url,
+      'POST',
+      '/v1/substrates/deploy',
+      {
+        key: ada.apiKey,
+        body: {
+          spec: {
+            scaffold: 'life-lattice',
+            params: { width: 16, height: 16, rule: 'B3/S23', ticks: 40, pattern: 'glider' },
+          },
+        },
+      },
+    );
+    expect(started.status).toBe(201);
+    const id = started.body.payload.deployment_id;
+    expect(started.body.payload.workflow_url).toBe(
+      `${app.deps.config.temporalUiUrl}/namespaces/default/workflows/deployment-${id}`,
+    );
+    const client = await app.deps.temporal.getClient();
+    const handle = client.workflow.getHandle(`deployment-${id}`);
+    const read = async () =>
+      (
+        await call<{ payload: DeploymentView }>(
+          app.url,
+          'GET',
+          `/v1/substrates/deployments/${id}`,
+          { key: ada.apiKey },
+        )
+      ).body.payload;
+    const agrees = (current: string, view: DeploymentView) =>
+      current.includes(`**Stage:** ${view.stage}`) &&
+      current.includes(`**Progress:** tick ${view.progress.tick}/${view.progress.ticks_total}`);
+
+    // While it runs: whenever the details hold still across a read of the api, they agree.
+    const stagesSeen = new Set<string>();
+    let view = await read();
+    for (let i = 0; i < 300 && view.status === 'running'; i++) {
+      const before = (await inspect(handle)).current;
+      view = await read();
+      const after = (await inspect(handle)).current;
+      if (before === after && view.status === 'running') {
+        expect(agrees(after, view) || !after.includes(`**Stage:** ${view.stage}`)).toBe(true);
+        if (agrees(after, view)) stagesSeen.add(view.stage);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(view.status).toBe('ready');
+    const seen = await inspect(handle);
+    expect(agrees(seen.current, view)).toBe(true);
+    expect(seen.current).toContain('**Next:** nothing: ready');
+    expect(seen.summary).toContain(
+      `deploy life-lattice 16x16 B3/S23, 40 ticks · ${id} · by Ada Lovelace`,
+    );
+    expect(seen.details).toContain(
+      `${app.deps.config.publicBaseUrl}/v1/substrates/deployments/${id}`,
+    );
+    expect(seen.attributes).toMatchObject({
+      DeploymentStage: 'ready',
+      DeploymentEnvelope: view.spec.envelope,
+      ProposedBy: ada.principalId,
+    });
+    const history = await handle.fetchHistory();
+    const story = (history.events ?? [])
+      .map((event) => event.userMetadata?.summary?.data)
+      .filter((data): data is Uint8Array => Boolean(data))
+      .map((data) => Buffer.from(data).toString('utf8'))
+      .join('\n');
+    expect(story).toContain('validate the spec against envelope');
+    expect(story).toMatch(/compute ticks 0→\d+ of 40/);
+    expect(story).toContain('wall-time bound of the deploying stage');
+    expect(story).toContain('record ready, tick 40/40');
+  }, 60_000);
+});
