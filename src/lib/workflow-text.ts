@@ -67,11 +67,14 @@ export function detailsMarkdown(
   const body = Object.entries(lines)
     .filter((entry): entry is [string, string] => Boolean(entry[1]))
     .map(([label, value]) => `- **${label}:** ${value}`);
+  // The Web UI's Markdown drops a link whose address has a fragment: the console's page is
+  // linked, the fragment that opens the resource there is shown beside it.
+  const [consolePage, fragment] = links.console.split('#');
   return [
     `### ${title}`,
     '',
     ...body,
     `- **API:** [${links.api}](${links.api})`,
-    `- **Console:** [${links.console}](${links.console})`,
+    `- **Console:** [${consolePage}](${consolePage})${fragment ? `, then ${code(`#${fragment}`)}` : ''}`,
   ].join('\n');
 }

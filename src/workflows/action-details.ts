@@ -61,17 +61,18 @@ export function nextStepOf(state: ActionState, names: ActionNames): string {
 }
 
 /**
- * The current details (Markdown): `**Stage:** awaiting_approval`, `**Approvals:** 1/2 by …`,
+ * The current details (Markdown): `**Stage:** awaiting_approval`, `**Approvals:** 1 of 2 (…)`,
  * the window, the plan digest and what comes next. The inspection test reads these lines.
  */
 export function actionCurrentDetails(state: ActionState, names: ActionNames): string {
+  // `1 of 2`, not `1/2`: the Web UI's Markdown would typeset that as a fraction.
   const lines = [
     `**Stage:** ${state.status}`,
-    `**Approvals:** ${state.approvals.length}/${state.bounds.required_approvals} (${approversOf(state, names)})`,
+    `**Next:** ${nextStepOf(state, names)}`,
+    `**Approvals:** ${state.approvals.length} of ${state.bounds.required_approvals} (${approversOf(state, names)})`,
     `**Window ends:** ${state.expires_at}`,
     ...(state.executable_at ? [`**Executable at:** ${state.executable_at}`] : []),
     ...(state.dry_run ? [`**Plan:** ${code(state.dry_run.plan_digest)}`] : []),
-    `**Next:** ${nextStepOf(state, names)}`,
   ];
   return lines.map((line) => `- ${line}`).join('\n');
 }

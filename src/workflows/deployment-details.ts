@@ -15,7 +15,7 @@ const NEXT: Record<string, string> = {
 
 /**
  * A deployment's current details (Markdown), set at every stage and every chunk:
- * `**Stage:** deploying`, `**Progress:** tick 40/100`, the wall-time bound and what comes next.
+ * `**Stage:** deploying`, `**Progress:** tick 40 of 100`, the wall-time bound and what comes next.
  */
 export function deploymentCurrentDetails(
   label: string,
@@ -26,10 +26,10 @@ export function deploymentCurrentDetails(
   const lines = [
     `**Deployment:** ${label}`,
     `**Stage:** ${state.stage}`,
-    `**Progress:** tick ${tick}/${ticks_total}${extra.population !== undefined ? `, population ${extra.population}` : ''}`,
+    `**Next:** ${NEXT[state.stage] ?? state.stage}`,
+    `**Progress:** tick ${tick} of ${ticks_total}${extra.population !== undefined ? `, population ${extra.population}` : ''}`,
     ...(extra.deadlineMs ? [`**Wall-time bound:** ${clock(extra.deadlineMs)}`] : []),
     ...(state.error ? [`**Error:** ${state.error}`] : []),
-    `**Next:** ${NEXT[state.stage] ?? state.stage}`,
   ];
   return lines.map((line) => `- ${line}`).join('\n');
 }

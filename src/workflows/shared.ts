@@ -342,6 +342,8 @@ export interface RepairWorkflowInput {
   record: RepairRecord;
   /** The api's decision public key, handed to the child action it may start. */
   decision_public_key?: string;
+  /** The object's and the requester's names, for the Web UI (and the child action's). */
+  names?: DisplayNames;
 }
 
 export const repairWorkflowId = (repairId: string): string => `repair-${repairId}`;

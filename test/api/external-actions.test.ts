@@ -257,7 +257,7 @@ describe('who may decide, and when', () => {
       .getHandle(body.payload.workflow_id)
       .query<{ currentDetails?: string }>('__temporal_workflow_metadata');
     expect(metadata.currentDetails).toContain('**Stage:** awaiting_approval');
-    expect(metadata.currentDetails).toContain('**Approvals:** 1/2');
+    expect(metadata.currentDetails).toContain('**Approvals:** 1 of 2');
   });
 
   it('refuses an approval bound to a stale plan digest (409)', async () => {
