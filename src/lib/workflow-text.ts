@@ -67,14 +67,15 @@ export function detailsMarkdown(
   const body = Object.entries(lines)
     .filter((entry): entry is [string, string] => Boolean(entry[1]))
     .map(([label, value]) => `- **${label}:** ${value}`);
-  // The Web UI's Markdown drops a link whose address has a fragment: the console's page is
-  // linked, the fragment that opens the resource there is shown beside it.
+  // The console's page is linked and the resource to open there named beside it, so the
+  // link works in any Markdown renderer (the console's fragment routes are its own).
   const [consolePage, fragment] = links.console.split('#');
+  const [view, id] = (fragment ?? '').split('/').filter(Boolean);
   return [
     `### ${title}`,
     '',
     ...body,
     `- **API:** [${links.api}](${links.api})`,
-    `- **Console:** [${consolePage}](${consolePage})${fragment ? `, then ${code(`#${fragment}`)}` : ''}`,
+    `- **Console:** [${consolePage}](${consolePage})${view && id ? `, then the ${view} ${code(id)}` : ''}`,
   ].join('\n');
 }

@@ -147,7 +147,7 @@ describe('an action in the Temporal Web UI', () => {
       `${app.deps.config.publicBaseUrl}/v1/external-actions/${actionId}`,
     );
     expect(seen.details).toContain(`${app.deps.config.publicBaseUrl}/console)`);
-    expect(seen.details).toContain(`\`#/action/${actionId}\``);
+    expect(seen.details).toContain(`, then the action \`${actionId}\``);
     expect(seen.current).toContain('2 more approvals');
     expect(seen.attributes).toMatchObject({
       ActionKind: 'world.update_object',
