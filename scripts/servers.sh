@@ -33,8 +33,9 @@ GR_START_TIMEOUT="${GR_START_TIMEOUT:-90}"
 HOST=127.0.0.1
 TEMPORAL_VERSION=1.5.1
 FERRETDB_SRC="$GR_REPO_ROOT/tools/ferretdb"
-# Custom search attributes, all Keyword, one per line in temporal/search-attributes.txt.
-mapfile -t SEARCH_ATTRIBUTES < <(grep -v '^[[:space:]]*$' "$GR_REPO_ROOT/temporal/search-attributes.txt")
+# Custom search attributes, one `Name Type` per line in temporal/search-attributes.txt
+# (kept here as `Name=Type`, the form `start-dev --search-attribute` takes).
+mapfile -t SEARCH_ATTRIBUTES < <(awk 'NF { print $1 "=" $2 }' "$GR_REPO_ROOT/temporal/search-attributes.txt")
 RUN_DIR="$GR_DATA_DIR/run"
 LOG_DIR="$GR_DATA_DIR/logs"
 STOP_TIMEOUT=15
@@ -252,16 +253,16 @@ missing_search_attributes() {
   local list name
   list="$(temporal_cli operator search-attribute list 2>/dev/null)" || return 1
   for name in "${SEARCH_ATTRIBUTES[@]}"; do
-    grep -qw -- "$name" <<<"$list" || printf '%s\n' "$name"
+    grep -qw -- "${name%%=*}" <<<"$list" || printf '%s\n' "$name"
   done
 }
 
 register_search_attributes() {
-  local name out
-  for name in "$@"; do
-    if ! out="$(temporal_cli operator search-attribute create --name "$name" --type Keyword 2>&1)" &&
+  local entry out
+  for entry in "$@"; do
+    if ! out="$(temporal_cli operator search-attribute create --name "${entry%%=*}" --type "${entry#*=}" 2>&1)" &&
       [[ "$out" != *"already exists"* ]]; then
-      warn "temporal: registering search attribute $name failed: $out"
+      warn "temporal: registering search attribute ${entry%%=*} failed: $out"
     fi
   done
 }
@@ -321,7 +322,7 @@ start_temporal() {
   else
     mkdir -p "$GR_DATA_DIR/temporal"
     local name
-    for name in "${SEARCH_ATTRIBUTES[@]}"; do args+=(--search-attribute "$name=Keyword"); done
+    for name in "${SEARCH_ATTRIBUTES[@]}"; do args+=(--search-attribute "$name"); done
     launch temporal "$TEMPORAL_BIN" server start-dev \
       --ip "$HOST" --port "$TEMPORAL_PORT" --ui-port "$TEMPORAL_UI_PORT" \
       --db-filename "$GR_DATA_DIR/temporal/temporal.db" \

@@ -7,6 +7,8 @@ export type PrincipalRole = 'member' | 'operator';
 export interface AuthContext {
   keyId: string;
   principalId: string;
+  /** The principal's name, for what people read (workflow summaries); never an identity. */
+  principalName?: string;
   organizationId: string;
   role: PrincipalRole;
   entitlement: Entitlement;

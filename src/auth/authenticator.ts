@@ -117,6 +117,7 @@ export function createAuthenticator(options: AuthenticatorOptions) {
       return {
         keyId: key._id,
         principalId: principal._id,
+        principalName: principal.name,
         organizationId: organization._id,
         role: principal.role,
         entitlement: key.entitlement,

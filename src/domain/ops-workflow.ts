@@ -1,6 +1,7 @@
 import type { AppInfra } from '../app/deps';
 import { Unavailable } from '../lib/errors';
-import { OpsStatusKey, SharedContextIdKey } from '../workflows/shared';
+import type { SearchAttributePair } from '@temporalio/common';
+import { OpsStatusKey, ProposedByKey, SharedContextIdKey } from '../workflows/shared';
 
 /** What starting one continuous-ops workflow (a checkpoint, a repair) takes. */
 export interface OpsWorkflowStart {
@@ -13,6 +14,10 @@ export interface OpsWorkflowStart {
   staticDetails: string;
   /** The shared context it works in (its `SharedContextId`). */
   sharedContextId?: string;
+  /** Who asked for it (its `ProposedBy`). */
+  requestedBy?: string;
+  /** Further search attributes (a repair's `WorldObjectId`, `RepairStrategy`). */
+  searchAttributes?: SearchAttributePair[];
 }
 
 /**
@@ -35,6 +40,8 @@ export async function startOpsWorkflow(
         ...(start.sharedContextId
           ? [{ key: SharedContextIdKey, value: start.sharedContextId }]
           : []),
+        ...(start.requestedBy ? [{ key: ProposedByKey, value: start.requestedBy }] : []),
+        ...(start.searchAttributes ?? []),
       ],
       staticSummary: start.staticSummary,
       staticDetails: start.staticDetails,

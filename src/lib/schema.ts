@@ -236,3 +236,9 @@ export const pathParams = <P extends TProperties>(params: P): TObject<P> => Type
 /** Filters shared by time-ranged lists. */
 export const sinceParam = dateTime('Only rows at or after this instant (ISO 8601 UTC).');
 export const untilParam = dateTime('Only rows before this instant (ISO 8601 UTC).');
+
+/** `workflow_url` of a workflow-backed resource: its page in the Temporal Web UI. */
+export const workflowUrl = text(
+  'The workflow in the Temporal Web UI (`<TEMPORAL_UI_URL>/namespaces/<namespace>/workflows/<workflow_id>`): its summary, current details and history (docs/temporal-ui.md).',
+  2048,
+);

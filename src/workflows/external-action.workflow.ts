@@ -7,19 +7,24 @@ import {
   proxyLocalActivities,
   setCurrentDetails,
   setHandler,
+  sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ActionActivities } from '../activities';
+import { clock } from '../lib/workflow-text';
+import { actionCurrentDetails, recordSummary, type ActionNames } from './action-details';
+import { actionTargetText } from './action-text';
+import { refuseEarlyExecute, refuseRepeatApproval, validateDecider } from './action-validation';
 import { createSignatureCheck } from './signature-check';
 import {
   ACTION_ERRORS,
   ActionStatusKey,
+  ApprovalsRemainingKey,
   actionStateQuery,
   approveActionUpdate,
   childActionStatusSignal,
   executeActionUpdate,
-  mayDecideUnder,
   planSettledUpdate,
   rejectActionUpdate,
   type ActionActor,
@@ -29,14 +34,16 @@ import {
   type ActionStatus,
   type ActionWorkflowInput,
 } from './shared';
-import type { RetryPolicy } from '@temporalio/common';
+import type { LocalActivityOptions, RetryPolicy } from '@temporalio/common';
 
 // Planning and recording are short reads and writes of our own store: local activities,
 // run inside the workflow task with no extra round trip through the server (the benchmark
 // showed each regular activity costing tens of milliseconds on the critical path).
 // Planning and recording read and write our own store: a store outage is worth riding out,
 // but not forever (a day of retries, then the action fails instead of hanging unseen).
-const { planActionContract, recordActionTransition } = proxyLocalActivities<ActionActivities>({
+// Each call names itself (`executeWithOptions` with a `summary`), so the history reads as
+// a story: "record approval by Ada (2/2)".
+const STORE_STEP: LocalActivityOptions = {
   startToCloseTimeout: '10 seconds',
   scheduleToCloseTimeout: '1 day',
   retry: {
@@ -44,7 +51,9 @@ const { planActionContract, recordActionTransition } = proxyLocalActivities<Acti
     backoffCoefficient: 2,
     maximumInterval: '10 seconds',
   },
-});
+};
+const { planActionContract, recordActionTransition } =
+  proxyLocalActivities<ActionActivities>(STORE_STEP);
 
 const effectRetry: RetryPolicy = {
   initialInterval: '500 milliseconds',
@@ -55,14 +64,9 @@ const effectRetry: RetryPolicy = {
 // An external call (webhook) is a regular activity: its own task, timeout and retries,
 // visible in the UI. Effects on our own store (world patch, outbox) are local activities:
 // as idempotent and as retried, without the round trip through the server.
-const { applyAction: applyExternalEffect } = proxyActivities<ActionActivities>({
-  startToCloseTimeout: '15 seconds',
-  retry: effectRetry,
-});
-const { applyAction: applyInternalEffect } = proxyLocalActivities<ActionActivities>({
-  startToCloseTimeout: '15 seconds',
-  retry: effectRetry,
-});
+const EFFECT_STEP = { startToCloseTimeout: '15 seconds', retry: effectRetry } as const;
+const { applyAction: applyExternalEffect } = proxyActivities<ActionActivities>(EFFECT_STEP);
+const { applyAction: applyInternalEffect } = proxyLocalActivities<ActionActivities>(EFFECT_STEP);
 
 const now = (): string => new Date().toISOString();
 
@@ -109,6 +113,14 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
     executable_at: null,
   };
 
+  // Names for what people read (the api resolved them at the start; deciders bring theirs).
+  const names: ActionNames = {
+    ...input.names,
+    principals: input.names?.requester
+      ? { [input.proposed_by.principal_id]: input.names.requester }
+      : {},
+  };
+  const target = actionTargetText(input.contract, input.names);
   // Records run one after another, so the ledger chain and projection follow the state.
   let recording: Promise<void> = Promise.resolve();
   const record = (
@@ -118,9 +130,13 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
   ): Promise<void> => {
     state.seq += 1;
     const snapshot = copy(state);
+    const summary = recordSummary(event, actor?.principal_id ?? null, state, names);
     recording = recording.then(async () => {
       snapshot.ledger_head = state.ledger_head;
-      state.ledger_head = await recordActionTransition({ state: snapshot, event, actor, detail });
+      state.ledger_head = await recordActionTransition.executeWithOptions(
+        { ...STORE_STEP, summary },
+        [{ state: snapshot, event, actor, detail }],
+      );
     });
     return recording;
   };
@@ -133,7 +149,10 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
     state.status = status;
     state.status_timestamps[status] = at;
     state.updated_at = at;
-    upsertSearchAttributes([{ key: ActionStatusKey, value: status }]);
+    upsertSearchAttributes([
+      { key: ActionStatusKey, value: status },
+      { key: ApprovalsRemainingKey, value: remaining() },
+    ]);
     showDetails();
     // A repair's child action: the repair follows its status (a closed parent is no matter).
     if (info.parent) {
@@ -143,59 +162,25 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
     }
     return record(status, actor, detail);
   };
-  // What the Web UI shows as the current details: refreshed on every status change and
-  // every recorded approval, so `1/2 approvals` shows after the first of two.
-  const showDetails = (): void =>
-    setCurrentDetails(
-      `**${state.action_kind}** \`${state.action_id}\`: ${state.status} (${state.approvals.length}/${state.bounds.required_approvals} approvals)`,
-    );
-  const decision = (kind: ActionDecision['decision'], d: ActionDecisionInput): ActionDecision => ({
-    decision: kind,
-    principal_id: d.principal_id,
-    key_id: d.key_id,
-    reason: d.reason ?? null,
-    plan_digest: d.plan_digest ?? null,
-    at: now(),
-  });
-  const requireStatus = (expected: ActionStatus, verb: string): void => {
-    if (state.status !== expected) {
-      throw ApplicationFailure.create({
-        type: ACTION_ERRORS.invalidState,
-        message: `cannot ${verb} an action that is ${state.status}`,
-        details: [state.status],
-      });
-    }
+  const remaining = (): number =>
+    Math.max(0, state.bounds.required_approvals - state.approvals.length);
+  // What the Web UI shows as the current details: refreshed on every status change, every
+  // recorded approval and when the rule's wait is set, so `1/2` shows after the first of two.
+  const showDetails = (): void => setCurrentDetails(actionCurrentDetails(state, names));
+  // A durable timer, named for the history: "wait for approvals until 2026-11-24 14:05Z".
+  const waitUntil = (done: () => boolean, ms: number, summary: string) =>
+    condition(done, ms, { summary });
+  const decision = (kind: ActionDecision['decision'], d: ActionDecisionInput): ActionDecision => {
+    if (d.principal_name) names.principals[d.principal_id] = d.principal_name;
+    return {
+      decision: kind,
+      principal_id: d.principal_id,
+      key_id: d.key_id,
+      reason: d.reason ?? null,
+      plan_digest: d.plan_digest ?? null,
+      at: now(),
+    };
   };
-  const validateDecider = (d: ActionDecisionInput, verb: string): void => {
-    requireStatus('awaiting_approval', verb);
-    if (d.principal_id === state.proposed_by.principal_id) {
-      throw ApplicationFailure.create({
-        type: ACTION_ERRORS.forbidden,
-        message: `the proposer cannot ${verb} their own action`,
-      });
-    }
-    const rule = state.rule;
-    if (rule && !mayDecideUnder(rule, d)) {
-      throw ApplicationFailure.create({
-        type: ACTION_ERRORS.forbidden,
-        message: `principal ${d.principal_id} may not ${verb} under approval rule "${rule.name}" (${rule.rule_id} v${rule.version})`,
-      });
-    }
-    if (rule?.require_reason && !d.reason) {
-      throw ApplicationFailure.create({
-        type: ACTION_ERRORS.forbidden,
-        message: `approval rule "${rule.name}" (${rule.rule_id}) requires a reason to ${verb}`,
-      });
-    }
-    if (d.plan_digest && d.plan_digest !== state.dry_run?.plan_digest) {
-      throw ApplicationFailure.create({
-        type: ACTION_ERRORS.conflict,
-        message: `plan_digest ${d.plan_digest} is not the current plan (${state.dry_run?.plan_digest})`,
-        details: [state.status],
-      });
-    }
-  };
-
   // Decisions must carry the api's signature over exactly what they claim (DESIGN.md §10).
   const signatures = createSignatureCheck(input.decision_public_key, state.action_id);
   const signatureProblem = signatures.problemOf;
@@ -244,6 +229,7 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
       if (state.approvals.length >= state.bounds.required_approvals)
         await moveTo('approved', d, { reason: approval.reason });
       else {
+        upsertSearchAttributes([{ key: ApprovalsRemainingKey, value: remaining() }]);
         showDetails();
         await record('approval_recorded', d, { reason: approval.reason });
       }
@@ -251,14 +237,8 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
     },
     {
       validator: signedValidator('approve', (d: ActionDecisionInput) => {
-        validateDecider(d, 'approve');
-        if (state.approvals.some((a) => a.principal_id === d.principal_id)) {
-          throw ApplicationFailure.create({
-            type: ACTION_ERRORS.conflict,
-            message: `principal ${d.principal_id} has already approved this action`,
-            details: [state.status],
-          });
-        }
+        validateDecider(state, d, 'approve');
+        refuseRepeatApproval(state, d);
       }),
     },
   );
@@ -272,7 +252,7 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
       await moveTo('rejected', d, { reason: rejection.reason });
       return state;
     },
-    { validator: signedValidator('reject', (d) => validateDecider(d, 'reject')) },
+    { validator: signedValidator('reject', (d) => validateDecider(state, d, 'reject')) },
   );
   setHandler(
     executeActionUpdate,
@@ -283,23 +263,16 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
       await moveTo('executing', d, { reason: d.reason ?? null });
       return state;
     },
-    {
-      validator: signedValidator('execute', () => {
-        requireStatus('approved', 'execute');
-        if (state.executable_at && Date.now() < Date.parse(state.executable_at)) {
-          throw ApplicationFailure.create({
-            type: ACTION_ERRORS.invalidState,
-            message: `approval rule "${state.rule?.name}" makes execution wait until ${state.executable_at}`,
-            details: [state.status],
-          });
-        }
-      }),
-    },
+    { validator: signedValidator('execute', () => refuseEarlyExecute(state)) },
   );
 
   // The start set ActionStatus=proposed; recording it and planning run side by side.
+  showDetails();
   const proposed = record('proposed', state.proposed_by, { reason: state.reason });
-  state.dry_run = await planActionContract(input.contract);
+  state.dry_run = await planActionContract.executeWithOptions(
+    { ...STORE_STEP, summary: `dry-run ${state.action_kind} → ${target}` },
+    [input.contract],
+  );
   await proposed;
   if (!state.dry_run.ok) {
     await moveTo('dry_run_failed', null, { reasons: state.dry_run.policy.reasons });
@@ -309,7 +282,12 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
 
   // The approval window, then the execution window, both end at expires_at (durable timers).
   const untilExpiry = (): number => Math.max(1, expiresAtMs - Date.now());
-  if (!(await condition(() => state.status !== 'awaiting_approval', untilExpiry()))) {
+  const awaited = await waitUntil(
+    () => state.status !== 'awaiting_approval',
+    untilExpiry(),
+    `wait for ${state.bounds.required_approvals} approval(s) until the window ends at ${clock(expiresAtMs)}`,
+  );
+  if (!awaited) {
     await moveTo('expired', null, { window: 'approval' });
     return finish();
   }
@@ -319,38 +297,52 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
   state.executable_at = new Date(
     Date.parse(state.status_timestamps.approved!) + waitMs,
   ).toISOString();
-  if (state.rule?.auto_execute || input.execute_when_approved) {
-    const untilExecutable = Date.parse(state.executable_at) - Date.now();
-    const executing = () => state.status === 'executing';
-    if (
-      untilExecutable > 0 &&
-      !(await condition(executing, Math.min(untilExecutable, untilExpiry())))
-    ) {
-      if (Date.now() >= expiresAtMs) {
-        await moveTo('expired', null, { window: 'execution' });
-        return finish();
-      }
+  // The wait is a timer of its own, auto-executing or not: its firing moves the workflow's
+  // clock past `executable_at`, which the execute validator reads (without it an update's
+  // validator would see the time of the approval's task and refuse forever).
+  const executing = () => state.status === 'executing';
+  const untilExecutable = Date.parse(state.executable_at) - Date.now();
+  showDetails();
+  if (untilExecutable > 0) {
+    await sleep(Math.min(untilExecutable, untilExpiry()), {
+      summary: `wait for the approval rule's wait to end at ${clock(state.executable_at)}`,
+    });
+    if (Date.now() >= expiresAtMs) {
+      await moveTo('expired', null, { window: 'execution' });
+      return finish();
     }
-    if (!executing()) {
-      state.decisions.push({
-        decision: 'execute',
-        principal_id: 'auto',
-        key_id: 'auto',
-        reason: state.rule?.auto_execute
-          ? `auto_execute under approval rule ${state.rule.rule_id}`
-          : 'executes once approved, as its proposer (a repair) asked',
-        plan_digest: null,
-        at: now(),
-      });
-      await moveTo('executing', null, { auto_execute: true, rule_id: state.rule?.rule_id ?? null });
-    }
-  } else if (!(await condition(() => state.status === 'executing', untilExpiry()))) {
+    showDetails();
+  }
+  const autoExecute = state.rule?.auto_execute || input.execute_when_approved;
+  if (autoExecute && !executing()) {
+    state.decisions.push({
+      decision: 'execute',
+      principal_id: 'auto',
+      key_id: 'auto',
+      reason: state.rule?.auto_execute
+        ? `auto_execute under approval rule ${state.rule.rule_id}`
+        : 'executes once approved, as its proposer (a repair) asked',
+      plan_digest: null,
+      at: now(),
+    });
+    await moveTo('executing', null, { auto_execute: true, rule_id: state.rule?.rule_id ?? null });
+  } else if (
+    !autoExecute &&
+    !(await waitUntil(
+      executing,
+      untilExpiry(),
+      `wait for a call to execute until ${clock(expiresAtMs)}`,
+    ))
+  ) {
     await moveTo('expired', null, { window: 'execution' });
     return finish();
   }
 
   const startedAt = now();
-  const replan = await planActionContract(input.contract);
+  const replan = await planActionContract.executeWithOptions(
+    { ...STORE_STEP, summary: `re-plan ${state.action_kind} → ${target} before executing` },
+    [input.contract],
+  );
   if (replan.plan_digest !== state.dry_run.plan_digest || !replan.ok) {
     const reason = replan.ok ? 'plan_drift' : 'policy_denied';
     state.execution = {
@@ -364,8 +356,12 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
     return finish();
   }
   try {
-    const apply = state.action_kind === 'webhook.post' ? applyExternalEffect : applyInternalEffect;
-    const result = await apply({ state: copy(state), plan: replan });
+    const args = [{ state: copy(state), plan: replan }] as const;
+    const summary = `apply ${state.action_kind} → ${target}`;
+    const result =
+      state.action_kind === 'webhook.post'
+        ? await applyExternalEffect.executeWithOptions({ ...EFFECT_STEP, summary }, [...args])
+        : await applyInternalEffect.executeWithOptions({ ...EFFECT_STEP, summary }, [...args]);
     state.execution = {
       outcome: 'executed',
       reason: null,

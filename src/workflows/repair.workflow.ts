@@ -16,6 +16,9 @@ import {
   ActionKindKey,
   ActionStatusKey,
   OpsStatusKey,
+  ProposedByKey,
+  WorldObjectIdKey,
+  actionStaticSummary,
   actionWorkflowId,
   childActionStatusSignal,
   repairStateQuery,
@@ -68,7 +71,15 @@ export async function repairWorkflow(input: RepairWorkflowInput): Promise<Repair
     record.seq += 1;
     record.updated_at = at;
     setCurrentDetails(
-      `repair \`${record._id}\` of \`${record.object_id}\` (${record.strategy}): **${status}**${record.child_action_id ? `; child action \`${record.child_action_id}\`` : ''}`,
+      [
+        `**Stage:** ${status}`,
+        `**Object:** ${input.names?.target ?? ''} \`${record.object_id}\``,
+        `**Strategy:** ${record.strategy}`,
+        ...(record.child_action_id ? [`**Child action:** \`${record.child_action_id}\``] : []),
+        ...(record.error ? [`**Error:** ${record.error}`] : []),
+      ]
+        .map((line) => `- ${line}`)
+        .join('\n'),
     );
     await recordRepair(record);
   };
@@ -107,10 +118,10 @@ export async function repairWorkflow(input: RepairWorkflowInput): Promise<Repair
   step('plan', 'done', `${changes} field change(s) from ${plan.source}, ${plan.digest}`);
   await moveTo('planned');
 
-  const actionInput = await prepareRestoreAction({
-    record,
-    decision_public_key: input.decision_public_key,
-  });
+  const actionInput = {
+    ...(await prepareRestoreAction({ record, decision_public_key: input.decision_public_key })),
+    names: input.names,
+  };
   record.child_action_id = actionInput.action_id;
   const child = await startChild(externalActionWorkflow, {
     workflowId: actionWorkflowId(actionInput.action_id),
@@ -120,8 +131,10 @@ export async function repairWorkflow(input: RepairWorkflowInput): Promise<Repair
     typedSearchAttributes: [
       { key: ActionKindKey, value: 'world.restore_object' },
       { key: ActionStatusKey, value: 'proposed' },
+      { key: ProposedByKey, value: record.requested_by.principal_id },
+      { key: WorldObjectIdKey, value: record.object_id },
     ],
-    staticSummary: `world.restore_object → ${record.object_id} (repair ${record._id})`,
+    staticSummary: actionStaticSummary(actionInput),
     staticDetails: `Restores \`${record.object_id}\` for repair \`${record._id}\` (${record.strategy}, from ${plan.source}); proposed by \`${record.requested_by.principal_id}\``,
   });
   const result = child.result();

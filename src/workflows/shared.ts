@@ -6,6 +6,16 @@ import type { ScenarioRunRecord } from '../store/scenario-runs.repo';
 import type { CheckpointRecord } from '../store/checkpoints.repo';
 import type { RepairRecord } from '../store/repairs.repo';
 import type { DeploymentRecord, NormalizedSpec } from '../store/substrate-deployments.repo';
+import type { DisplayNames } from './action-text';
+
+// What the Web UI shows of an action before it starts: built by its starter (api, repair).
+export {
+  actionStaticDetails,
+  actionStaticSummary,
+  actionTargetText,
+  type ActionStartFacts,
+  type DisplayNames,
+} from './action-text';
 
 /**
  * The only workflow module the api imports: task queue, workflow names, message
@@ -13,14 +23,23 @@ import type { DeploymentRecord, NormalizedSpec } from '../store/substrate-deploy
  */
 export const TASK_QUEUE = 'governed-runtime';
 
-/** Custom search attributes registered on the Temporal namespace (never a bare `Status`). */
-export const SEARCH_ATTRIBUTES = [
-  'ActionStatus',
-  'ActionKind',
-  'SharedContextId',
-  'DeploymentStage',
-  'OpsStatus',
-] as const;
+/**
+ * Custom search attributes registered on the Temporal namespace (never a bare `Status`),
+ * with their types: the same list as `temporal/search-attributes.txt` (docs/temporal-ui.md).
+ */
+export const SEARCH_ATTRIBUTES = {
+  ActionStatus: 'Keyword',
+  ActionKind: 'Keyword',
+  SharedContextId: 'Keyword',
+  DeploymentStage: 'Keyword',
+  OpsStatus: 'Keyword',
+  ProposedBy: 'Keyword',
+  ApprovalsRemaining: 'Int',
+  ApprovalRuleId: 'Keyword',
+  WorldObjectId: 'Keyword',
+  RepairStrategy: 'Keyword',
+  DeploymentEnvelope: 'Keyword',
+} as const;
 
 export interface ServiceProbeInput {
   requestedAt: string;
@@ -170,6 +189,8 @@ export interface ActionWorkflowInput {
    * proposed it asked for its effect, so nobody has to call `execute` as well.
    */
   execute_when_approved?: boolean;
+  /** Names the starter resolved for what people read in the Web UI (display only). */
+  names?: DisplayNames;
 }
 
 /**
@@ -184,6 +205,8 @@ export interface ActionDecisionInput extends ActionActor {
   decision_id?: string;
   signed_at?: string;
   signature?: string;
+  /** The decider's name, for the Web UI only: not signed, never an identity. */
+  principal_name?: string;
 }
 
 /** Error types the action workflow's update validators throw; the api maps them to HTTP. */
@@ -213,6 +236,30 @@ export const ActionKindKey = defineSearchAttributeKey('ActionKind', SearchAttrib
 export const OpsStatusKey = defineSearchAttributeKey('OpsStatus', SearchAttributeType.KEYWORD);
 export const SharedContextIdKey = defineSearchAttributeKey(
   'SharedContextId',
+  SearchAttributeType.KEYWORD,
+);
+/** Who asked for the work: an action's proposer, a deployment's or repair's requester (id). */
+export const ProposedByKey = defineSearchAttributeKey('ProposedBy', SearchAttributeType.KEYWORD);
+/** Approvals an action still needs (0 once approved). */
+export const ApprovalsRemainingKey = defineSearchAttributeKey(
+  'ApprovalsRemaining',
+  SearchAttributeType.INT,
+);
+export const ApprovalRuleIdKey = defineSearchAttributeKey(
+  'ApprovalRuleId',
+  SearchAttributeType.KEYWORD,
+);
+/** The world object an action or a repair is about. */
+export const WorldObjectIdKey = defineSearchAttributeKey(
+  'WorldObjectId',
+  SearchAttributeType.KEYWORD,
+);
+export const RepairStrategyKey = defineSearchAttributeKey(
+  'RepairStrategy',
+  SearchAttributeType.KEYWORD,
+);
+export const DeploymentEnvelopeKey = defineSearchAttributeKey(
+  'DeploymentEnvelope',
   SearchAttributeType.KEYWORD,
 );
 
@@ -295,6 +342,8 @@ export interface RepairWorkflowInput {
   record: RepairRecord;
   /** The api's decision public key, handed to the child action it may start. */
   decision_public_key?: string;
+  /** The object's and the requester's names, for the Web UI (and the child action's). */
+  names?: DisplayNames;
 }
 
 export const repairWorkflowId = (repairId: string): string => `repair-${repairId}`;

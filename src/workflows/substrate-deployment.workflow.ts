@@ -13,7 +13,10 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import type { LocalActivityOptions } from '@temporalio/common';
 import type { SubstrateActivities } from '../activities';
+import { clock } from '../lib/workflow-text';
+import { deploymentCurrentDetails } from './deployment-details';
 import { PIPELINE_PACK_ID } from '../domain/substrates/registry/certification-packs';
 import {
   DEPLOYMENT_ERRORS,
@@ -29,36 +32,38 @@ import {
 const NON_RETRYABLE = [DEPLOYMENT_ERRORS.snapshotMissing, DEPLOYMENT_ERRORS.deploymentMissing];
 
 // Short reads and writes of our own store: local activities, no round trip through the server.
+// Every call names itself in the history (`executeWithOptions` with a `summary`).
+const STORE_STEP: LocalActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: {
+    initialInterval: '200 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
+};
 const { recordDeployment, validateDeployment, compileDeployment, observeDeployment } =
-  proxyLocalActivities<SubstrateActivities>({
-    startToCloseTimeout: '30 seconds',
-    retry: {
-      initialInterval: '200 milliseconds',
-      backoffCoefficient: 2,
-      maximumInterval: '10 seconds',
-      nonRetryableErrorTypes: NON_RETRYABLE,
-    },
-  });
+  proxyLocalActivities<SubstrateActivities>(STORE_STEP);
 
 // The engine work: regular activities on the compute task queue (away from the approval
 // workflows' activities), with their own timeouts, visible in the UI. A chunk heartbeats
 // about once a second, so a worker lost mid-chunk is noticed within the heartbeat timeout
 // and the chunk re-runs on another worker from the same snapshot.
+const CHUNK_STEP = {
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '10 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '15 seconds',
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
+} as const;
 const chunkActivities = (taskQueue: string) =>
-  proxyActivities<SubstrateActivities>({
-    taskQueue,
-    startToCloseTimeout: '10 minutes',
-    heartbeatTimeout: '10 seconds',
-    retry: {
-      initialInterval: '1 second',
-      backoffCoefficient: 2,
-      maximumInterval: '15 seconds',
-      nonRetryableErrorTypes: NON_RETRYABLE,
-    },
-  });
+  proxyActivities<SubstrateActivities>({ taskQueue, ...CHUNK_STEP });
 // The pipeline's assay replays a bounded sample (docs/substrates.md): seconds at most, so
 // a local activity, without a round trip through the server.
-const { assayDeployment } = proxyLocalActivities<SubstrateActivities>({
+const ASSAY_STEP: LocalActivityOptions = {
   startToCloseTimeout: '2 minutes',
   retry: {
     initialInterval: '1 second',
@@ -66,7 +71,8 @@ const { assayDeployment } = proxyLocalActivities<SubstrateActivities>({
     maximumInterval: '15 seconds',
     nonRetryableErrorTypes: NON_RETRYABLE,
   },
-});
+};
+const { assayDeployment } = proxyLocalActivities<SubstrateActivities>(ASSAY_STEP);
 
 /** Chunks one run computes before it continues as new (keeps history far below its limits). */
 export const DEFAULT_CHUNKS_PER_RUN = 100;
@@ -104,7 +110,7 @@ export async function substrateDeploymentWorkflow(
   const label =
     input.label ??
     (spec
-      ? `**${spec.scaffold}** ${spec.params.width}x${spec.params.height} \`${spec.params.rule}\``
+      ? `${spec.scaffold} ${spec.params.width}x${spec.params.height} ${spec.params.rule}`
       : state._id);
   const chunksPerRun = input.chunks_per_run ?? DEFAULT_CHUNKS_PER_RUN;
   setHandler(deploymentStateQuery, () => state);
@@ -113,7 +119,10 @@ export async function substrateDeploymentWorkflow(
   // never wrote its own copy (the workflow start is the source of truth).
   let projectSpec = spec;
   const record = async () => {
-    await recordDeployment(copy(projectSpec ? { ...state, spec: projectSpec } : state));
+    const summary = `record ${state.stage}, tick ${state.progress.tick}/${state.progress.ticks_total}`;
+    await recordDeployment.executeWithOptions({ ...STORE_STEP, summary }, [
+      copy(projectSpec ? { ...state, spec: projectSpec } : state),
+    ]);
     projectSpec = undefined;
   };
   const moveTo = async (stage: string, status: DeploymentProgressState['status'] = 'running') => {
@@ -124,7 +133,7 @@ export async function substrateDeploymentWorkflow(
     state.updated_at = at;
     upsertSearchAttributes([{ key: DeploymentStageKey, value: stage }]);
     setCurrentDetails(
-      `${label}: ${stage}, tick ${state.progress.tick}/${state.progress.ticks_total}`,
+      deploymentCurrentDetails(label, state, { deadlineMs: input.deploy_deadline_ms }),
     );
     await record();
   };
@@ -133,7 +142,10 @@ export async function substrateDeploymentWorkflow(
     if (state.stage === 'validating') {
       if (!spec) throw ApplicationFailure.nonRetryable('the first run needs the spec', 'NoSpec');
       await moveTo('validating');
-      const verdict = await validateDeployment(spec);
+      const verdict = await validateDeployment.executeWithOptions(
+        { ...STORE_STEP, summary: `validate the spec against envelope ${spec.envelope}` },
+        [spec],
+      );
       if (!verdict.valid) {
         throw ApplicationFailure.nonRetryable(
           `invalid spec: ${verdict.violations.map((v) => `${v.path}: ${v.message}`).join('; ')}`,
@@ -141,7 +153,10 @@ export async function substrateDeploymentWorkflow(
         );
       }
       await moveTo('compiling');
-      const compiled = await compileDeployment({ deployment_id: state._id, spec });
+      const compiled = await compileDeployment.executeWithOptions(
+        { ...STORE_STEP, summary: `compile ${label} to its manifest` },
+        [{ deployment_id: state._id, spec }],
+      );
       state.manifest_artifact_id = compiled.artifact_id;
       state.manifest_sha256 = compiled.sha256;
       state.initial_digest = compiled.initial_digest;
@@ -162,10 +177,16 @@ export async function substrateDeploymentWorkflow(
     }
 
     await moveTo('observing');
-    state.final = await observeDeployment({ deployment_id: state._id });
+    state.final = await observeDeployment.executeWithOptions(
+      { ...STORE_STEP, summary: `observe the final state at tick ${state.progress.ticks_total}` },
+      [{ deployment_id: state._id }],
+    );
 
     await moveTo('assaying');
-    const assay = await assayDeployment({ deployment_id: state._id, pack_id: PIPELINE_PACK_ID });
+    const assay = await assayDeployment.executeWithOptions(
+      { ...ASSAY_STEP, summary: `assay with pack ${PIPELINE_PACK_ID}` },
+      [{ deployment_id: state._id, pack_id: PIPELINE_PACK_ID }],
+    );
     state.assay = {
       pack_id: PIPELINE_PACK_ID,
       passed: assay.passed,
@@ -210,8 +231,12 @@ async function deployWithinBound(
 ): Promise<'done' | 'continue'> {
   const chunks = new CancellationScope();
   const timer = new CancellationScope();
-  const running = chunks.run(() => runChunks(state, chunksPerRun, label, record));
-  const expiry = timer.run(() => sleep(Math.max(0, deadlineMs - Date.now())));
+  const running = chunks.run(() => runChunks(state, chunksPerRun, label, record, deadlineMs));
+  const expiry = timer.run(() =>
+    sleep(Math.max(0, deadlineMs - Date.now()), {
+      summary: `wall-time bound of the deploying stage: fail at ${clock(deadlineMs)} unless done`,
+    }),
+  );
   // Whichever loses is cancelled below; its rejection is expected, not unhandled.
   running.catch(() => undefined);
   expiry.catch(() => undefined);
@@ -236,8 +261,10 @@ async function runChunks(
   chunksPerRun: number,
   label: string,
   record: () => Promise<void>,
+  deadlineMs: number,
 ): Promise<'done' | 'continue'> {
-  const { runDeploymentChunk } = chunkActivities(computeTaskQueueOf(workflowInfo().taskQueue));
+  const taskQueue = computeTaskQueueOf(workflowInfo().taskQueue);
+  const { runDeploymentChunk } = chunkActivities(taskQueue);
   // The interval recorded at creation, never recomputed: a release that changes the plan
   // must not move where an in-flight run writes the snapshots its readers look for.
   const interval = state.snapshot_interval;
@@ -245,16 +272,18 @@ async function runChunks(
     if (run >= chunksPerRun || workflowInfo().continueAsNewSuggested) return 'continue';
     const from = state.progress.tick;
     const to = Math.min((Math.floor(from / interval) + 1) * interval, state.progress.ticks_total);
-    const chunk = await runDeploymentChunk({
-      deployment_id: state._id,
-      from_tick: from,
-      to_tick: to,
-      trail_step: state.trail_step,
-    });
+    const chunk = await runDeploymentChunk.executeWithOptions(
+      {
+        ...CHUNK_STEP,
+        taskQueue,
+        summary: `compute ticks ${from}→${to} of ${state.progress.ticks_total}`,
+      },
+      [{ deployment_id: state._id, from_tick: from, to_tick: to, trail_step: state.trail_step }],
+    );
     state.progress.tick = chunk.tick;
     state.updated_at = now();
     setCurrentDetails(
-      `${label}: deploying, tick ${chunk.tick}/${state.progress.ticks_total}, population ${chunk.population}`,
+      deploymentCurrentDetails(label, state, { population: chunk.population, deadlineMs }),
     );
     await record();
   }

@@ -256,7 +256,8 @@ describe('who may decide, and when', () => {
     const metadata = await client.workflow
       .getHandle(body.payload.workflow_id)
       .query<{ currentDetails?: string }>('__temporal_workflow_metadata');
-    expect(metadata.currentDetails).toContain('awaiting_approval (1/2 approvals)');
+    expect(metadata.currentDetails).toContain('**Stage:** awaiting_approval');
+    expect(metadata.currentDetails).toContain('**Approvals:** 1 of 2');
   });
 
   it('refuses an approval bound to a stale plan digest (409)', async () => {

@@ -6,6 +6,8 @@ export interface TestKeySpec {
   entitlement: 'sandbox' | 'institutional' | 'strategic';
   accessLayer: 0 | 1 | 2 | 3;
   role?: 'member' | 'operator';
+  /** The principal's name (default: `test <class> <layer>`). */
+  name?: string;
 }
 
 export interface TestKey {
@@ -23,7 +25,7 @@ export async function createTestKey(app: TestApp, spec: TestKeySpec): Promise<Te
     {
       key: app.adminKey,
       body: {
-        name: `test ${spec.entitlement} ${spec.accessLayer}`,
+        name: spec.name ?? `test ${spec.entitlement} ${spec.accessLayer}`,
         email: `t-${randomBytes(5).toString('hex')}@example.test`,
         role: spec.role ?? 'member',
       },

@@ -4,6 +4,7 @@ import { FAMILIES, entitlementRank } from '../../auth/families';
 import type { ActionListEntry, ActionRecord } from '../../store/external-actions.repo';
 import { mayDecideUnder } from '../../workflows/shared';
 import { targetOf } from '../approvals/rules.service';
+import { workflowUrlOf } from '../workflow-links';
 
 /** True when the key reaches the family (class and layer). */
 export function reaches(auth: AuthContext, family: 'external_action_execution'): boolean {
@@ -47,6 +48,7 @@ export function actionView(
     ...rest,
     proposed_by: proposed_by.principal_id,
     allowed: allowedFor(record, auth),
+    workflow_url: workflowUrlOf(deps, record.workflow_id),
     links: {
       temporal_ui: `${deps.config.temporalUiUrl}/namespaces/${deps.temporal.namespace}/workflows/${record.workflow_id}/${record.run_id}/history`,
     },

@@ -25,7 +25,13 @@ import {
   ACTION_ERRORS,
   ActionKindKey,
   ActionStatusKey,
+  ApprovalRuleIdKey,
+  ApprovalsRemainingKey,
+  ProposedByKey,
   SharedContextIdKey,
+  WorldObjectIdKey,
+  actionStaticDetails,
+  actionStaticSummary,
   actionStateQuery,
   actionWorkflowId,
   approveActionUpdate,
@@ -38,6 +44,7 @@ import {
   type ActionWorkflowInput,
 } from '../../workflows/shared';
 import { ruleFor } from '../approvals/rules.service';
+import { linksOf } from '../workflow-links';
 import { actionView } from './action-views';
 import { toContract } from './contract';
 import { planAction } from './planner';
@@ -60,8 +67,14 @@ const UPDATES = {
 /** Records the contract and starts its workflow; answers once the dry run has settled it. */
 export async function proposeAction(deps: Deps, auth: AuthContext, body: ExternalActionRequest) {
   const contract = toContract(body);
+  const objectId = contract.target.world_object_ref;
+  // The rule in force, and the target's name for what people read in the Web UI (one read
+  // by id, beside the rule's).
+  const [rule, object] = await Promise.all([
+    ruleFor(deps.repos.approvalRules, contract),
+    objectId ? deps.repos.worldObjects.findById(objectId) : null,
+  ]);
   // The rule in force may raise the approvals needed, never lower them.
-  const rule = await ruleFor(deps.repos.approvalRules, contract);
   if (rule?.required_approvals && rule.required_approvals > contract.bounds.required_approvals) {
     contract.bounds.required_approvals = rule.required_approvals;
   }
@@ -73,13 +86,16 @@ export async function proposeAction(deps: Deps, auth: AuthContext, body: Externa
     proposed_by: { principal_id: auth.principalId, key_id: auth.keyId },
     created_at: new Date().toISOString(),
     decision_public_key: deps.decisionSigner.publicKeyHex,
+    names: { requester: auth.principalName, target: object?.name },
   };
   const client = await temporalClient(deps);
-  const channel = contract.parameters['channel'];
-  const target =
-    contract.target.world_object_ref ??
-    contract.target.url ??
-    `channel ${typeof channel === 'string' ? channel : 'default'}`;
+  // The plan as the api sees it now, for the static details (the workflow's own dry run is
+  // the one approvals bind to; the current details show it).
+  const plan = planAction(contract, {
+    object,
+    webhookAllowlist: deps.config.webhookAllowlist,
+    now: input.created_at,
+  });
   // Start and wait for the dry run in one call (update-with-start).
   const startWorkflowOperation = new WithStartWorkflowOperation('externalActionWorkflow', {
     workflowId: actionWorkflowId(actionId),
@@ -89,12 +105,20 @@ export async function proposeAction(deps: Deps, auth: AuthContext, body: Externa
     typedSearchAttributes: [
       { key: ActionKindKey, value: contract.action_kind },
       { key: ActionStatusKey, value: 'proposed' },
+      { key: ProposedByKey, value: auth.principalId },
+      { key: ApprovalsRemainingKey, value: contract.bounds.required_approvals },
+      ...(rule ? [{ key: ApprovalRuleIdKey, value: rule.rule_id }] : []),
+      ...(objectId ? [{ key: WorldObjectIdKey, value: objectId }] : []),
       ...(contract.shared_context_id
         ? [{ key: SharedContextIdKey, value: contract.shared_context_id }]
         : []),
     ],
-    staticSummary: `${contract.action_kind} → ${target} (${contract.bounds.required_approvals} approval(s))`,
-    staticDetails: `Proposed by \`${auth.principalId}\`${contract.reason ? `: ${contract.reason}` : ''}`,
+    staticSummary: actionStaticSummary(input),
+    staticDetails: actionStaticDetails(
+      input,
+      linksOf(deps, `/v1/external-actions/${actionId}`, `#/action/${actionId}`),
+      plan.plan_digest,
+    ),
   });
   // Bounded: with no worker polling (or Temporal stalled) the call would wait forever. The
   // workflow, once started, is the truth: it plans and records itself when a worker comes.
@@ -194,6 +218,7 @@ export async function decideAction(
           role: auth.role,
           reason: body?.reason,
           plan_digest: body?.plan_digest,
+          principal_name: auth.principalName,
           ...deps.decisionSigner.sign(claim),
         },
       ],

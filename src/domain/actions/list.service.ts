@@ -1,10 +1,11 @@
 import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
 import { pageById } from '../../store/paging';
+import { workflowUrlOf } from '../workflow-links';
 import { actionSummary, listEntryOf, reaches } from './action-views';
 import type { ActionListQuery } from './schemas';
 
-type Deps = Pick<AppInfra, 'repos'>;
+type Deps = Pick<AppInfra, 'config' | 'repos' | 'temporal'>;
 
 /** The listing over every action, its rows cut to list entries. */
 const allActions = (deps: Deps) => ({
@@ -41,6 +42,9 @@ export async function listActions(deps: Deps, auth: AuthContext, query: ActionLi
         limit,
         before,
       ),
-    (record) => actionSummary(record, auth, nowMs),
+    (record) => ({
+      ...actionSummary(record, auth, nowMs),
+      workflow_url: workflowUrlOf(deps, record.workflow_id),
+    }),
   );
 }

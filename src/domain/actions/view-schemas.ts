@@ -3,6 +3,8 @@ import * as schema from '../../lib/schema';
 import { ruleInForceView } from '../approvals/view-schemas';
 import { ACTION_KINDS, ACTION_STATUSES, planDigest } from './schemas';
 
+const workflowUrl = schema.workflowUrl;
+
 /** What the calling key may do next with an action. */
 const allowedView = schema.view(
   {
@@ -87,6 +89,11 @@ export const actionView = schema.view(
     reason: schema.nullable(schema.text('Reason given at proposal.', 1024)),
     expires_at: schema.dateTime('When an unapproved action expires.'),
     workflow_id: schema.text('Temporal workflow id (`action-act_...`).', 128),
+    workflow_url: workflowUrl,
+    links: schema.view(
+      { temporal_ui: schema.text("The workflow run's history in the Temporal Web UI.", 2048) },
+      ['temporal_ui'],
+    ),
     run_id: schema.text('Temporal run id.', 128),
     created_at: schema.dateTime('When proposed.'),
     updated_at: schema.dateTime('Last change.'),
@@ -115,6 +122,8 @@ export const actionView = schema.view(
     'decisions',
     'allowed',
     'workflow_id',
+    'workflow_url',
+    'links',
     'created_at',
     'updated_at',
   ],
@@ -152,6 +161,7 @@ export const actionSummaryView = schema.view(
     executable_at: schema.nullable(schema.dateTime('When execution may start, once approved.')),
     allowed: allowedView,
     workflow_id: schema.text('Temporal workflow id.', 128),
+    workflow_url: workflowUrl,
     created_at: schema.dateTime('When proposed.'),
     updated_at: schema.dateTime('Last change.'),
   },
@@ -166,6 +176,7 @@ export const actionSummaryView = schema.view(
     'expires_at',
     'allowed',
     'workflow_id',
+    'workflow_url',
     'created_at',
     'updated_at',
   ],

@@ -5,7 +5,14 @@ import { newId } from '../../lib/ids';
 import { startOpsWorkflow } from '../ops-workflow';
 import { pageById } from '../../store/paging';
 import type { RepairRecord } from '../../store/repairs.repo';
-import { repairWorkflowId, type RepairWorkflowInput } from '../../workflows/shared';
+import {
+  RepairStrategyKey,
+  WorldObjectIdKey,
+  repairWorkflowId,
+  type RepairWorkflowInput,
+} from '../../workflows/shared';
+import { code, mdText, detailsMarkdown, oneLine } from '../../lib/workflow-text';
+import { linksOf } from '../workflow-links';
 import { diagnose, RepairNotPossible } from './diagnosis';
 import { gatherEvidence } from './evidence';
 import {
@@ -15,7 +22,7 @@ import {
   type RepairStateQuery,
 } from './schemas';
 
-type Deps = Pick<AppInfra, 'decisionSigner' | 'metrics' | 'repos' | 'temporal'>;
+type Deps = Pick<AppInfra, 'config' | 'decisionSigner' | 'metrics' | 'repos' | 'temporal'>;
 
 export function repairView(record: RepairRecord) {
   const { _id, seq: _seq, ...rest } = record;
@@ -104,6 +111,7 @@ export async function requestRepair(deps: Deps, auth: AuthContext, body: RepairR
   const input: RepairWorkflowInput = {
     record,
     decision_public_key: deps.decisionSigner.publicKeyHex,
+    names: { requester: auth.principalName, target: object.name },
   };
   try {
     await startOpsWorkflow(deps, {
@@ -111,8 +119,26 @@ export async function requestRepair(deps: Deps, auth: AuthContext, body: RepairR
       workflowId: record.workflow_id,
       args: [input],
       opsStatus: 'repair.diagnosing',
-      staticSummary: `repair ${record.strategy} → ${object.name} (${object._id})`,
-      staticDetails: `Repair \`${id}\` of \`${object._id}\` requested by \`${auth.principalId}\`${record.reason ? `: ${record.reason}` : ''}`,
+      requestedBy: auth.principalId,
+      searchAttributes: [
+        { key: WorldObjectIdKey, value: object._id },
+        { key: RepairStrategyKey, value: record.strategy },
+      ],
+      staticSummary: oneLine(
+        `repair ${record.strategy} → ${object.name} (${object._id}) · by ${auth.principalName ?? auth.principalId}${record.reason ? ` · ${record.reason}` : ''}`,
+      ),
+      staticDetails: detailsMarkdown(
+        `Repair of ${mdText(object.name)}`,
+        {
+          Repair: code(id),
+          Object: `${mdText(object.name)} (${code(object._id)})`,
+          Strategy: code(record.strategy),
+          'Requested by': `${mdText(auth.principalName ?? '')} (${code(auth.principalId)})`,
+          Reason: record.reason ? mdText(record.reason) : '_none given_',
+          'Applied by': 'a child `world.restore_object` action, approved like any other',
+        },
+        linksOf(deps, `/v1/repair/state?object_id=${object._id}`),
+      ),
     });
   } catch (error) {
     await deps.repos.repairs.release(object._id, id);

@@ -5,8 +5,12 @@ import type { AuthContext } from '../../auth/auth-context';
 import { newId } from '../../lib/ids';
 import { pageById } from '../../store/paging';
 import type { DeploymentRecord, NormalizedSpec } from '../../store/substrate-deployments.repo';
+import { deploymentStartText } from './deployment-text';
+import { workflowUrlOf, type LinkDeps } from '../workflow-links';
 import {
+  DeploymentEnvelopeKey,
   DeploymentStageKey,
+  ProposedByKey,
   type SubstrateDeploymentWorkflow,
   deploymentWorkflowId,
   type DeploymentWorkflowInput,
@@ -17,12 +21,16 @@ import { compileNormalized, requireValidSpec } from './compile.service';
 import { specOfManifest, type SubstrateManifest } from './manifest';
 import { envelopeRegistry } from './registry/registry';
 
-type DeployDeps = Pick<AppInfra, 'repos' | 'temporal' | 'metrics'>;
+type DeployDeps = Pick<AppInfra, 'config' | 'repos' | 'temporal' | 'metrics'>;
 
-/** A deployment as clients see it. */
-export function deploymentView(record: DeploymentRecord) {
+/** A deployment as clients see it; with `links`, its Web UI page as `workflow_url`. */
+export function deploymentView(record: DeploymentRecord, links?: LinkDeps) {
   const { _id, organization_id: _org, ...rest } = record;
-  return { deployment_id: _id, ...rest };
+  return {
+    deployment_id: _id,
+    ...rest,
+    ...(links ? { workflow_url: workflowUrlOf(links, record.workflow_id) } : {}),
+  };
 }
 
 export async function getDeployment(deps: Pick<AppInfra, 'repos'>, deploymentId: string) {
@@ -34,12 +42,15 @@ export async function getDeployment(deps: Pick<AppInfra, 'repos'>, deploymentId:
 }
 
 /** `GET /v1/substrates/deployments`: newest first, optionally in one stage. */
-export const listDeployments = (deps: Pick<AppInfra, 'repos'>, query: DeploymentListQuery) =>
+export const listDeployments = (
+  deps: Pick<AppInfra, 'config' | 'repos' | 'temporal'>,
+  query: DeploymentListQuery,
+) =>
   pageById(
     query,
     'dep',
     (limit, before) => deps.repos.substrateDeployments.list({ stage: query.stage }, limit, before),
-    deploymentView,
+    (record) => deploymentView(record, deps),
   );
 
 /** The spec to deploy: the body's, or the one a compiled manifest was made from. */
@@ -88,7 +99,7 @@ export async function deploy(deps: DeployDeps, auth: AuthContext, body: Substrat
         if (bound && (bound.status === 'running' || bound.status === 'ready')) {
           await admission?.withdraw();
           admission = undefined;
-          return { created: false, deployment: deploymentView(bound) };
+          return { created: false, deployment: deploymentView(bound, deps) };
         }
       }
       admission ??= await admitDeployment(deps, auth, deploymentId, spec);
@@ -96,8 +107,8 @@ export async function deploy(deps: DeployDeps, auth: AuthContext, body: Substrat
       const now = new Date().toISOString();
       if (await repo.claimBinding(artifact.artifact_id, number, deploymentId, now)) {
         const record = newRecord(deploymentId, spec, auth, now);
-        await start(deps, record, () => (started = true));
-        return { created: true, deployment: deploymentView(record) };
+        await start(deps, record, auth.principalName, () => (started = true));
+        return { created: true, deployment: deploymentView(record, deps) };
       }
       // Another deploy of the same manifest took that binding: look again.
     }
@@ -168,10 +179,12 @@ function newRecord(id: string, spec: NormalizedSpec, auth: AuthContext, now: str
 async function start(
   deps: DeployDeps,
   record: DeploymentRecord,
+  requester: string | undefined,
   onStarted: () => void,
 ): Promise<void> {
   const { spec } = record;
-  const input: DeploymentWorkflowInput = { deployment: record };
+  const text = deploymentStartText(deps, record, requester);
+  const input: DeploymentWorkflowInput = { deployment: record, label: text.label };
   try {
     const client = await deps.temporal.getClient();
     await client.workflow.start<SubstrateDeploymentWorkflow>('substrateDeploymentWorkflow', {
@@ -179,9 +192,13 @@ async function start(
       workflowIdConflictPolicy: 'FAIL',
       taskQueue: deps.temporal.taskQueue,
       args: [input],
-      typedSearchAttributes: [{ key: DeploymentStageKey, value: 'validating' }],
-      staticSummary: `${spec.scaffold} ${spec.params.width}x${spec.params.height} ${spec.params.rule}, ${spec.params.ticks} ticks`,
-      staticDetails: `Deployment \`${record._id}\` by \`${record.created_by}\` in envelope \`${spec.envelope}\``,
+      typedSearchAttributes: [
+        { key: DeploymentStageKey, value: 'validating' },
+        { key: DeploymentEnvelopeKey, value: spec.envelope },
+        { key: ProposedByKey, value: record.created_by },
+      ],
+      staticSummary: text.summary,
+      staticDetails: text.details,
     });
   } catch (error) {
     // Nothing was written and no workflow runs: the caller may simply retry.

@@ -9,6 +9,7 @@ const deploymentId = (description: string) => schema.idRef('dep', description);
 export const deploymentView = schema.view(
   {
     deployment_id: schema.prefixedId('dep', 'Deployment id.'),
+    workflow_url: schema.workflowUrl,
     spec: schema.freeObject('The spec deployed.'),
     manifest_artifact_id: schema.nullable(schema.idRef('art', 'Compiled manifest.')),
     status: schema.choice(['running', 'ready', 'failed', 'cancelled'], 'Overall status.'),

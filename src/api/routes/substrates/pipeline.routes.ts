@@ -139,6 +139,7 @@ export const substratePipelineRoutes: RouteDefinition[] = [
     handler: async (req, deps) => ({
       payload: deploymentsService.deploymentView(
         await deploymentsService.getDeployment(deps, req.params.deployment_id),
+        deps,
       ),
     }),
   }),
