@@ -5,7 +5,7 @@ import { unknownMethods } from './middleware/unknown-methods';
 import { errorHandler } from './middleware/error-handler';
 import { observe } from './middleware/observe';
 import { requestId } from './middleware/request-id';
-import { mountRoutes } from './mount';
+import { directRoutes, mountRoutes } from './mount';
 import { buildOpenApiDocument } from './openapi';
 import { apiRoutes } from './routes';
 import { consoleRoutes } from './routes/console.routes';
@@ -28,11 +28,13 @@ export function createApp(deps: AppDeps): Koa {
   );
 
   const router = new Router();
-  mountRoutes(router, routes, deps);
+  const direct = mountRoutes(router, routes, deps);
 
   app.use(requestId());
   app.use(observe(deps));
   app.use(errorHandler(deps.logger));
+  // Paths without parameters skip the router's matching (the same chain answers them).
+  app.use(directRoutes(direct));
   app.use(unknownMethods(router));
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -92,23 +92,54 @@ export class RateLimiter {
     await this.syncAll();
   }
 
-  /** Admits (and counts) one request of `subject`, or refuses it without counting it. */
-  async check(subject: string, rules: LimitRule[]): Promise<LimitDecision> {
+  /**
+   * Admits (and counts) one request of `subject`, or refuses it without counting it. The
+   * decision comes at once (no promise) when it needs no round trip, which is the hot path:
+   * the subject's windows are loaded and this instance is within its budget.
+   */
+  check(subject: string, rules: LimitRule[]): LimitDecision | Promise<LimitDecision> {
     const nowMs = this.now();
     const state = this.stateOf(subject, nowMs);
-    const windows = rules.map((rule) => this.counterFor(state, rule, nowMs));
-    const counters = windows.map(({ counter }) => counter);
-    if (counters.some((counter) => !counter.loaded)) await this.syncSubject(subject, state, false);
-
-    let decision = this.decide(rules, counters);
+    const counters: WindowCounter[] = [];
+    let loaded = true;
+    for (const rule of rules) {
+      const counter = this.counterFor(state, rule, nowMs);
+      loaded &&= counter.loaded;
+      counters.push(counter);
+    }
+    if (!loaded) return this.checkAfterSync(subject, state, rules, counters, false);
+    const decision = this.decide(rules, counters);
     // Counts only grow within a window, so a refusal on stale counts is already right; an
     // admission beyond the budget is re-decided on fresh counts.
+    if (!decision.violated && this.overBudget(rules, counters)) {
+      return this.checkAfterSync(subject, state, rules, counters, true);
+    }
+    return this.admit(rules, counters, decision);
+  }
+
+  /** `check` when the shared counts must be read first (`loaded` false) or again. */
+  private async checkAfterSync(
+    subject: string,
+    state: SubjectState,
+    rules: LimitRule[],
+    counters: WindowCounter[],
+    loaded: boolean,
+  ): Promise<LimitDecision> {
+    if (!loaded) await this.syncSubject(subject, state, false);
+    let decision = this.decide(rules, counters);
     if (!decision.violated && this.overBudget(rules, counters)) {
       await this.syncSubject(subject, state, true);
       decision = this.decide(rules, counters);
     }
-    const { violated, retryAfterSeconds, at } = decision;
-    if (!violated) for (const { counter } of windows) counter.local += 1;
+    return this.admit(rules, counters, decision);
+  }
+
+  private admit(
+    rules: LimitRule[],
+    counters: WindowCounter[],
+    { violated, retryAfterSeconds, at }: ReturnType<RateLimiter['decide']>,
+  ): LimitDecision {
+    if (!violated) for (const counter of counters) counter.local += 1;
     return {
       allowed: !violated,
       violated,
@@ -121,7 +152,8 @@ export class RateLimiter {
     const at = this.now();
     let violated: LimitRule | undefined;
     let retryAfterSeconds = 0;
-    rules.forEach((rule, i) => {
+    for (let i = 0; i < rules.length; i += 1) {
+      const rule = rules[i];
       const counter = counters[i];
       if (counter.local + counter.remote >= rule.limit) {
         const wait = secondsUntil(counter.expiresAt, at);
@@ -131,17 +163,20 @@ export class RateLimiter {
           retryAfterSeconds = wait;
         }
       }
-    });
+    }
     return { violated, retryAfterSeconds, at };
   }
 
   /** True once this instance has admitted its share of what was left at its last sync. */
   private overBudget(rules: LimitRule[], counters: WindowCounter[]): boolean {
-    return rules.some((rule, i) => {
+    for (let i = 0; i < rules.length; i += 1) {
       const counter = counters[i];
-      const leftAtSync = rule.limit - counter.localAtSync - counter.remote;
-      return counter.local - counter.localAtSync >= Math.floor(leftAtSync * BUDGET_SHARE);
-    });
+      const leftAtSync = rules[i].limit - counter.localAtSync - counter.remote;
+      if (counter.local - counter.localAtSync >= Math.floor(leftAtSync * BUDGET_SHARE)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Publishes every changed shard and reads back the others' counts, in two round trips. */
@@ -251,14 +286,14 @@ export class RateLimiter {
     return state;
   }
 
-  private counterFor(state: SubjectState, rule: LimitRule, nowMs: number) {
+  private counterFor(state: SubjectState, rule: LimitRule, nowMs: number): WindowCounter {
     const { id, expiresAt } = windowOf(rule.name, nowMs);
     let counter = state.windows.get(id);
     if (!counter) {
       counter = { local: 0, remote: 0, written: 0, localAtSync: 0, expiresAt, loaded: false };
       state.windows.set(id, counter);
     }
-    return { id, counter };
+    return counter;
   }
 
   private shardOf(
@@ -282,16 +317,48 @@ export class RateLimiter {
 /** Share of what is left that an instance may admit between two syncs. */
 const BUDGET_SHARE = 0.25;
 
-function windowOf(name: LimitRule['name'], nowMs: number): { id: string; expiresAt: number } {
-  if (name === 'day')
-    return { id: `d:${utcDay(nowMs)}`, expiresAt: nowMs + msUntilUtcMidnight(nowMs) };
-  const size = WINDOW_SECONDS[name] * 1000;
-  const index = Math.floor(nowMs / size);
-  return { id: `${name[0]}:${index}`, expiresAt: (index + 1) * size };
+interface Window {
+  id: string;
+  /** When it began (a day window: UTC midnight) and when it ends. */
+  startsAt: number;
+  expiresAt: number;
+}
+
+/** The window of each kind last asked for: every request of a window asks for the same. */
+const lastWindows = new Map<LimitRule['name'], Window>();
+
+function windowOf(name: LimitRule['name'], nowMs: number): Window {
+  const last = lastWindows.get(name);
+  if (last && last.startsAt <= nowMs && nowMs < last.expiresAt) return last;
+  let window: Window;
+  if (name === 'day') {
+    const expiresAt = nowMs + msUntilUtcMidnight(nowMs);
+    window = { id: `d:${utcDay(nowMs)}`, startsAt: expiresAt - 86_400_000, expiresAt };
+  } else {
+    const size = WINDOW_SECONDS[name] * 1000;
+    const index = Math.floor(nowMs / size);
+    window = { id: `${name[0]}:${index}`, startsAt: index * size, expiresAt: (index + 1) * size };
+  }
+  lastWindows.set(name, window);
+  return window;
 }
 
 const secondsUntil = (atMs: number, nowMs: number): number =>
   Math.max(1, Math.ceil((atMs - nowMs) / 1000));
+
+/** `RateLimit-Policy` of each rule list seen (a key's rules are one list while it is cached). */
+const policies = new WeakMap<LimitRule[], string>();
+
+function policyOf(rules: LimitRule[]): string {
+  let policy = policies.get(rules);
+  if (policy === undefined) {
+    policy = rules
+      .map((rule) => `"${rule.name}";q=${rule.limit};w=${WINDOW_SECONDS[rule.name]}`)
+      .join(', ');
+    policies.set(rules, policy);
+  }
+  return policy;
+}
 
 function rateLimitHeaders(
   rules: LimitRule[],
@@ -299,18 +366,18 @@ function rateLimitHeaders(
   nowMs: number,
 ): Record<string, string> {
   let closest = 0;
-  const remaining = rules.map((rule, i) =>
-    Math.max(0, rule.limit - counters[i].local - counters[i].remote),
-  );
-  remaining.forEach((left, i) => {
-    if (left < remaining[closest]) closest = i;
-  });
+  let closestLeft = Infinity;
+  for (let i = 0; i < rules.length; i += 1) {
+    const left = Math.max(0, rules[i].limit - counters[i].local - counters[i].remote);
+    if (left < closestLeft) {
+      closest = i;
+      closestLeft = left;
+    }
+  }
   return {
     'RateLimit-Limit': String(rules[closest].limit),
-    'RateLimit-Remaining': String(remaining[closest]),
+    'RateLimit-Remaining': String(closestLeft),
     'RateLimit-Reset': String(secondsUntil(counters[closest].expiresAt, nowMs)),
-    'RateLimit-Policy': rules
-      .map((rule) => `"${rule.name}";q=${rule.limit};w=${WINDOW_SECONDS[rule.name]}`)
-      .join(', '),
+    'RateLimit-Policy': policyOf(rules),
   };
 }

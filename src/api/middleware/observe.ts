@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import type { AppDeps } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
+import { isoOfMs } from '../../lib/time';
 import type { RouteDefinition } from '../route';
 
 /**
@@ -42,7 +43,7 @@ export function observe(
       if (ctx.path.startsWith('/v1/')) {
         deps.ledger.record({
           request_id: ctx.state.requestId as string,
-          at: new Date().toISOString(),
+          at: isoOfMs(Date.now()),
           method: ctx.method,
           route: route?.path ?? ctx.path.slice(0, 512),
           operation_id: route?.operationId ?? null,
