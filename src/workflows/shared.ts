@@ -227,41 +227,27 @@ export const executeActionUpdate = defineUpdate<ActionState, [ActionDecisionInpu
 export const planSettledUpdate = defineUpdate<ActionState, []>('planSettled');
 export const actionStateQuery = defineQuery<ActionState>('state');
 
-export const ActionStatusKey = defineSearchAttributeKey(
-  'ActionStatus',
-  SearchAttributeType.KEYWORD,
-);
-export const ActionKindKey = defineSearchAttributeKey('ActionKind', SearchAttributeType.KEYWORD);
+/** A Keyword search attribute of ours, by its registered name. */
+const keywordKey = (name: keyof typeof SEARCH_ATTRIBUTES) =>
+  defineSearchAttributeKey(name, SearchAttributeType.KEYWORD);
+
+export const ActionStatusKey = keywordKey('ActionStatus');
+export const ActionKindKey = keywordKey('ActionKind');
 /** Status of a continuous-ops workflow (checkpoints now, repairs later): filter them in the UI. */
-export const OpsStatusKey = defineSearchAttributeKey('OpsStatus', SearchAttributeType.KEYWORD);
-export const SharedContextIdKey = defineSearchAttributeKey(
-  'SharedContextId',
-  SearchAttributeType.KEYWORD,
-);
+export const OpsStatusKey = keywordKey('OpsStatus');
+export const SharedContextIdKey = keywordKey('SharedContextId');
 /** Who asked for the work: an action's proposer, a deployment's or repair's requester (id). */
-export const ProposedByKey = defineSearchAttributeKey('ProposedBy', SearchAttributeType.KEYWORD);
+export const ProposedByKey = keywordKey('ProposedBy');
 /** Approvals an action still needs (0 once approved). */
 export const ApprovalsRemainingKey = defineSearchAttributeKey(
   'ApprovalsRemaining',
   SearchAttributeType.INT,
 );
-export const ApprovalRuleIdKey = defineSearchAttributeKey(
-  'ApprovalRuleId',
-  SearchAttributeType.KEYWORD,
-);
+export const ApprovalRuleIdKey = keywordKey('ApprovalRuleId');
 /** The world object an action or a repair is about. */
-export const WorldObjectIdKey = defineSearchAttributeKey(
-  'WorldObjectId',
-  SearchAttributeType.KEYWORD,
-);
-export const RepairStrategyKey = defineSearchAttributeKey(
-  'RepairStrategy',
-  SearchAttributeType.KEYWORD,
-);
-export const DeploymentEnvelopeKey = defineSearchAttributeKey(
-  'DeploymentEnvelope',
-  SearchAttributeType.KEYWORD,
-);
+export const WorldObjectIdKey = keywordKey('WorldObjectId');
+export const RepairStrategyKey = keywordKey('RepairStrategy');
+export const DeploymentEnvelopeKey = keywordKey('DeploymentEnvelope');
 
 // ---------------------------------------------------------------------------
 // Substrate deployments (DESIGN.md sections 5, 6 and 7)
@@ -307,10 +293,7 @@ export const deploymentWorkflowId = (deploymentId: string): string => `deploymen
 
 export const deploymentStateQuery = defineQuery<DeploymentProgressState>('deploymentState');
 
-export const DeploymentStageKey = defineSearchAttributeKey(
-  'DeploymentStage',
-  SearchAttributeType.KEYWORD,
-);
+export const DeploymentStageKey = keywordKey('DeploymentStage');
 
 /** What a notification delivery workflow is started with. */
 export interface NotificationDeliveryInput {
