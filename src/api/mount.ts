@@ -145,7 +145,9 @@ function validate(
   const request = route.request ?? {};
   const params = request.params ? compile(request.params, 'path') : undefined;
   const query = request.query ? compile(request.query, 'query') : undefined;
-  const body = request.body ? compile(request.body.schema, 'body') : undefined;
+  const body = request.body
+    ? compile(request.body.schema, 'body', { storedKeys: request.body.stored !== false })
+    : undefined;
   const bodyRequired = request.body?.required ?? true;
   return (ctx) => {
     const rawParams = { ...(ctx.params as Record<string, string>) };

@@ -76,7 +76,16 @@ interface RouteShape<F extends RouteFamily, P, Q, B> {
     params?: P;
     query?: Q;
     /** `name` is the named request body of the seed (SessionStepRequest, ...). */
-    body?: { name: string; schema: B; required?: boolean };
+    body?: {
+      name: string;
+      schema: B;
+      required?: boolean;
+      /**
+       * False for a body that is read and never stored (a rendering): keys MongoDB refuses
+       * (`.`, NUL, a leading `$`) are then fine.
+       */
+      stored?: boolean;
+    };
   };
   /**
    * Responses by status: the successes, and (without a schema) any error status the route

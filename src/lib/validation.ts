@@ -17,7 +17,12 @@ export function createValidatorFactory() {
   const coercing = addFormats(
     new Ajv({ allErrors: true, useDefaults: true, coerceTypes: true, strict: false }),
   );
-  return (schema: TSchema, source: InputSource): InputValidator => {
+  /** `storedKeys` (bodies, default true): refuse keys the store cannot hold. */
+  return (
+    schema: TSchema,
+    source: InputSource,
+    options: { storedKeys?: boolean } = {},
+  ): InputValidator => {
     const validate = (source === 'body' ? strict : coercing).compile(schema);
     const integers = source === 'body' ? [] : integerFields(schema);
     return (value) => {
@@ -40,7 +45,7 @@ export function createValidatorFactory() {
         type: 'int_parsing',
       }));
       if (!validate(checked)) issues.push(...toIssues(validate, source));
-      if (source === 'body') {
+      if (source === 'body' && options.storedKeys !== false) {
         // A key already refused (an extra field of a closed object) is not named twice.
         const named = new Set(issues.map((i) => i.loc.join('\u0000')));
         const keys = unstorableKeys(checked, [source]);

@@ -13,7 +13,14 @@ const renderer = (kind: MembraneKind, family: RouteFamily, summary: string): Rou
     family,
     summary,
     description: `Renders the ${kind} witness (with \`subject\`, computed now) or a \`payload\` as given, as json, markdown or html${kind === 'world' || kind === 'runtime' ? ' or svg' : ''}. API keys, \`*secret*\`/\`*token*\`/\`*password*\` fields and e-mail addresses never cross: each is replaced and listed in \`redactions\`. HTML is self-contained, with no script. See docs/membrane.md.`,
-    request: { body: { name: 'MembraneRenderRequest', schema: membraneViews.renderRequestBody } },
+    request: {
+      body: {
+        name: 'MembraneRenderRequest',
+        schema: membraneViews.renderRequestBody,
+        // A rendering is never stored: any key a payload holds is redacted or shown, not kept.
+        stored: false,
+      },
+    },
     responses: {
       404: { description: 'No such subject.' },
       200: { description: 'The document.', schema: envelope(membraneViews.renderView) },
