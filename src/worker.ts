@@ -3,14 +3,35 @@ import pino from 'pino';
 import { ConfigError, loadConfig } from './config';
 import { ServiceEventRecorder } from './observability/service-events';
 import { createRepos, ensureIndexes } from './store';
-import { connectMongo } from './store/mongo';
+import { connectMongo, guardMongoClient } from './store/mongo';
 import { createWorker } from './worker/create-worker';
+
+/**
+ * How long the worker's MongoDB client may fail every ping before the guard asks a fresh
+ * client: well past a FerretDB restart plus the driver's 10 s heartbeat, after which a
+ * healthy client has reconnected.
+ */
+const MONGO_STUCK_BOUND_MS = 30_000;
 
 /** Worker process: runs every workflow and activity on the task queue until signalled. */
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = pino({ level: config.logLevel, base: { service: 'worker' } });
   const { client: mongo, db } = await connectMongo(config.mongodbUri, config.mongodbDb);
+  // A client that stays failed while the database answers a fresh one (docs/chaos.md) would
+  // keep this worker's sticky workflows retrying here: exit instead, so the supervisor
+  // restarts it and Temporal hands its workflow tasks to a worker that can reach the store.
+  guardMongoClient(db, {
+    uri: config.mongodbUri,
+    boundMs: MONGO_STUCK_BOUND_MS,
+    onStuck: (failingForMs) => {
+      logger.fatal(
+        { failing_for_ms: failingForMs },
+        'MongoDB client failing while a fresh client reaches the database: exiting',
+      );
+      process.exit(1);
+    },
+  });
   const repos = createRepos(db);
   await ensureIndexes(db);
   const identity = `${process.pid}@${hostname()}`;

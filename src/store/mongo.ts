@@ -79,3 +79,67 @@ export async function pingMongo(db: Db): Promise<string | undefined> {
     return error instanceof Error ? error.message : String(error);
   }
 }
+
+/** What {@link guardMongoClient} watches for and does. */
+export interface MongoGuardOptions {
+  /** The client's URI: a fresh client opened on it tells "down" from "stuck". */
+  uri: string;
+  /** How long every ping may fail before the fresh client is asked. */
+  boundMs: number;
+  /** Ping period. */
+  intervalMs?: number;
+  /** Called once, when the client has failed for `boundMs` while a fresh client can ping. */
+  onStuck: (failingForMs: number) => void;
+}
+
+/**
+ * Watches a client that should heal by itself, for the one case where it did not (found by
+ * the chaos run, docs/chaos.md): after FerretDB was killed and restarted, one process's
+ * client failed every call with a server-selection error for minutes, holding no connection,
+ * while every other process reconnected in seconds. The guard pings through `db` every
+ * `intervalMs`; once pings have failed for `boundMs`, it pings through a fresh client, and
+ * only if that one succeeds (the database is back, this client is not) calls `onStuck`. A
+ * database that is simply down never triggers it. Returns a function that stops the guard.
+ */
+export function guardMongoClient(db: Db, options: MongoGuardOptions): () => void {
+  const intervalMs = options.intervalMs ?? 5000;
+  let failingSince: number | undefined;
+  let busy = false;
+  let stopped = false;
+  const check = async (): Promise<void> => {
+    const failed = await pingMongo(db);
+    if (failed === undefined) {
+      failingSince = undefined;
+      return;
+    }
+    failingSince ??= Date.now();
+    const failingFor = Date.now() - failingSince;
+    if (failingFor < options.boundMs) return;
+    if ((await probeMongo(options.uri)) || stopped) return;
+    stop();
+    options.onStuck(failingFor);
+  };
+  const timer = setInterval(() => {
+    if (busy || stopped) return;
+    busy = true;
+    void check().finally(() => {
+      busy = false;
+    });
+  }, intervalMs);
+  timer.unref();
+  const stop = (): void => {
+    stopped = true;
+    clearInterval(timer);
+  };
+  return stop;
+}
+
+/** Pings through a fresh, short-lived client; an error message, or undefined when reachable. */
+async function probeMongo(uri: string): Promise<string | undefined> {
+  const probe = new MongoClient(uri, { serverSelectionTimeoutMS: 3000, connectTimeoutMS: 3000 });
+  try {
+    return await pingMongo(probe.db('admin'));
+  } finally {
+    await probe.close().catch(() => undefined);
+  }
+}
