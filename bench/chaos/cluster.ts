@@ -59,6 +59,8 @@ export interface Cluster {
   mongoUri: string;
   kill(kind: 'api' | 'worker', index: number): void;
   restart(kind: 'api' | 'worker', index: number): Promise<void>;
+  /** Workers that exited by themselves and were started again. */
+  workerSelfExits(): number;
   stop(): Promise<void>;
 }
 
@@ -108,12 +110,32 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     );
   const apis: ServerProcess[] = [];
   const workers: ServerProcess[] = [];
+  let stopping = false;
+  const killed = new Set<ServerProcess>();
+  let workerSelfExits = 0;
+  // As `restart: unless-stopped` does in docker-compose: a worker that exits by itself (its
+  // database client stuck, docs/chaos.md) is started again.
+  const supervise = (i: number, worker: ServerProcess) => {
+    worker.child.once('exit', () => {
+      if (stopping || killed.has(worker)) return;
+      workerSelfExits += 1;
+      void startWorker(i).then((next) => {
+        workers[i] = next;
+        supervise(i, next);
+      });
+    });
+  };
+  const addWorker = async (i: number) => {
+    workers[i] = await startWorker(i);
+    supervise(i, workers[i]);
+  };
   const stopAll = async () => {
+    stopping = true;
     await Promise.all([...workers, ...apis].map((p) => p.stop()));
   };
   try {
     for (let i = 0; i < apiUrls.length; i += 1) apis.push(await startApi(i));
-    for (let i = 0; i < options.workers; i += 1) workers.push(await startWorker(i));
+    for (let i = 0; i < options.workers; i += 1) await addWorker(i);
     await untilReady(apiUrls[0]);
   } catch (error) {
     await stopAll();
@@ -124,12 +146,15 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     adminKey,
     mongoUri,
     kill(kind, index) {
-      (kind === 'api' ? apis : workers)[index].child.kill('SIGKILL');
+      const target = (kind === 'api' ? apis : workers)[index];
+      killed.add(target);
+      target.child.kill('SIGKILL');
     },
     async restart(kind, index) {
       if (kind === 'api') apis[index] = await startApi(index);
-      else workers[index] = await startWorker(index);
+      else await addWorker(index);
     },
+    workerSelfExits: () => workerSelfExits,
     stop: stopAll,
   };
 }

@@ -37,6 +37,8 @@ export interface ChaosResult {
   serverErrorsOutsideSample: Exchange[];
   /** 5xx answers inside a window that were not 503 with Retry-After. */
   badErrorsInside: number;
+  /** Workers that exited by themselves (a stuck database client) and were restarted. */
+  workerSelfExits: number;
   /** Answers per operation and status (0: no answer). */
   statuses: Record<string, Record<string, number>>;
   /** The first body of each `<op> <status>` that was not a success. */
@@ -92,7 +94,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     const faults = await injectFaults(cluster, options, client, until);
     const accepted = await load;
     const verification = await verify(client, keys, accepted, receiver.deliveries, sourceFamily);
-    const result = judge(client, faults, verification);
+    const result = {
+      ...judge(client, faults, verification),
+      workerSelfExits: cluster.workerSelfExits(),
+    };
     if (options.resultsDir) writeResults(options.resultsDir, options, result);
     return result;
   } finally {
@@ -192,7 +197,11 @@ async function injectFaults(
 }
 
 /** Unavailability per fault, and the 5xx rules: none outside a window, only 503 inside. */
-function judge(client: ChaosClient, faults: Fault[], verification: Verification): ChaosResult {
+function judge(
+  client: ChaosClient,
+  faults: Fault[],
+  verification: Verification,
+): Omit<ChaosResult, 'workerSelfExits'> {
   const { log } = client;
   // An exchange belongs to the newest fault whose window it overlaps.
   const windowOf = (e: Exchange) =>
@@ -303,6 +312,7 @@ function writeResults(dir: string, options: ChaosOptions, result: ChaosResult): 
           .join(', ')} |`,
     ),
     '',
+    `Workers that exited by themselves and were restarted: ${result.workerSelfExits}.`,
     `Webhook redeliveries (same Idempotency-Key again): ${v.webhooks.redelivered}; deployments whose digest is not the engine's: ${v.deployments.digestMismatches}; proofs: ${v.proofs.status}${v.proofs.failed.length ? ` (not passed: ${v.proofs.failed.join(', ')})` : ', all passed'}.`,
     '',
     ...(v.problems.length
