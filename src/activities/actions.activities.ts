@@ -46,17 +46,22 @@ export function createActionActivities(deps: ActionActivityDeps) {
   const { repos } = deps;
   return {
     /** The dry-run plan of a contract against the world as it is now. */
-    async planActionContract(contract: ActionContract): Promise<ActionPlan> {
+    async planActionContract(
+      contract: ActionContract,
+      options: { actionId?: string } = {},
+    ): Promise<ActionPlan> {
       const objectId = contract.target.world_object_ref;
       const object =
         contract.action_kind.startsWith('world.') && objectId
           ? await repos.worldObjects.findById(objectId)
           : null;
-      return planAction(contract, {
+      const plan = planAction(contract, {
         object,
         webhookAllowlist: deps.webhookAllowlist,
         now: new Date().toISOString(),
       });
+      const applied = options.actionId && object?.last_action_id === options.actionId;
+      return applied ? { ...plan, already_applied: true } : plan;
     },
 
     /**

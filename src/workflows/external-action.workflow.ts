@@ -341,9 +341,11 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
   const startedAt = now();
   const replan = await planActionContract.executeWithOptions(
     { ...STORE_STEP, summary: `re-plan ${state.action_kind} → ${target} before executing` },
-    [input.contract],
+    [input.contract, { actionId: state.action_id }],
   );
-  if (replan.plan_digest !== state.dry_run.plan_digest || !replan.ok) {
+  // Its own change already applied: apply the approved plan again, a no-op that answers it.
+  const plan = replan.already_applied ? state.dry_run : replan;
+  if (!replan.already_applied && (replan.plan_digest !== state.dry_run.plan_digest || !replan.ok)) {
     const reason = replan.ok ? 'plan_drift' : 'policy_denied';
     state.execution = {
       outcome: 'failed',
@@ -356,7 +358,7 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
     return finish();
   }
   try {
-    const args = [{ state: copy(state), plan: replan }] as const;
+    const args = [{ state: copy(state), plan }] as const;
     const summary = `apply ${state.action_kind} → ${target}`;
     const result =
       state.action_kind === 'webhook.post'

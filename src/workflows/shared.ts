@@ -123,6 +123,12 @@ export interface ActionPlan {
   bounds: ActionContract['bounds'];
   policy: { allowed: boolean; reasons: string[] };
   planned_at: string;
+  /**
+   * Set by the re-plan before executing when the object already carries this action's own
+   * change: an earlier execution applied it and its worker died before the workflow
+   * recorded that (found by `npm run chaos`). Not drift: applying again is a no-op.
+   */
+  already_applied?: true;
 }
 
 export interface ActionActor {
