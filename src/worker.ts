@@ -21,6 +21,7 @@ async function main(): Promise<void> {
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
     computeConcurrentChunks: config.computeConcurrentChunks,
+    publicBaseUrl: config.publicBaseUrl,
     ...(config.workflowBundlePath
       ? { workflowBundle: { codePath: config.workflowBundlePath } }
       : {}),
