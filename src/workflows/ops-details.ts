@@ -18,8 +18,8 @@ export function checkpointCurrentDetails(
   const nextScope = record.scope.find((scope) => !done.includes(scope));
   let next: string;
   if (record.status !== 'running') next = `nothing: it ended ${record.status}`;
-  else if (record.world_revision === null && record.history_head === null)
-    next = "the world's position (history head, revision)";
+  // Nothing recorded yet (the first record follows the world's position).
+  else if (record.seq === 0) next = "the world's position (history head, revision)";
   else if (nextScope)
     next = `copy scope ${code(nextScope)} (${(collections[nextScope] ?? []).join(', ') || 'no collections'})`;
   else if (!record.manifest) next = `write ${code('manifest.json')}`;
