@@ -42,6 +42,7 @@ async function main(): Promise<void> {
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
     computeConcurrentChunks: config.computeConcurrentChunks,
+    publicBaseUrl: config.publicBaseUrl,
     ...(config.workflowBundlePath
       ? { workflowBundle: { codePath: config.workflowBundlePath } }
       : {}),

@@ -4,13 +4,21 @@ import type { NotificationEvent } from '../domain/notifications/schemas';
 import type { Repos } from '../store';
 import type { Notification } from '../store/notifications.repo';
 import type { Subscription } from '../store/subscriptions.repo';
+import type { NotificationDeliveryInput } from '../workflows/shared';
 
 export interface NotificationDeps {
   repos: Pick<Repos, 'subscriptions' | 'notifications' | 'externalActions'>;
   webhookSigningSecret: string;
   webhookTimeoutMs: number;
-  /** Starts the delivery workflow of a notification; a second start of one is a no-op. */
-  startDelivery(notificationId: string, deliverAt: string): Promise<void>;
+  /**
+   * Starts the delivery workflow of a notification; a second start of one is a no-op.
+   * `about` names what it delivers to whom, for the Web UI.
+   */
+  startDelivery(
+    notificationId: string,
+    deliverAt: string,
+    about?: NotificationDeliveryInput['about'],
+  ): Promise<void>;
 }
 
 /** An event worth a notification, as the workflows' record activities report it. */
@@ -81,7 +89,12 @@ export function createNotifier(deps: NotificationDeps) {
           at: event.at,
           updated_at: event.at,
         });
-        await deps.startDelivery(id, delivery.at);
+        await deps.startDelivery(id, delivery.at, {
+          event: delivery.kind,
+          subject_id: event.subject.id,
+          subscription_id: subscription._id,
+          subscription_name: subscription.name,
+        });
         started += 1;
       }
     }

@@ -85,7 +85,7 @@ export async function buildDeps(
   monitor.start();
   const stepper = createStepper({ threads: config.engineThreads });
   const schedule = config.checkpointSchedule
-    ? keepCheckpointSchedule(temporal, config.checkpointSchedule, log)
+    ? keepCheckpointSchedule(temporal, config.checkpointSchedule, log, config.publicBaseUrl)
     : undefined;
   const infra = {
     config,

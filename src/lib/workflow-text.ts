@@ -79,3 +79,14 @@ export function detailsMarkdown(
     `- **Console:** [${consolePage}](${consolePage})${view && id ? `, then the ${view} ${code(id)}` : ''}`,
   ].join('\n');
 }
+
+/** `Ada Lovelace (`prn_…`)` in Markdown, or the bare id as code when the name is unknown. */
+export const whoMarkdown = (name: string | null | undefined, id: string): string =>
+  name ? `${mdText(name)} (${code(id)})` : code(id);
+
+/** Current details as the Web UI shows them: `- **Label:** value` lines, null ones left out. */
+export const currentDetailsMarkdown = (lines: Record<string, string | null | undefined>): string =>
+  Object.entries(lines)
+    .filter((entry): entry is [string, string] => Boolean(entry[1]))
+    .map(([label, value]) => `- **${label}:** ${value}`)
+    .join('\n');

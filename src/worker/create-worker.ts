@@ -4,8 +4,11 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { createActivities, type ActivityDeps } from '../activities';
 import type { ChunkInput } from '../activities/substrates.activities';
 import { createStepper } from '../domain/substrates/stepper';
+import { oneLine } from '../lib/workflow-text';
+import { deliveryStaticDetails } from '../domain/notifications/delivery-text';
 import {
   computeTaskQueueOf,
+  deliveryText,
   notificationWorkflowId,
   type NotificationDeliveryInput,
 } from '../workflows/shared';
@@ -32,6 +35,8 @@ export interface CreateWorkerOptions {
    * activities: keep it below the cores of the machine.
    */
   computeConcurrentChunks?: number;
+  /** Where delivery workflows' details link back to (`PUBLIC_BASE_URL`); none: paths only. */
+  publicBaseUrl?: string;
 }
 
 export interface CreatedWorkers {
@@ -60,10 +65,11 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Create
       (clientConnection) =>
         new Client({ connection: clientConnection, namespace: options.namespace }),
     ));
-  const startDelivery = async (notificationId: string, deliverAt: string): Promise<void> => {
+  const startDelivery: ActivityDeps['startDelivery'] = async (notificationId, deliverAt, about) => {
     const input: NotificationDeliveryInput = {
       notification_id: notificationId,
       deliver_at: deliverAt,
+      ...(about ? { about } : {}),
     };
     try {
       await (
@@ -72,6 +78,8 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Create
         workflowId: notificationWorkflowId(notificationId),
         taskQueue: options.taskQueue,
         args: [input],
+        staticSummary: oneLine(deliveryText(input)),
+        staticDetails: deliveryStaticDetails(input, options.publicBaseUrl ?? ''),
       });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

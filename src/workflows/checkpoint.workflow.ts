@@ -2,6 +2,7 @@ import { sha256 } from '@noble/hashes/sha2';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
 import {
   ApplicationFailure,
+  type ActivityOptions,
   proxyActivities,
   setCurrentDetails,
   upsertSearchAttributes,
@@ -11,17 +12,19 @@ import {
 import type { CheckpointActivities } from '../activities';
 import type { CheckpointRecord, CollectionCopy } from '../store/checkpoints.repo';
 import { RECORD_STEP_OPTIONS } from './activity-options';
+import { checkpointCurrentDetails } from './ops-details';
 import { OpsStatusKey, type CheckpointWorkflowInput } from './shared';
 
 const { recordCheckpoint, worldPosition, writeCheckpointManifest } =
   proxyActivities<CheckpointActivities>(RECORD_STEP_OPTIONS);
 // One collection per call, streamed with heartbeats: a lost worker is noticed within the
 // heartbeat timeout and the copy starts again on another.
-const { copyCollection } = proxyActivities<CheckpointActivities>({
+const COPY_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '2 hours',
   heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 10 },
-});
+};
+const { copyCollection } = proxyActivities<CheckpointActivities>(COPY_OPTIONS);
 
 const SCOPE_SHA = (copies: CollectionCopy[]): string =>
   copies.map((c) => `${c.collection}:${c.sha256}`).join(',');
@@ -43,18 +46,35 @@ export async function checkpointWorkflow(
     }
     record.seq += 1;
     record.updated_at = new Date().toISOString();
-    setCurrentDetails(
-      `checkpoint \`${record._id}\`: ${record.status} (${Object.keys(record.scopes).length}/${record.scope.length} scopes)`,
+    setCurrentDetails(checkpointCurrentDetails(record, input.collections));
+    const done = Object.keys(record.scopes).length;
+    await recordCheckpoint.executeWithOptions(
+      {
+        ...RECORD_STEP_OPTIONS,
+        summary: `record checkpoint ${record.status}, ${done} of ${record.scope.length} scopes`,
+      },
+      [record],
     );
-    await recordCheckpoint(record);
   };
   try {
-    Object.assign(record, await worldPosition());
+    setCurrentDetails(checkpointCurrentDetails(record, input.collections));
+    Object.assign(
+      record,
+      await worldPosition.executeWithOptions(
+        { ...RECORD_STEP_OPTIONS, summary: "read the world's position (history head, revision)" },
+        [],
+      ),
+    );
     await save();
     for (const scope of record.scope) {
       const copies: CollectionCopy[] = [];
       for (const collection of input.collections[scope] ?? []) {
-        copies.push(await copyCollection({ checkpoint_id: record._id, collection }));
+        copies.push(
+          await copyCollection.executeWithOptions(
+            { ...COPY_OPTIONS, summary: `copy collection ${collection} (scope ${scope})` },
+            [{ checkpoint_id: record._id, collection }],
+          ),
+        );
       }
       record.scopes[scope] = {
         count: copies.reduce((sum, copy) => sum + copy.count, 0),
@@ -63,7 +83,10 @@ export async function checkpointWorkflow(
       };
       await save();
     }
-    record.manifest = await writeCheckpointManifest(record);
+    record.manifest = await writeCheckpointManifest.executeWithOptions(
+      { ...RECORD_STEP_OPTIONS, summary: `write manifest.json of ${record.scope.length} scopes` },
+      [record],
+    );
     record.status = 'completed';
     record.completed_at = new Date().toISOString();
     await save();

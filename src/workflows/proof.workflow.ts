@@ -1,5 +1,6 @@
 import {
   ApplicationFailure,
+  type ActivityOptions,
   proxyActivities,
   setCurrentDetails,
   upsertSearchAttributes,
@@ -8,14 +9,16 @@ import type { ProofActivities } from '../activities';
 import type { ProofCheck } from '../domain/proofs/schemas';
 import type { ProofRunRecord } from '../store/proofs.repo';
 import { RECORD_STEP_OPTIONS } from './activity-options';
+import { proofCurrentDetails } from './ops-details';
 import { OpsStatusKey, type ProofWorkflowInput } from './shared';
 
 const { recordProofRun } = proxyActivities<ProofActivities>(RECORD_STEP_OPTIONS);
 // One check per call: it reads at most `max_records` of each collection it checks.
-const { runProofCheck } = proxyActivities<ProofActivities>({
+const CHECK_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '30 minutes',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 5 },
-});
+};
+const { runProofCheck } = proxyActivities<ProofActivities>(CHECK_OPTIONS);
 
 /**
  * One proof run (`proof-prf_…`): each check in turn, the record written after each (its
@@ -26,19 +29,17 @@ export async function proofWorkflow(input: ProofWorkflowInput): Promise<ProofRun
   const save = async () => {
     record.seq += 1;
     record.updated_at = new Date().toISOString();
-    const failed = record.results.filter((r) => r.status === 'failed').map((r) => r.name);
-    setCurrentDetails(
-      `proof run \`${record._id}\`: ${record.status}, ${record.results.length}/${record.checks.length} checks${failed.length ? `; failed: ${failed.join(', ')}` : ''}`,
-    );
-    await recordProofRun(record);
+    setCurrentDetails(proofCurrentDetails(record));
+    const summary = `record ${record.status}, ${record.results.length} of ${record.checks.length} checks`;
+    await recordProofRun.executeWithOptions({ ...RECORD_STEP_OPTIONS, summary }, [record]);
   };
+  setCurrentDetails(proofCurrentDetails(record));
   try {
     for (const check of record.checks) {
-      const result = await runProofCheck({
-        run_id: record._id,
-        check: check as ProofCheck,
-        max_records: record.max_records,
-      });
+      const result = await runProofCheck.executeWithOptions(
+        { ...CHECK_OPTIONS, summary: `check ${check} (at most ${record.max_records} records)` },
+        [{ run_id: record._id, check: check as ProofCheck, max_records: record.max_records }],
+      );
       record.results.push(result);
       await save();
     }

@@ -18,6 +18,7 @@ import {
   OpsStatusKey,
   ProposedByKey,
   WorldObjectIdKey,
+  actionStaticDetails,
   actionStaticSummary,
   actionWorkflowId,
   childActionStatusSignal,
@@ -123,6 +124,7 @@ export async function repairWorkflow(input: RepairWorkflowInput): Promise<Repair
     names: input.names,
   };
   record.child_action_id = actionInput.action_id;
+  const base = input.public_base_url ?? '';
   const child = await startChild(externalActionWorkflow, {
     workflowId: actionWorkflowId(actionInput.action_id),
     args: [actionInput],
@@ -135,7 +137,11 @@ export async function repairWorkflow(input: RepairWorkflowInput): Promise<Repair
       { key: WorldObjectIdKey, value: record.object_id },
     ],
     staticSummary: actionStaticSummary(actionInput),
-    staticDetails: `Restores \`${record.object_id}\` for repair \`${record._id}\` (${record.strategy}, from ${plan.source}); proposed by \`${record.requested_by.principal_id}\``,
+    // The same named details as a proposed action's, then what repair it applies.
+    staticDetails: `${actionStaticDetails(actionInput, {
+      api: `${base}/v1/external-actions/${actionInput.action_id}`,
+      console: `${base}/console#/action/${actionInput.action_id}`,
+    })}\n\nApplies repair \`${record._id}\` (${record.strategy}, from ${plan.source}, plan \`${plan.digest}\`).`,
   });
   const result = child.result();
   let finished = false;

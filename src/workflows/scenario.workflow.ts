@@ -1,5 +1,6 @@
 import {
   ApplicationFailure,
+  type ActivityOptions,
   proxyActivities,
   setCurrentDetails,
   upsertSearchAttributes,
@@ -8,16 +9,18 @@ import type { ScenarioActivities } from '../activities';
 import type { ScenarioName } from '../domain/scenarios/schemas';
 import type { ScenarioRunRecord } from '../store/scenario-runs.repo';
 import { RECORD_STEP_OPTIONS } from './activity-options';
+import { scenarioCurrentDetails, type ScenarioStage } from './ops-details';
 import { OpsStatusKey, type ScenarioWorkflowInput } from './shared';
 
 const { recordScenarioRun, reportScenario } =
   proxyActivities<ScenarioActivities>(RECORD_STEP_OPTIONS);
 // Driving waits for deployments (heartbeating while it polls) and api answers.
-const { driveScenario } = proxyActivities<ScenarioActivities>({
+const DRIVE_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '15 minutes',
   heartbeatTimeout: '2 minutes',
   retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 3 },
-});
+};
+const { driveScenario } = proxyActivities<ScenarioActivities>(DRIVE_OPTIONS);
 
 /**
  * One scenario run (`scenario-scn_…`): drive the live system through its api, judge what
@@ -26,25 +29,40 @@ const { driveScenario } = proxyActivities<ScenarioActivities>({
  */
 export async function scenarioWorkflow(input: ScenarioWorkflowInput): Promise<ScenarioRunRecord> {
   let record: ScenarioRunRecord = { ...input.record };
+  const show = (stage: ScenarioStage) => setCurrentDetails(scenarioCurrentDetails(record, stage));
   const save = async () => {
     record.seq += 1;
     record.updated_at = new Date().toISOString();
-    setCurrentDetails(
-      `scenario \`${record.scenario}\` run \`${record._id}\`: **${record.status}**${record.checks.length ? ` (${record.checks.filter((c) => c.passed).length}/${record.checks.length} checks held)` : ''}${record.report ? `; report \`${record.report.markdown}\`` : ''}`,
-    );
+    show('ended');
     upsertSearchAttributes([{ key: OpsStatusKey, value: `scenario.${record.status}` }]);
-    await recordScenarioRun(record);
+    await recordScenarioRun.executeWithOptions(
+      { ...RECORD_STEP_OPTIONS, summary: `record the run ${record.status}` },
+      [record],
+    );
   };
   try {
-    record.observations = await driveScenario({
-      run_id: record._id,
-      scenario: record.scenario as ScenarioName,
-      params: record.params,
-      shared_context_id: record.shared_context_id,
-      api_url: input.api_url,
-    });
+    show('driving');
+    record.observations = await driveScenario.executeWithOptions(
+      {
+        ...DRIVE_OPTIONS,
+        summary: `drive scenario ${record.scenario} through the api at ${input.api_url}`,
+      },
+      [
+        {
+          run_id: record._id,
+          scenario: record.scenario as ScenarioName,
+          params: record.params,
+          shared_context_id: record.shared_context_id,
+          api_url: input.api_url,
+        },
+      ],
+    );
+    show('judging');
     // Workflow time: the same on a retry of the activity, so its report bytes are too.
-    record = await reportScenario({ record, judged_at: new Date().toISOString() });
+    record = await reportScenario.executeWithOptions(
+      { ...RECORD_STEP_OPTIONS, summary: 'judge the observations, write the report' },
+      [{ record, judged_at: new Date().toISOString() }],
+    );
     await save();
     return record;
   } catch (error) {

@@ -200,6 +200,16 @@ describe('continuous checkpoints (CHECKPOINT_SCHEDULE)', () => {
       .getHandle(checkpointScheduleId(scheduled.deps.temporal.taskQueue))
       .describe();
     expect(description.spec.intervals?.[0]?.every).toBe(3000);
+    // The Web UI: the schedule's note, and each scheduled run's summary, details, ProposedBy.
+    expect(description.state.note).toContain('Continuous checkpoints of every scope');
+    const run = await client.workflow.getHandle(done!.workflow_id).describe();
+    expect(await run.staticSummary()).toMatch(
+      /^scheduled checkpoint of every scope · every \ds · by the schedule /,
+    );
+    expect(await run.staticDetails()).toContain('/v1/continuous-ops/checkpoints');
+    expect(
+      run.typedSearchAttributes.getAll().find((pair) => pair.key.name === 'ProposedBy')?.value,
+    ).toBe('schedule');
 
     const continuity = await call<{
       payload: { checkpoints: number; lineage: { kind: string; id: string }[] };

@@ -152,6 +152,7 @@ describe('repair requests', () => {
       strategy: 'revalidate',
       status: 'diagnosing',
       workflow_id: repairWorkflowId(started.body.payload.repair_id),
+      workflow_url: `${app.deps.config.temporalUiUrl}/namespaces/default/workflows/${repairWorkflowId(started.body.payload.repair_id)}`,
     });
     const done = await until(started.body.payload.repair_id, object._id, ['no_action_needed']);
     expect(done.steps.map((s) => `${s.step}:${s.outcome}`)).toEqual([
@@ -193,6 +194,21 @@ describe('repair requests', () => {
       target: { world_object_ref: object._id },
     });
     expect(JSON.stringify(child)).toContain(requester.principalId);
+    // In the Web UI, its details are a proposed action's (named, linked), and name the repair.
+    const childDetails = await (
+      await (
+        await app.deps.temporal.getClient()
+      ).workflow
+        .getHandle(`action-${waiting.child_action_id!}`)
+        .describe()
+    ).staticDetails();
+    expect(childDetails).toContain(`\`${object._id}\``);
+    expect(childDetails).toContain(`Proposed by:** `);
+    expect(childDetails).toContain(`\`${requester.principalId}\``);
+    expect(childDetails).toContain(
+      `${app.deps.config.publicBaseUrl}/v1/external-actions/${waiting.child_action_id!}`,
+    );
+    expect(childDetails).toContain(`Applies repair \`${id}\` (revalidate, from history@1`);
 
     // One repair at a time per object.
     const second = await request({ object_id: object._id });

@@ -29,6 +29,7 @@ export async function startTestWorker(
     ...options,
     address: process.env['TEST_TEMPORAL_ADDRESS']!,
     namespace: 'default',
+    publicBaseUrl: deps.config.publicBaseUrl,
     taskQueue,
     workflowBundle: { code: readFileSync(WORKFLOW_BUNDLE_PATH, 'utf8') },
     activityDeps: activityDepsOf(deps),

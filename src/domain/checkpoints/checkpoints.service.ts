@@ -5,7 +5,9 @@ import { newId } from '../../lib/ids';
 import { startOpsWorkflow } from '../ops-workflow';
 import type { CheckpointRecord } from '../../store/checkpoints.repo';
 import { pageById } from '../../store/paging';
+import { code, detailsMarkdown, mdText, oneLine, whoMarkdown } from '../../lib/workflow-text';
 import { checkpointWorkflowId, type CheckpointWorkflowInput } from '../../workflows/shared';
+import { linksOf, workflowUrlOf, type LinkDeps } from '../workflow-links';
 import {
   CHECKPOINT_SCOPES,
   SCOPE_COLLECTIONS,
@@ -13,11 +15,12 @@ import {
   type CheckpointListQuery,
 } from './schemas';
 
-type Deps = Pick<AppInfra, 'metrics' | 'repos' | 'temporal'>;
+type Deps = Pick<AppInfra, 'config' | 'metrics' | 'repos' | 'temporal'>;
 
-export function checkpointView(record: CheckpointRecord) {
+/** A checkpoint as clients see it, with its Web UI page as `workflow_url`. */
+export function checkpointView(record: CheckpointRecord, links: LinkDeps) {
   const { _id, seq: _seq, ...rest } = record;
-  return { checkpoint_id: _id, ...rest };
+  return { checkpoint_id: _id, ...rest, workflow_url: workflowUrlOf(links, record.workflow_id) };
 }
 
 /** A checkpoint's first record, before its workflow has done anything. */
@@ -58,25 +61,44 @@ export async function createCheckpoint(deps: Deps, auth: AuthContext, body: Chec
     workflowId: record.workflow_id,
     args: [input],
     opsStatus: 'checkpoint.running',
-    staticSummary: `checkpoint ${record.scope.join(', ')}${record.label ? ` "${record.label}"` : ''}`,
-    staticDetails: `Checkpoint \`${record._id}\` requested by \`${record.requested_by}\`; artifacts under \`checkpoints/${record._id}/\``,
+    requestedBy: auth.principalId,
+    staticSummary: oneLine(
+      `checkpoint ${record.scope.length === CHECKPOINT_SCOPES.length ? 'of every scope' : record.scope.join(', ')} · ${record._id} · by ${auth.principalName ?? auth.principalId}${record.label ? ` · ${record.label}` : ''}`,
+    ),
+    staticDetails: detailsMarkdown(
+      `Checkpoint ${record.label ? `"${mdText(record.label)}"` : code(record._id)}`,
+      {
+        Checkpoint: code(record._id),
+        Scopes: record.scope.map(code).join(', '),
+        Label: record.label ? mdText(record.label) : null,
+        'Requested by': whoMarkdown(auth.principalName, auth.principalId),
+        Artifacts: `${code(`checkpoints/${record._id}/`)}, then ${code('manifest.json')} there`,
+      },
+      linksOf(deps, `/v1/continuous-ops/checkpoints/${record._id}`),
+    ),
   });
   await deps.repos.checkpoints.project(record);
-  return checkpointView(record);
+  return checkpointView(record, deps);
 }
 
-export const listCheckpoints = (deps: Pick<AppInfra, 'repos'>, query: CheckpointListQuery) =>
+export const listCheckpoints = (
+  deps: Pick<AppInfra, 'config' | 'repos' | 'temporal'>,
+  query: CheckpointListQuery,
+) =>
   pageById(
     query,
     'chk',
     (limit, before) => deps.repos.checkpoints.list({ status: query.status }, limit, before),
-    checkpointView,
+    (record) => checkpointView(record, deps),
   );
 
-export async function getCheckpoint(deps: Pick<AppInfra, 'repos'>, checkpointId: string) {
+export async function getCheckpoint(
+  deps: Pick<AppInfra, 'config' | 'repos' | 'temporal'>,
+  checkpointId: string,
+) {
   const record = await found(
     deps.repos.checkpoints.findById(checkpointId),
     `checkpoint ${checkpointId}`,
   );
-  return checkpointView(record);
+  return checkpointView(record, deps);
 }

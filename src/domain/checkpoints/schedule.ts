@@ -1,8 +1,30 @@
 import { ScheduleAlreadyRunning, type ScheduleOptions } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { TemporalGateway } from '../../temporal/gateway';
-import type { CheckpointWorkflowInput } from '../../workflows/shared';
-import { SCOPE_COLLECTIONS } from './schemas';
+import { code, detailsMarkdown } from '../../lib/workflow-text';
+import { OpsStatusKey, ProposedByKey, type CheckpointWorkflowInput } from '../../workflows/shared';
+import { CHECKPOINT_SCOPES, SCOPE_COLLECTIONS } from './schemas';
+
+/** The schedule's note (Schedules page): what it is and where its spec comes from. */
+const scheduleNote = (spec: string): string =>
+  `Continuous checkpoints of every scope (${CHECKPOINT_SCOPES.join(', ')}), every ${spec} (CHECKPOINT_SCHEDULE); a run still going when the next is due makes it skip.`;
+
+/** What each scheduled checkpoint's page says of it (static details, Markdown). */
+const scheduledDetails = (scheduleId: string, spec: string, baseUrl: string): string =>
+  detailsMarkdown(
+    'Scheduled checkpoint of every scope',
+    {
+      Schedule: `${code(scheduleId)} (${code(spec)}, CHECKPOINT_SCHEDULE)`,
+      Scopes: CHECKPOINT_SCOPES.map(code).join(', '),
+      'Requested by': `the schedule (${code('requested_by: schedule')})`,
+      Checkpoint:
+        'its id (`chk_…`) is made by the run: see Current Details, or the newest checkpoint in the api',
+    },
+    {
+      api: `${baseUrl}/v1/continuous-ops/checkpoints`,
+      console: `${baseUrl}/console`,
+    },
+  );
 
 /** The schedule's id: one per task queue, so every api instance of a deployment shares it. */
 export const checkpointScheduleId = (taskQueue: string): string => `${taskQueue}-checkpoints`;
@@ -15,11 +37,14 @@ export const checkpointScheduleId = (taskQueue: string): string => `${taskQueue}
 export async function ensureCheckpointSchedule(
   temporal: TemporalGateway,
   spec: string,
+  publicBaseUrl = '',
 ): Promise<void> {
   const client = await temporal.getClient();
   const input: CheckpointWorkflowInput = { collections: SCOPE_COLLECTIONS };
+  const scheduleId = checkpointScheduleId(temporal.taskQueue);
+  const note = scheduleNote(spec);
   const options: ScheduleOptions = {
-    scheduleId: checkpointScheduleId(temporal.taskQueue),
+    scheduleId,
     spec: /^\d+[smhd]$/.test(spec)
       ? { intervals: [{ every: spec as `${number}${'s' | 'm' | 'h' | 'd'}` }] }
       : { cronExpressions: [spec] },
@@ -29,11 +54,17 @@ export async function ensureCheckpointSchedule(
       taskQueue: temporal.taskQueue,
       args: [input],
       workflowId: `checkpoint-scheduled`,
-      staticSummary: 'scheduled checkpoint of every scope',
+      staticSummary: `scheduled checkpoint of every scope · every ${spec} · by the schedule ${scheduleId}`,
+      staticDetails: scheduledDetails(scheduleId, spec, publicBaseUrl),
+      typedSearchAttributes: [
+        { key: OpsStatusKey, value: 'checkpoint.running' },
+        { key: ProposedByKey, value: 'schedule' },
+      ],
     },
     // A checkpoint still running when the next is due: skip the next, never pile up.
     policies: { overlap: 'SKIP', catchupWindow: '1 minute' },
     memo: { purpose: 'continuous checkpoints (CHECKPOINT_SCHEDULE)' },
+    state: { note },
   };
   try {
     await client.schedule.create(options);
@@ -44,6 +75,7 @@ export async function ensureCheckpointSchedule(
       spec: options.spec,
       action: options.action,
       policies: { ...previous.policies, overlap: 'SKIP', catchupWindow: 60_000 },
+      state: { ...previous.state, note },
     }));
   }
 }
@@ -56,13 +88,14 @@ export function keepCheckpointSchedule(
   temporal: TemporalGateway,
   spec: string,
   logger: Logger,
+  publicBaseUrl = '',
 ): { stop(): void; ready: Promise<void> } {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const ready = new Promise<void>((resolve) => {
     const attempt = () => {
       if (stopped) return resolve();
-      ensureCheckpointSchedule(temporal, spec).then(
+      ensureCheckpointSchedule(temporal, spec, publicBaseUrl).then(
         () => {
           logger.info(
             { schedule: checkpointScheduleId(temporal.taskQueue), spec },

@@ -11,6 +11,7 @@ export const checkpointView = schema.view(
     }),
     status: schema.choice(CHECKPOINT_STATUSES, '`running`, then `completed` or `failed`.'),
     workflow_id: schema.text('Temporal workflow id (`checkpoint-chk_…`).', 128),
+    workflow_url: schema.workflowUrl,
     scopes: schema.freeObject(
       'Per scope as it completes: `count`, `sha256` and the collections copied, each with its parts (artifact paths and digests).',
     ),
@@ -27,6 +28,15 @@ export const checkpointView = schema.view(
     updated_at: schema.dateTime('Last change.'),
     completed_at: schema.nullable(schema.dateTime('When it completed.')),
   },
-  ['checkpoint_id', 'scope', 'status', 'workflow_id', 'scopes', 'requested_by', 'created_at'],
+  [
+    'checkpoint_id',
+    'scope',
+    'status',
+    'workflow_id',
+    'workflow_url',
+    'scopes',
+    'requested_by',
+    'created_at',
+  ],
   'A runtime checkpoint.',
 );

@@ -11,7 +11,7 @@ import { toHtml, toMarkdown } from './render';
 import { runtimeSvg, worldSvg, type WorldPicture } from './svg';
 import { loadAssay } from '../assays/assays.service';
 
-type Deps = Pick<AppInfra, 'repos' | 'witnesses'>;
+type Deps = Pick<AppInfra, 'config' | 'repos' | 'temporal' | 'witnesses'>;
 
 export const MEMBRANE_KINDS = [
   'aboutness',
@@ -85,7 +85,7 @@ async function computed(deps: Deps, kind: MembraneKind, subject: Record<string, 
       const repairId = field(subject, 'repair_id');
       if (repairId) {
         const record = await found(deps.repos.repairs.findById(repairId), `repair ${repairId}`);
-        return repairView(record);
+        return repairView(record, deps);
       }
       return listRepairs(deps, { object_id: need('object_id'), limit: 20 });
     }

@@ -3,21 +3,24 @@ import type { AuthContext } from '../../auth/auth-context';
 import { newId } from '../../lib/ids';
 import type { ProofRunRecord, StoredCheckResult } from '../../store/proofs.repo';
 import { proofWorkflowId, type ProofWorkflowInput } from '../../workflows/shared';
+import { code, detailsMarkdown, oneLine, whoMarkdown } from '../../lib/workflow-text';
 import { resultWithin, startOpsWorkflow } from '../ops-workflow';
+import { linksOf, workflowUrlOf, type LinkDeps } from '../workflow-links';
 import { PROOF_CHECKS, type ProofChecksBody } from './schemas';
 
-type Deps = Pick<AppInfra, 'metrics' | 'repos' | 'temporal'>;
+type Deps = Pick<AppInfra, 'config' | 'metrics' | 'repos' | 'temporal'>;
 
 /** How long `POST /v1/proofs/checks` waits for its run before answering 202 (docs/proofs.md). */
 export const PROOF_WAIT_MS = 10_000;
 /** Days the summary counts back. */
 const SUMMARY_DAYS = 30;
 
-export function proofRunView(record: ProofRunRecord) {
+export function proofRunView(record: ProofRunRecord, links: LinkDeps) {
   const { _id, seq: _seq, ...rest } = record;
   return {
     run_id: _id,
     ...rest,
+    workflow_url: workflowUrlOf(links, record.workflow_id),
     progress: { done: record.results.length, total: record.checks.length },
   };
 }
@@ -50,12 +53,25 @@ export async function runProofChecks(deps: Deps, auth: AuthContext, body: ProofC
     workflowId: record.workflow_id,
     args: [input],
     opsStatus: 'proof.running',
-    staticSummary: `proof checks: ${record.checks.length === PROOF_CHECKS.length ? 'all' : record.checks.join(', ')} (≤ ${record.max_records} records each)`,
-    staticDetails: `Proof run \`${id}\` requested by \`${auth.principalId}\`; results: \`GET /v1/proofs/status\`, \`GET /v1/proofs/summary\`.`,
+    requestedBy: auth.principalId,
+    staticSummary: oneLine(
+      `proof run · ${record.checks.length === PROOF_CHECKS.length ? 'every check' : record.checks.join(', ')} (≤ ${record.max_records} records each) · ${id} · by ${auth.principalName ?? auth.principalId}`,
+    ),
+    staticDetails: detailsMarkdown(
+      `Proof run ${code(id)}`,
+      {
+        'Proof run': code(id),
+        Checks: record.checks.map(code).join(', '),
+        'Records read per check': `at most ${record.max_records}`,
+        'Requested by': whoMarkdown(auth.principalName, auth.principalId),
+        Summary: code('GET /v1/proofs/summary'),
+      },
+      linksOf(deps, '/v1/proofs/status'),
+    ),
   });
   const finished = await resultWithin<ProofRunRecord>(deps, record.workflow_id, PROOF_WAIT_MS);
   const stored = finished ?? (await deps.repos.proofs.findById(id)) ?? record;
-  return { run: proofRunView(stored), done: finished !== null };
+  return { run: proofRunView(stored, deps), done: finished !== null };
 }
 
 /** The newest result of each check, newest run first. */
@@ -94,7 +110,10 @@ export async function proofStatus(deps: Pick<AppInfra, 'repos'>, now = new Date(
 }
 
 /** `GET /v1/proofs/summary`: runs per day (30 days), the newest failures and the newest run. */
-export async function proofSummary(deps: Pick<AppInfra, 'repos'>, now = new Date()) {
+export async function proofSummary(
+  deps: Pick<AppInfra, 'config' | 'repos' | 'temporal'>,
+  now = new Date(),
+) {
   const runs = await deps.repos.proofs.newest();
   const since = new Date(now.getTime() - SUMMARY_DAYS * 86_400_000).toISOString();
   const days = new Map<
@@ -117,6 +136,6 @@ export async function proofSummary(deps: Pick<AppInfra, 'repos'>, now = new Date
     runs: runs.length,
     by_day: [...days.values()].sort((a, b) => (a.day < b.day ? 1 : -1)),
     newest_failures: failures,
-    newest_run: runs[0] ? proofRunView(runs[0]) : null,
+    newest_run: runs[0] ? proofRunView(runs[0], deps) : null,
   };
 }

@@ -75,6 +75,7 @@ export const proofRunView = schema.view(
   {
     run_id: proofRunId('Run id.'),
     workflow_id: schema.text('Temporal workflow id (`proof-prf_…`).', 128),
+    workflow_url: schema.workflowUrl,
     status: schema.choice(RUN_STATUSES, '`running`, then `completed` or `failed`.'),
     checks: schema.arrayOf(schema.choice(PROOF_CHECKS, 'A check.'), 'Checks asked for, in order.', {
       maxItems: PROOF_CHECKS.length,
@@ -96,6 +97,7 @@ export const proofRunView = schema.view(
   [
     'run_id',
     'workflow_id',
+    'workflow_url',
     'status',
     'checks',
     'max_records',

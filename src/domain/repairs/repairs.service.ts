@@ -12,7 +12,7 @@ import {
   type RepairWorkflowInput,
 } from '../../workflows/shared';
 import { code, mdText, detailsMarkdown, oneLine } from '../../lib/workflow-text';
-import { linksOf } from '../workflow-links';
+import { linksOf, workflowUrlOf, type LinkDeps } from '../workflow-links';
 import { diagnose, RepairNotPossible } from './diagnosis';
 import { gatherEvidence } from './evidence';
 import {
@@ -24,9 +24,9 @@ import {
 
 type Deps = Pick<AppInfra, 'config' | 'decisionSigner' | 'metrics' | 'repos' | 'temporal'>;
 
-export function repairView(record: RepairRecord) {
+export function repairView(record: RepairRecord, links: LinkDeps) {
   const { _id, seq: _seq, ...rest } = record;
-  return { repair_id: _id, ...rest };
+  return { repair_id: _id, ...rest, workflow_url: workflowUrlOf(links, record.workflow_id) };
 }
 
 /** Options only `restore_last_good` takes, and not both at once: 422 naming the field. */
@@ -112,6 +112,7 @@ export async function requestRepair(deps: Deps, auth: AuthContext, body: RepairR
     record,
     decision_public_key: deps.decisionSigner.publicKeyHex,
     names: { requester: auth.principalName, target: object.name },
+    public_base_url: deps.config.publicBaseUrl,
   };
   try {
     await startOpsWorkflow(deps, {
@@ -145,16 +146,19 @@ export async function requestRepair(deps: Deps, auth: AuthContext, body: RepairR
     throw error;
   }
   await deps.repos.repairs.project(record);
-  return repairView(record);
+  return repairView(record, deps);
 }
 
 /** `GET /v1/repair/state`: the newest repairs, optionally of one object. */
-export const listRepairs = (deps: Pick<AppInfra, 'repos'>, query: RepairStateQuery) =>
+export const listRepairs = (
+  deps: Pick<AppInfra, 'config' | 'repos' | 'temporal'>,
+  query: RepairStateQuery,
+) =>
   pageById(
     query,
     'rep',
     (limit, before) => deps.repos.repairs.list({ object_id: query.object_id }, limit, before),
-    repairView,
+    (record) => repairView(record, deps),
   );
 
 /** `GET /v1/repairability/{object_id}`: each strategy as it would go now; changes nothing. */

@@ -18,6 +18,7 @@ export const repairView = schema.view(
     checkpoint_id: schema.nullable(schema.idRef('chk', 'Checkpoint asked for.')),
     requested_by: schema.freeObject('`principal_id` and `key_id` of the requester.'),
     workflow_id: schema.text('Temporal workflow id (`repair-rep_…`).', 128),
+    workflow_url: schema.workflowUrl,
     steps: schema.arrayOf(
       schema.freeObject('`step` (diagnose, plan, apply, verify), `outcome`, `at`, `detail`.'),
       'Steps so far, in order.',
@@ -48,7 +49,16 @@ export const repairView = schema.view(
     updated_at: schema.dateTime('Last change.'),
     completed_at: schema.nullable(schema.dateTime('When it ended.')),
   },
-  ['repair_id', 'object_id', 'strategy', 'status', 'workflow_id', 'steps', 'created_at'],
+  [
+    'repair_id',
+    'object_id',
+    'strategy',
+    'status',
+    'workflow_id',
+    'workflow_url',
+    'steps',
+    'created_at',
+  ],
   'A repair of one world object.',
 );
 

@@ -5,7 +5,9 @@ import { newId } from '../../lib/ids';
 import { createValidatorFactory, type InputValidator } from '../../lib/validation';
 import type { ScenarioRunRecord } from '../../store/scenario-runs.repo';
 import { scenarioWorkflowId, type ScenarioWorkflowInput } from '../../workflows/shared';
+import { code, detailsMarkdown, mdText, oneLine, whoMarkdown } from '../../lib/workflow-text';
 import { resultWithin, startOpsWorkflow } from '../ops-workflow';
+import { linksOf, workflowUrlOf, type LinkDeps } from '../workflow-links';
 import { SCENARIOS, scenarioNamed, type ScenarioParams } from './registry';
 import { RUNS_SHOWN, type RunScenarioBody, type ScenarioName } from './schemas';
 
@@ -19,13 +21,13 @@ const paramValidators = new Map<ScenarioName, InputValidator>(
   SCENARIOS.map((scenario) => [scenario.name, compile(scenario.params, 'body')]),
 );
 
-export function scenarioRunView(record: ScenarioRunRecord) {
+export function scenarioRunView(record: ScenarioRunRecord, links: LinkDeps) {
   const { _id, seq: _seq, ...rest } = record;
-  return { run_id: _id, ...rest };
+  return { run_id: _id, ...rest, workflow_url: workflowUrlOf(links, record.workflow_id) };
 }
 
 /** `GET /v1/scenarios`: every scenario, its parameter schema and expectation, its newest runs. */
-export async function listScenarios(deps: Pick<AppInfra, 'repos'>) {
+export async function listScenarios(deps: Pick<AppInfra, 'config' | 'repos' | 'temporal'>) {
   const runs = await Promise.all(
     SCENARIOS.map((scenario) => deps.repos.scenarioRuns.newestOf(scenario.name, RUNS_SHOWN)),
   );
@@ -35,7 +37,7 @@ export async function listScenarios(deps: Pick<AppInfra, 'repos'>) {
       summary: scenario.summary,
       params: scenario.params,
       expected: scenario.expected,
-      newest_runs: runs[index].map(scenarioRunView),
+      newest_runs: runs[index].map((run) => scenarioRunView(run, deps)),
     })),
   };
 }
@@ -95,8 +97,23 @@ export async function runScenario(
     args: [input],
     opsStatus: 'scenario.running',
     sharedContextId: record.shared_context_id,
-    staticSummary: `scenario ${definition.name} (run ${id}) by ${auth.principalId}`,
-    staticDetails: `Scenario \`${definition.name}\`: ${definition.summary}\n\n**Expected.** ${definition.expected}\n\nRun \`${id}\` in context \`${record.shared_context_id}\`; status: \`GET /v1/scenarios\`; report: \`scenarios/${id}/report.md\`.`,
+    requestedBy: auth.principalId,
+    staticSummary: oneLine(
+      `scenario ${definition.name} · ${id} · by ${auth.principalName ?? auth.principalId} · ${definition.summary}`,
+    ),
+    staticDetails: detailsMarkdown(
+      `Scenario ${code(definition.name)}`,
+      {
+        'Scenario run': code(id),
+        What: mdText(definition.summary),
+        Expected: mdText(definition.expected),
+        Parameters: code(JSON.stringify(params)),
+        'Requested by': whoMarkdown(auth.principalName, auth.principalId),
+        'Shared context': code(record.shared_context_id),
+        Report: code(`scenarios/${id}/report.md`),
+      },
+      linksOf(deps, '/v1/scenarios'),
+    ),
   });
   const finished = await resultWithin<ScenarioRunRecord>(
     deps,
@@ -104,5 +121,5 @@ export async function runScenario(
     SCENARIO_WAIT_MS,
   );
   const stored = finished ?? (await deps.repos.scenarioRuns.findById(id)) ?? record;
-  return { run: scenarioRunView(stored), done: stored.status !== 'running' };
+  return { run: scenarioRunView(stored, deps), done: stored.status !== 'running' };
 }

@@ -58,6 +58,7 @@ export const scenarioRunView = schema.view(
     ),
     shared_context_id: schema.contextRef('The context its records name: `scenario:<run_id>`.'),
     workflow_id: schema.text('Temporal workflow id (`scenario-scn_…`).', 128),
+    workflow_url: schema.workflowUrl,
     checks: schema.arrayOf(checkView, 'Each expected observation, judged.', { maxItems: 64 }),
     observations: schema.freeObject('What the run observed.'),
     report: schema.nullable(
@@ -84,6 +85,7 @@ export const scenarioRunView = schema.view(
     'status',
     'shared_context_id',
     'workflow_id',
+    'workflow_url',
     'checks',
     'observations',
     'report',
