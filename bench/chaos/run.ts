@@ -303,6 +303,7 @@ function writeResults(dir: string, options: ChaosOptions, result: ChaosResult): 
     ),
     '',
     `Requests: ${result.requests}; 5xx outside the fault windows: ${result.serverErrorsOutside}; 5xx inside them other than 503 with Retry-After: ${result.badErrorsInside}.`,
+    '',
     '| operation | answers by status |',
     '| --- | --- |',
     ...Object.entries(result.statuses).map(
