@@ -48,7 +48,7 @@ export function createValidatorFactory() {
       if (source === 'body' && options.storedKeys !== false) {
         // A key already refused (an extra field of a closed object) is not named twice.
         const named = new Set(issues.map((i) => i.loc.join('\u0000')));
-        const keys = unstorableKeys(checked, [source]);
+        const keys = unstorableParts(checked, [source]);
         issues.push(...keys.filter((i) => !named.has(i.loc.join('\u0000'))));
       }
       return { value: checked, issues };
@@ -57,17 +57,31 @@ export function createValidatorFactory() {
 }
 
 /**
- * Object keys the store cannot hold: MongoDB (and FerretDB) refuse a field name containing
- * `.` or NUL or starting with `$`. A body is stored as sent (action parameters, event
- * payloads, command arguments), so such a key, at any depth, is refused here (422) rather
- * than failing when a workflow records it (found by fuzzing: a proposal whose parameters
- * held `"a.b"` left its workflow retrying the write forever).
+ * What the store cannot hold, wherever it is in a body: MongoDB (and FerretDB) refuse a field
+ * name containing `.` or NUL or starting with `$`, and FerretDB v1 refuses an array directly
+ * inside an array (`[[1, 2]]`; we keep to what both stores do). A body is stored as sent
+ * (action parameters, event payloads, command arguments), so either is refused here (422)
+ * rather than failing when it is written (found by fuzzing: a proposal whose parameters held
+ * `"a.b"` left its workflow retrying the write forever; an event payload holding `[[1]]` was
+ * a 500).
  */
 const unstorableKey = (key: string): boolean =>
   key.startsWith('$') || key.includes('.') || key.includes('\u0000');
 
-function unstorableKeys(value: unknown, loc: (string | number)[]): ValidationIssue[] {
-  if (Array.isArray(value)) return value.flatMap((item, i) => unstorableKeys(item, [...loc, i]));
+function unstorableParts(value: unknown, loc: (string | number)[]): ValidationIssue[] {
+  if (Array.isArray(value)) {
+    return value.flatMap((item, i) =>
+      Array.isArray(item)
+        ? [
+            {
+              loc: [...loc, i],
+              msg: 'An array cannot hold an array directly (wrap it in an object)',
+              type: 'value_error',
+            },
+          ]
+        : unstorableParts(item, [...loc, i]),
+    );
+  }
   if (value === null || typeof value !== 'object') return [];
   return Object.entries(value as Record<string, unknown>).flatMap(([key, item]) =>
     unstorableKey(key)
@@ -78,7 +92,7 @@ function unstorableKeys(value: unknown, loc: (string | number)[]): ValidationIss
             type: 'value_error',
           },
         ]
-      : unstorableKeys(item, [...loc, key]),
+      : unstorableParts(item, [...loc, key]),
   );
 }
 

@@ -56,6 +56,9 @@ const PROFILES: Record<'suite' | 'full', Profile> = {
 };
 const PROFILE_NAME = process.env['FUZZ_PROFILE'] === 'full' ? 'full' : 'suite';
 const PROFILE = PROFILES[PROFILE_NAME];
+// The suite's pass draws from a fixed seed, so `npm test` (and CI) runs the same cases every
+// time and a finding fails every run, not one in N; `npm run fuzz` explores with fresh seeds.
+const SEED = process.env['FUZZ_SEED'] ?? (PROFILE_NAME === 'suite' ? '20261125' : undefined);
 
 let app: TestApp;
 let worker: TestWorker;
@@ -132,7 +135,7 @@ function schemathesis(label: string, apiKey: string): Promise<RunResult> {
     'junit',
     '--report-junit-path',
     join(REPORTS, `${PROFILE_NAME}-${label}.junit.xml`),
-    ...(process.env['FUZZ_SEED'] ? ['--seed', process.env['FUZZ_SEED']] : []),
+    ...(SEED ? ['--seed', SEED] : []),
   ];
   return new Promise((resolve, reject) => {
     const child = spawn(ST, args, {

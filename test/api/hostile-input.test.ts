@@ -120,4 +120,36 @@ describe('hostile input', () => {
     });
     expect(fine.status).not.toBe(422);
   });
+
+  // Found by the fuzz pass in the suite: an event payload holding an array inside an array was
+  // a 500 (FerretDB v1 stores no nested arrays; we keep to what both stores do).
+  it('refuses an array directly inside an array in a stored body, with 422 naming it', async () => {
+    const res = await call(app.url, 'POST', '/v1/external-events/ingest', {
+      key: app.adminKey,
+      body: {
+        source_family: 'fuzz.regression',
+        source_event_id: 'nested-arrays-1',
+        event_type: 'x.y',
+        occurred_at: '2026-11-25T10:00:00Z',
+        payload: { rows: [[1, 2], { ok: [3] }], deep: { list: [{ inner: [[true]] }] } },
+      },
+    });
+    expect(res.status).toBe(422);
+    const locs = (res.body['detail'] as { loc: unknown[] }[]).map((d) => d.loc);
+    expect(locs).toEqual([
+      ['body', 'payload', 'rows', 0],
+      ['body', 'payload', 'deep', 'list', 0, 'inner', 0],
+    ]);
+    const flat = await call(app.url, 'POST', '/v1/external-events/ingest', {
+      key: app.adminKey,
+      body: {
+        source_family: 'fuzz.regression',
+        source_event_id: 'nested-arrays-2',
+        event_type: 'x.y',
+        occurred_at: '2026-11-25T10:00:00Z',
+        payload: { rows: [{ cells: [1, 2] }, { cells: [3] }] },
+      },
+    });
+    expect(flat.status).toBe(201);
+  });
 });
