@@ -1,8 +1,9 @@
-import { proposeUpdate } from '../helpers/actions';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { newId } from '../../src/lib/ids';
+import { proposeUpdate } from '../helpers/actions';
+import { browserAvailable, launchBrowser } from '../helpers/browser';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -11,13 +12,7 @@ import { startTestWorker, type TestWorker } from '../helpers/test-worker';
 // The approvals console in a real headless browser (Debian's Chromium, installed by
 // scripts/ensure-browser.sh): propose by API → it appears in another principal's inbox →
 // approved in the page → executed → the history shows it.
-const BROWSER = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(BROWSER);
-if (!haveBrowser) {
-  console.warn(
-    `console browser test skipped: no Chromium at ${BROWSER} (scripts/ensure-browser.sh installs it)`,
-  );
-}
+const haveBrowser = browserAvailable('console browser test');
 /** Screenshots go to .data; UPDATE_SCREENSHOTS=1 writes the ones docs/console.md shows. */
 const SHOTS = process.env['UPDATE_SCREENSHOTS']
   ? join(__dirname, '../../docs/images')
@@ -35,20 +30,7 @@ let approver: TestKey;
     worker = await startTestWorker(app.deps);
     proposer = await createTestKey(app, { entitlement: 'strategic', accessLayer: 2 });
     approver = await createTestKey(app, { entitlement: 'strategic', accessLayer: 2 });
-    browser = await chromium.launch({
-      executablePath: BROWSER,
-      headless: true,
-      // The closed network refuses Chromium's own background connections.
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchBrowser();
     mkdirSync(SHOTS, { recursive: true });
   }, 60_000);
   afterAll(async () => {

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { seedObject } from '../helpers/actions';
+import { browserAvailable, launchBrowser } from '../helpers/browser';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -11,13 +12,7 @@ import { startTestWorker, type TestWorker } from '../helpers/test-worker';
 // The Temporal Web UI in a real headless browser (Debian's Chromium, as the console test):
 // an action proposed through the api is found in the workflow list, then by a search
 // attribute query, and its page shows who asked, for what, and 1 of 2 approvals by whom.
-const BROWSER = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(BROWSER);
-if (!haveBrowser) {
-  console.warn(
-    `Temporal UI browser test skipped: no Chromium at ${BROWSER} (scripts/ensure-browser.sh installs it)`,
-  );
-}
+const haveBrowser = browserAvailable('Temporal UI browser test');
 /** The dev server's UI: its port is the frontend's plus 1000 (7233 → 8233, 17233 → 18233). */
 const UI =
   process.env['TEST_TEMPORAL_UI_URL'] ??
@@ -44,19 +39,7 @@ let cy: TestKey;
     const key = (name: string) =>
       createTestKey(app, { entitlement: 'strategic', accessLayer: 2, name });
     [ada, ben, cy] = await Promise.all([key('Ada Lovelace'), key('Ben Okri'), key('Cy Twombly')]);
-    browser = await chromium.launch({
-      executablePath: BROWSER,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchBrowser();
     mkdirSync(SHOTS, { recursive: true });
   }, 60_000);
   afterAll(async () => {
