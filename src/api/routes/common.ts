@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { NotImplemented } from '../../lib/errors';
 import type { AppDeps } from '../../app/deps';
-import type { RouteDefinition, RouteResult } from '../route';
+import type { RouteDefinition, RouteLink, RouteResult } from '../route';
 
 /**
  * Handler for a route whose capability is not built yet: 501 after auth and validation.
@@ -57,3 +57,26 @@ export const fromBody =
   async (req: { body: B }, deps: AppDeps): Promise<RouteResult> => ({
     payload: await run(deps, req.body),
   });
+
+/**
+ * OpenAPI links that hand one field of the answer (`pointer` into its body, e.g.
+ * `/payload/action_id`) to other operations under the same name: as their path parameter
+ * (`path: {Get: 'actions.get'}`) or as their body field (`body: {Deploy: 'substrates.deploy'}`).
+ * The shape nearly every link here takes.
+ */
+export function handOn(
+  field: string,
+  pointer: string,
+  operations: { path?: Record<string, string>; body?: Record<string, string> },
+): Record<string, RouteLink> {
+  const value = { [field]: `$response.body#${pointer}` };
+  const links = (
+    targets: Record<string, string> = {},
+    as: 'parameters' | 'requestBody',
+  ): [string, RouteLink][] =>
+    Object.entries(targets).map(([name, operationId]) => [name, { operationId, [as]: value }]);
+  return Object.fromEntries([
+    ...links(operations.path, 'parameters'),
+    ...links(operations.body, 'requestBody'),
+  ]);
+}

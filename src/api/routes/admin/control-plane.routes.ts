@@ -6,7 +6,7 @@ import * as quotaPoliciesService from '../../../domain/governance/quota-policies
 import * as governanceSchemas from '../../../domain/governance/schemas';
 import * as governanceViews from '../../../domain/governance/view-schemas';
 import { defineRoute, type RouteDefinition } from '../../route';
-import { envelope } from '../common';
+import { envelope, handOn } from '../common';
 import { tenantRoutes } from './tenant-routes';
 
 /** Keys, organizations, principals, projects and quota policies (operator keys only). */
@@ -27,16 +27,10 @@ export const tenantResourceRoutes: RouteDefinition[] = [
       description:
         'Mints a key for a principal with an entitlement class and access layer. The secret is in this response only; only its hash is stored.',
       bodyName: 'CreateKeyRequest',
-      links: {
-        Rotate: {
-          operationId: 'admin.keys.rotate',
-          requestBody: { key_id: '$response.body#/payload/key_id' },
-        },
-        Usage: {
-          operationId: 'admin.usage.get',
-          parameters: { key_id: '$response.body#/payload/key_id' },
-        },
-      },
+      links: handOn('key_id', '/payload/key_id', {
+        path: { Usage: 'admin.usage.get' },
+        body: { Rotate: 'admin.keys.rotate' },
+      }),
       body: governanceSchemas.createKeyBody,
       view: governanceViews.keyWithSecretView,
       run: adminKeysService.createKey,
@@ -86,16 +80,12 @@ export const tenantResourceRoutes: RouteDefinition[] = [
       summary: 'create organization',
       description: 'Creates an organization; a name already taken (case-insensitive) is 409.',
       bodyName: 'CreateOrganizationRequest',
-      links: {
-        CreateProject: {
-          operationId: 'admin.projects.create',
-          requestBody: { organization_id: '$response.body#/payload/organization_id' },
+      links: handOn('organization_id', '/payload/organization_id', {
+        body: {
+          CreateProject: 'admin.projects.create',
+          CreatePrincipal: 'admin.principals.create',
         },
-        CreatePrincipal: {
-          operationId: 'admin.principals.create',
-          requestBody: { organization_id: '$response.body#/payload/organization_id' },
-        },
-      },
+      }),
       body: governanceSchemas.createOrganizationBody,
       run: organizationsService.createOrganization,
     },
@@ -151,12 +141,9 @@ export const tenantResourceRoutes: RouteDefinition[] = [
       description:
         'Creates a principal (a person or service holding keys) in an organization (default: `sandbox`); an e-mail already taken (case-insensitive) is 409.',
       bodyName: 'CreatePrincipalRequest',
-      links: {
-        CreateKey: {
-          operationId: 'admin.keys.create',
-          requestBody: { principal_id: '$response.body#/payload/principal_id' },
-        },
-      },
+      links: handOn('principal_id', '/payload/principal_id', {
+        body: { CreateKey: 'admin.keys.create' },
+      }),
       body: governanceSchemas.createPrincipalBody,
       run: principalsService.createPrincipal,
     },

@@ -3,7 +3,7 @@ import * as notificationsSchemas from '../../../domain/notifications/schemas';
 import { deliveryView, subscriptionView } from '../../../domain/notifications/view-schemas';
 import { pathParams } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
-import { page } from '../common';
+import { handOn, page } from '../common';
 import { tenantRoutes } from './tenant-routes';
 
 /** Notification subscriptions and their deliveries (docs/approvals.md), operator keys only. */
@@ -23,12 +23,9 @@ export const subscriptionRoutes: RouteDefinition[] = [
       description:
         'Subscribes a URL (under WEBHOOK_ALLOWLIST) to action and deployment events. Each event makes one delivery per matching subscription, POSTed by its own workflow, signed (`X-Governed-Signature: t=<unix>,sha256=<HMAC of "<t>.<body>">`), retried with backoff for a day until a 2xx; `action.reminder` goes out `reminder_before_seconds` before an approval window ends, if the action still awaits approval.',
       bodyName: 'CreateSubscriptionRequest',
-      links: {
-        Deliveries: {
-          operationId: 'admin.subscriptions.deliveries',
-          parameters: { subscription_id: '$response.body#/payload/subscription_id' },
-        },
-      },
+      links: handOn('subscription_id', '/payload/subscription_id', {
+        path: { Deliveries: 'admin.subscriptions.deliveries' },
+      }),
       body: notificationsSchemas.createSubscriptionBody,
       run: subscriptionsService.createSubscription,
     },

@@ -3,7 +3,7 @@ import * as checkpointsSchemas from '../../../domain/checkpoints/schemas';
 import { checkpointView } from '../../../domain/checkpoints/view-schemas';
 import { pathParams } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
-import { envelope, fromQuery, page } from '../common';
+import { envelope, fromQuery, handOn, page } from '../common';
 
 /** Runtime checkpoints as durable workflows (DESIGN.md section 9; docs/continuous-ops.md). */
 export const continuousOpsRoutes: RouteDefinition[] = [
@@ -26,12 +26,9 @@ export const continuousOpsRoutes: RouteDefinition[] = [
       202: {
         description: 'The checkpoint, running.',
         schema: envelope(checkpointView),
-        links: {
-          Get: {
-            operationId: 'continuousOps.checkpoints.get',
-            parameters: { checkpoint_id: '$response.body#/payload/checkpoint_id' },
-          },
-        },
+        links: handOn('checkpoint_id', '/payload/checkpoint_id', {
+          path: { Get: 'continuousOps.checkpoints.get' },
+        }),
       },
     },
     idempotent: true,

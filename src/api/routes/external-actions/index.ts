@@ -4,7 +4,7 @@ import * as actionsSchemas from '../../../domain/actions/schemas';
 import * as actionsViews from '../../../domain/actions/view-schemas';
 import { pathParams, prefixedId } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
-import { envelope, fromBody, fromQuery, page } from '../common';
+import { envelope, fromBody, fromQuery, handOn, page } from '../common';
 
 const actionParams = pathParams({ action_id: prefixedId('act', 'Action id.') });
 const decisionBody = {
@@ -112,28 +112,15 @@ export const externalActionsRoutes: RouteDefinition[] = [
       201: {
         description: 'The proposed action.',
         schema: envelope(actionsViews.actionView),
-        links: {
-          Get: {
-            operationId: 'actions.get',
-            parameters: { action_id: '$response.body#/payload/action_id' },
+        links: handOn('action_id', '/payload/action_id', {
+          path: {
+            Get: 'actions.get',
+            Approve: 'actions.approve',
+            Reject: 'actions.reject',
+            Execute: 'actions.execute',
+            History: 'actions.history',
           },
-          Approve: {
-            operationId: 'actions.approve',
-            parameters: { action_id: '$response.body#/payload/action_id' },
-          },
-          Reject: {
-            operationId: 'actions.reject',
-            parameters: { action_id: '$response.body#/payload/action_id' },
-          },
-          Execute: {
-            operationId: 'actions.execute',
-            parameters: { action_id: '$response.body#/payload/action_id' },
-          },
-          History: {
-            operationId: 'actions.history',
-            parameters: { action_id: '$response.body#/payload/action_id' },
-          },
-        },
+        }),
       },
     },
     idempotent: true,

@@ -2,7 +2,7 @@ import * as eventsService from '../../../domain/events/events.service';
 import * as eventsSchemas from '../../../domain/events/schemas';
 import { pathParams, prefixedId } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
-import { envelope, fromBody, fromQuery, page } from '../common';
+import { envelope, fromBody, fromQuery, handOn, page } from '../common';
 
 const eventParams = pathParams({ event_id: prefixedId('evt', 'Ingested event id.') });
 
@@ -36,16 +36,9 @@ export const externalEventsRoutes: RouteDefinition[] = [
       201: {
         description: 'The new event and its reconciliation.',
         schema: envelope(eventsSchemas.ingestResultView),
-        links: {
-          Get: {
-            operationId: 'events.get',
-            parameters: { event_id: '$response.body#/payload/event/event_id' },
-          },
-          Reconciliation: {
-            operationId: 'events.reconciliation',
-            parameters: { event_id: '$response.body#/payload/event/event_id' },
-          },
-        },
+        links: handOn('event_id', '/payload/event/event_id', {
+          path: { Get: 'events.get', Reconciliation: 'events.reconciliation' },
+        }),
       },
       200: {
         description: 'A duplicate: the first record, with `duplicate: true`.',

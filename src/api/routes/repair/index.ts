@@ -3,7 +3,7 @@ import { listRepairs, repairability, requestRepair } from '../../../domain/repai
 import * as repairsSchemas from '../../../domain/repairs/schemas';
 import * as repairsViews from '../../../domain/repairs/view-schemas';
 import { defineRoute, type RouteDefinition } from '../../route';
-import { envelope, fromQuery, page } from '../common';
+import { envelope, fromQuery, handOn, page } from '../common';
 
 /** Governed repair of world objects as durable workflows (DESIGN.md section 9; docs/repair.md). */
 export const repairRoutes: RouteDefinition[] = [
@@ -22,16 +22,9 @@ export const repairRoutes: RouteDefinition[] = [
       202: {
         description: 'The repair, diagnosing.',
         schema: envelope(repairsViews.repairView),
-        links: {
-          State: {
-            operationId: 'repair.state',
-            parameters: { object_id: '$response.body#/payload/object_id' },
-          },
-          Certificate: {
-            operationId: 'repair.certificate',
-            parameters: { object_id: '$response.body#/payload/object_id' },
-          },
-        },
+        links: handOn('object_id', '/payload/object_id', {
+          path: { State: 'repair.state', Certificate: 'repair.certificate' },
+        }),
       },
     },
     idempotent: true,

@@ -2,7 +2,7 @@ import * as sessionsSchemas from '../../../domain/sessions/schemas';
 import { createSession, getSession, stepSession } from '../../../domain/sessions/sessions.service';
 import { pathParams, prefixedId } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
-import { envelope } from '../common';
+import { envelope, handOn } from '../common';
 
 const sessionParams = pathParams({ session_id: prefixedId('ses', 'Session id.') });
 
@@ -27,16 +27,9 @@ export const sessionsRoutes: RouteDefinition[] = [
       201: {
         description: 'The new session.',
         schema: envelope(sessionsSchemas.sessionView),
-        links: {
-          Get: {
-            operationId: 'sessions.get',
-            parameters: { session_id: '$response.body#/payload/session_id' },
-          },
-          Step: {
-            operationId: 'sessions.step',
-            parameters: { session_id: '$response.body#/payload/session_id' },
-          },
-        },
+        links: handOn('session_id', '/payload/session_id', {
+          path: { Get: 'sessions.get', Step: 'sessions.step' },
+        }),
       },
     },
     idempotent: true,

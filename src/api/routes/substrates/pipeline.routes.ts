@@ -6,7 +6,7 @@ import { validateSpec } from '../../../domain/substrates/validation';
 import * as substratesViews from '../../../domain/substrates/view-schemas';
 import { pathParams, prefixedId } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
-import { envelope, fromBody, fromQuery, page } from '../common';
+import { envelope, fromBody, fromQuery, handOn, page } from '../common';
 
 const specBody = { name: 'SubstrateSpecRequest', schema: substratesSchemas.substrateSpecSchema };
 
@@ -40,16 +40,10 @@ export const substratePipelineRoutes: RouteDefinition[] = [
       200: {
         description: 'The manifest artifact.',
         schema: envelope(substratesViews.compiledManifestView),
-        links: {
-          Deploy: {
-            operationId: 'substrates.deploy',
-            requestBody: { artifact_id: '$response.body#/payload/artifact/artifact_id' },
-          },
-          Artifact: {
-            operationId: 'substrates.artifacts.get',
-            parameters: { artifact_id: '$response.body#/payload/artifact/artifact_id' },
-          },
-        },
+        links: handOn('artifact_id', '/payload/artifact/artifact_id', {
+          path: { Artifact: 'substrates.artifacts.get' },
+          body: { Deploy: 'substrates.deploy' },
+        }),
       },
     },
     handler: fromBody(compileSpec),
@@ -75,20 +69,10 @@ export const substratePipelineRoutes: RouteDefinition[] = [
       201: {
         description: 'The deployment, started.',
         schema: envelope(substratesViews.deploymentView),
-        links: {
-          Get: {
-            operationId: 'substrates.deployments.get',
-            parameters: { deployment_id: '$response.body#/payload/deployment_id' },
-          },
-          Observe: {
-            operationId: 'substrates.observe',
-            requestBody: { deployment_id: '$response.body#/payload/deployment_id' },
-          },
-          Render: {
-            operationId: 'substrates.render',
-            requestBody: { deployment_id: '$response.body#/payload/deployment_id' },
-          },
-        },
+        links: handOn('deployment_id', '/payload/deployment_id', {
+          path: { Get: 'substrates.deployments.get' },
+          body: { Observe: 'substrates.observe', Render: 'substrates.render' },
+        }),
       },
       200: {
         description: '`bind`: the existing deployment.',
@@ -114,12 +98,9 @@ export const substratePipelineRoutes: RouteDefinition[] = [
       200: {
         description: 'A page of deployments.',
         schema: page(substratesViews.deploymentView),
-        links: {
-          Get: {
-            operationId: 'substrates.deployments.get',
-            parameters: { deployment_id: '$response.body#/payload/items/0/deployment_id' },
-          },
-        },
+        links: handOn('deployment_id', '/payload/items/0/deployment_id', {
+          path: { Get: 'substrates.deployments.get' },
+        }),
       },
     },
     handler: fromQuery(deploymentsService.listDeployments),

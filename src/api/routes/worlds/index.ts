@@ -5,7 +5,7 @@ import { createTask, updateTask } from '../../../domain/world/tasks.service';
 import * as worldService from '../../../domain/world/world.service';
 import { pathParams, prefixedId } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
-import { envelope, fromQuery, page } from '../common';
+import { envelope, fromQuery, handOn, page } from '../common';
 
 const objectParams = pathParams({ object_id: prefixedId('obj', 'World object id.') });
 
@@ -58,22 +58,14 @@ export const worldsRoutes: RouteDefinition[] = [
         description: 'A page of world objects.',
         schema: page(worldSchemas.worldObjectView),
         links: {
-          Get: {
-            operationId: 'worlds.objects.get',
-            parameters: { object_id: '$response.body#/payload/items/0/object_id' },
-          },
-          Relationships: {
-            operationId: 'worlds.objects.relationships',
-            parameters: { object_id: '$response.body#/payload/items/0/object_id' },
-          },
-          Repairability: {
-            operationId: 'repair.repairability',
-            parameters: { object_id: '$response.body#/payload/items/0/object_id' },
-          },
-          RequestRepair: {
-            operationId: 'repair.request',
-            requestBody: { object_id: '$response.body#/payload/items/0/object_id' },
-          },
+          ...handOn('object_id', '/payload/items/0/object_id', {
+            path: {
+              Get: 'worlds.objects.get',
+              Relationships: 'worlds.objects.relationships',
+              Repairability: 'repair.repairability',
+            },
+            body: { RequestRepair: 'repair.request' },
+          }),
           ProposeUpdate: {
             operationId: 'actions.propose',
             requestBody: {
@@ -149,12 +141,7 @@ export const worldsRoutes: RouteDefinition[] = [
       201: {
         description: 'The new task.',
         schema: envelope(worldSchemas.taskView),
-        links: {
-          Update: {
-            operationId: 'worlds.tasks.update',
-            parameters: { task_id: '$response.body#/payload/task_id' },
-          },
-        },
+        links: handOn('task_id', '/payload/task_id', { path: { Update: 'worlds.tasks.update' } }),
       },
     },
     idempotent: true,
