@@ -8,6 +8,8 @@ import { startNodeProcess, startNodeServer, type ServerProcess } from './lib/pro
 import type { BenchContext, BenchReport } from './lib/report';
 import { decisionSigningMsPerAction } from './lib/decision-signing';
 import { percentile, runConcurrently, timed } from './lib/stats';
+import { cpuMsPerUnit, serverPid } from './lib/cpu';
+import { actionWorkflowId } from '../src/workflows/shared';
 
 const API_PORT = 18482;
 const SAMPLES = Number(process.env['BENCH_ACTION_SAMPLES'] ?? 60);
@@ -15,6 +17,10 @@ const THROUGHPUT_ACTIONS = Number(process.env['BENCH_ACTION_TOTAL'] ?? 200);
 const IN_FLIGHT = 20;
 
 interface Lifecycle {
+  /** The processes that do this lifecycle's work, for the CPU account. */
+  processes: Record<string, number | undefined>;
+  /** Temporal history events of the workflow behind a proposed action. */
+  historyLength(handle: unknown): Promise<number>;
   /** Until the action awaits a decision. */
   propose(i: number): Promise<unknown>;
   /** From the decision until the effect is done. */
@@ -82,7 +88,17 @@ export async function actionsBench(ctx: BenchContext): Promise<BenchReport> {
     const proposer = await createUnlimitedKey(base, adminKey);
     const approver = await createUnlimitedKey(base, adminKey);
 
+    const servers = {
+      temporal: serverPid(ctx.serversDataDir, 'temporal'),
+      ferretdb: serverPid(ctx.serversDataDir, 'ferretdb'),
+      client: process.pid,
+    };
+    const [worker, api, bareWorker] = processes.map((p) => p.child.pid);
+    const historyLength = async (workflowId: string) =>
+      Number((await client.workflow.getHandle(workflowId).describe()).historyLength);
     const ours: Lifecycle = {
+      processes: { ...servers, api, worker },
+      historyLength: (id) => historyLength(actionWorkflowId(String(id))),
       async propose(i) {
         const action = await postJson<{ action_id: string; status: string }>(
           base,
@@ -111,6 +127,9 @@ export async function actionsBench(ctx: BenchContext): Promise<BenchReport> {
       },
     };
     const bare: Lifecycle = {
+      processes: { ...servers, worker: bareWorker },
+      historyLength: (handle) =>
+        historyLength((handle as ReturnType<typeof client.workflow.getHandle>).workflowId),
       async propose() {
         const id = `bare-${randomBytes(8).toString('hex')}`;
         const handle = await client.workflow.start('bareActionWorkflow', {
@@ -139,10 +158,22 @@ export async function actionsBench(ctx: BenchContext): Promise<BenchReport> {
         execute.push(executeMs);
         total.push(proposeMs + executeMs);
       }
-      const wallMs = await runConcurrently(THROUGHPUT_ACTIONS, IN_FLIGHT, async (i) => {
-        await lifecycle.decideAndExecute(await lifecycle.propose(i));
-      });
+      let wallMs = 0;
+      let last: unknown;
+      const cpu = await cpuMsPerUnit(
+        lifecycle.processes,
+        () => THROUGHPUT_ACTIONS,
+        async () => {
+          wallMs = await runConcurrently(THROUGHPUT_ACTIONS, IN_FLIGHT, async (i) => {
+            const handle = await lifecycle.propose(i);
+            await lifecycle.decideAndExecute(handle);
+            last = handle;
+          });
+        },
+      );
       return {
+        historyEventsPerAction: await lifecycle.historyLength(last),
+        ...Object.fromEntries(Object.entries(cpu).map(([name, ms]) => [`cpuMs_${name}`, ms])),
         proposeP50Ms: percentile(propose, 50),
         proposeP99Ms: percentile(propose, 99),
         executeP50Ms: percentile(execute, 50),

@@ -38,6 +38,7 @@ async function main(): Promise<void> {
   const ctx: BenchContext = {
     distDir: join(root, 'dist'),
     logDir,
+    serversDataDir: process.env['GR_DATA_DIR'] ?? join(root, '.data', 'bench'),
     mongoBaseUri: process.env['BENCH_MONGODB_URI'] ?? 'mongodb://127.0.0.1:27019/',
     temporalAddress: process.env['BENCH_TEMPORAL_ADDRESS'] ?? '127.0.0.1:17234',
     connections: Number(process.env['BENCH_CONNECTIONS'] ?? 10),

@@ -66,7 +66,7 @@ ferretdb_version() {
 resolve_bins() {
   TEMPORAL_BIN="$GR_CACHE_DIR/temporal-$TEMPORAL_VERSION/temporal"
   local hash
-  hash="$(sha256_of "$FERRETDB_SRC/go.mod" "$FERRETDB_SRC/go.sum" "$FERRETDB_SRC/main.go" | cut -c1-12)"
+  hash="$(sha256_of "$FERRETDB_SRC/go.mod" "$FERRETDB_SRC/go.sum" "$FERRETDB_SRC/main.go" "$FERRETDB_SRC/patched-build.sh" | cut -c1-12)"
   FERRETDB_BIN="$GR_CACHE_DIR/ferretdb-$(ferretdb_version)-$hash/ferretdb"
 }
 
@@ -132,7 +132,10 @@ install_ferretdb() {
   tmp="$(mktemp -d "$GR_CACHE_DIR/.tmp-ferretdb.XXXXXX")"
   TMP_DIRS+=("$tmp")
   log "ferretdb $(ferretdb_version): building from tools/ferretdb (about 90 s the first time)..." >&2
-  (cd "$FERRETDB_SRC" && go build -trimpath -o "$tmp/ferretdb" .) || die "go build of tools/ferretdb failed"
+  # Built from a copy with one line of FerretDB changed, so lookups by _id use the index
+  # (tools/ferretdb/patched-build.sh says why).
+  bash "$FERRETDB_SRC/patched-build.sh" "$tmp/src" || die "tools/ferretdb/patched-build.sh failed"
+  (cd "$tmp/src/build" && go build -trimpath -o "$tmp/ferretdb" .) || die "go build of tools/ferretdb failed"
   mkdir -p "$(dirname "$FERRETDB_BIN")"
   mv -f "$tmp/ferretdb" "$FERRETDB_BIN"
   log "ferretdb $(ferretdb_version): installed ($FERRETDB_BIN)"

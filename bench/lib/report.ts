@@ -5,6 +5,8 @@ import { join } from 'node:path';
 export interface BenchContext {
   distDir: string;
   logDir: string;
+  /** Where the servers script keeps the bench servers' pid files (`run/`) and data. */
+  serversDataDir: string;
   mongoBaseUri: string;
   temporalAddress: string;
   connections: number;
