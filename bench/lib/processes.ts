@@ -36,7 +36,10 @@ export async function startNodeProcess(
   isReady: () => Promise<boolean>,
 ): Promise<ServerProcess> {
   const log = openSync(logFile, 'a');
-  const child = spawn(process.execPath, [script], {
+  // BENCH_CPU_PROFILE_DIR: every process writes a V8 CPU profile there when it stops.
+  const profileDir = process.env['BENCH_CPU_PROFILE_DIR'];
+  const profiling = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const child = spawn(process.execPath, [...profiling, script], {
     env: { ...process.env, ...env },
     stdio: ['ignore', log, log],
   });

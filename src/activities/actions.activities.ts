@@ -83,23 +83,19 @@ export function createActionActivities(deps: ActionActivityDeps) {
         detail: input.detail ?? {},
         prev_digest: state.ledger_head,
       };
-      const stored = await repos.externalActions.appendOnce({
-        ...body,
-        digest: ledgerDigest(body),
-      });
       const { action_id, ...rest } = state;
-      const record = {
-        ...rest,
-        _id: action_id,
-        ledger_head: stored.digest,
-        approved_by: state.approvals.map((approval) => approval.principal_id),
-        eligible: eligibleTokens(state.rule),
-      };
-      await Promise.all([
-        repos.externalActions.project(record),
+      const stored = await repos.externalActions.recordTransition(
+        { ...body, digest: ledgerDigest(body) },
+        {
+          ...rest,
+          _id: action_id,
+          approved_by: state.approvals.map((approval) => approval.principal_id),
+          eligible: eligibleTokens(state.rule),
+        },
         // Only these statuses change the inbox (entering it, or the one way out of it).
-        INBOX_STATUSES.has(state.status) && repos.actionInbox.project(listEntryOf(record)),
-      ]);
+        async (record) =>
+          INBOX_STATUSES.has(state.status) && repos.actionInbox.project(listEntryOf(record)),
+      );
       const event = `action.${input.event}`;
       if (deps.notify && NOTIFIED_ACTION_EVENTS.has(event)) {
         await deps.notify({

@@ -127,6 +127,17 @@ const witnessLedgerEntry = (entry: ActionLedgerEntry): ActionChange => {
 export function createExternalActionsRepo(db: Db, journal: WitnessJournalRepo) {
   const actions = db.collection<ActionRecord>('external_actions');
   const ledger = db.collection<ActionLedgerEntry>('action_ledger');
+  const insertOnce = async (entry: ActionLedgerEntry): Promise<ActionLedgerEntry> => {
+    try {
+      await ledger.insertOne(entry);
+      return entry;
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+      const existing = await ledger.findOne({ _id: entry._id });
+      if (!existing) throw error;
+      return existing;
+    }
+  };
   return {
     /** Actions per status, and `total`. */
     countByStatus: () => countBy(actions, 'status'),
@@ -156,16 +167,24 @@ export function createExternalActionsRepo(db: Db, journal: WitnessJournalRepo) {
     },
     /** Appends a ledger entry once; a retry returns the entry already written. */
     async appendOnce(entry: ActionLedgerEntry): Promise<ActionLedgerEntry> {
-      let stored = entry;
-      try {
-        await ledger.insertOne(entry);
-      } catch (error) {
-        if (!isDuplicateKey(error)) throw error;
-        const existing = await ledger.findOne({ _id: entry._id });
-        if (!existing) throw error;
-        stored = existing;
-      }
+      const stored = await insertOnce(entry);
       await journal.append([witnessLedgerEntry(stored)]);
+      return stored;
+    },
+    /**
+     * One transition: its ledger entry once, then the snapshot pointing at it (unless a newer
+     * one is stored), journaled together in one witness slot. `extra` writes run beside the
+     * snapshot. Returns the stored ledger entry (the earlier one, on a retry).
+     */
+    async recordTransition(
+      entry: ActionLedgerEntry,
+      snapshot: Omit<ActionRecord, 'ledger_head'>,
+      extra: (record: ActionRecord) => Promise<unknown>,
+    ): Promise<ActionLedgerEntry> {
+      const stored = await insertOnce(entry);
+      const record: ActionRecord = { ...snapshot, ledger_head: stored.digest };
+      await Promise.all([replaceIfNewer(actions, record), extra(record)]);
+      await journal.append([witnessLedgerEntry(stored), witnessAction(record)]);
       return stored;
     },
     /** Ledger entries, newest first, keyset-paged. */

@@ -43,7 +43,10 @@ func main() {
 		Listener:  ferretdb.ListenerConfig{TCP: *listen},
 		Logger:    logger,
 		Handler:   "sqlite",
-		SQLiteURL: "file:" + abs + "/",
+		// WAL (FerretDB's default) with synchronous=NORMAL: a commit is durable once in the
+		// WAL, which survives the process being killed; only a power loss of the machine may
+		// drop the last commits. FULL would fsync every single write.
+		SQLiteURL: "file:" + abs + "/?_pragma=synchronous(normal)",
 	})
 	if err != nil {
 		fail(err)
