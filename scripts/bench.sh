@@ -5,7 +5,11 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 cd "$GR_REPO_ROOT"
 bash scripts/ensure-deps.sh
-export GR_DATA_DIR="$GR_REPO_ROOT/.data/bench" FERRETDB_PORT=27019 TEMPORAL_PORT=17234 TEMPORAL_UI_PORT=18234
+# BENCH_PORT_BASE (default 0) shifts the servers' ports, so two checkouts can bench at once.
+shift_by="${BENCH_PORT_BASE:-0}"
+export GR_DATA_DIR="$GR_REPO_ROOT/.data/bench" FERRETDB_PORT=$((27019 + shift_by)) \
+  TEMPORAL_PORT=$((17234 + shift_by)) TEMPORAL_UI_PORT=$((18234 + shift_by))
+export BENCH_MONGODB_URI="mongodb://127.0.0.1:$FERRETDB_PORT/" BENCH_TEMPORAL_ADDRESS="127.0.0.1:$TEMPORAL_PORT"
 bash scripts/servers.sh start
 trap 'bash scripts/servers.sh stop' EXIT
 node dist/bench/run.js "$@"
