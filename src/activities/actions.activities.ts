@@ -93,8 +93,9 @@ export function createActionActivities(deps: ActionActivityDeps) {
           eligible: eligibleTokens(state.rule),
         },
         // Only these statuses change the inbox (entering it, or the one way out of it).
-        async (record) =>
-          INBOX_STATUSES.has(state.status) && repos.actionInbox.project(listEntryOf(record)),
+        async (record, fresh) =>
+          INBOX_STATUSES.has(state.status) &&
+          repos.actionInbox.project(listEntryOf(record), { fresh }),
       );
       const event = `action.${input.event}`;
       if (deps.notify && NOTIFIED_ACTION_EVENTS.has(event)) {

@@ -28,12 +28,19 @@ export function createActionInboxRepo(db: Db) {
   const inbox = db.collection<InboxDoc>('action_inbox');
   let lastPruneMs = 0;
   return {
-    async project(record: ActionListEntry): Promise<void> {
-      const stored = await inbox.findOne({ _id: record._id }, { projection: { seq: 1 } });
+    /**
+     * `fresh`: the caller knows no later record can be stored yet (it is recording this
+     * transition for the first time, `recordTransition`), so nothing needs to be read first:
+     * a departure's replace without upsert leaves an action never listed unlisted.
+     */
+    async project(record: ActionListEntry, options: { fresh?: boolean } = {}): Promise<void> {
+      const stored = options.fresh
+        ? null
+        : await inbox.findOne({ _id: record._id }, { projection: { seq: 1 } });
       if (stored && stored.seq >= record.seq) return;
       if (record.status === 'awaiting_approval') {
         await inbox.replaceOne({ _id: record._id }, record, { upsert: true });
-      } else if (stored) {
+      } else if (stored || options.fresh) {
         await inbox.replaceOne(
           { _id: record._id },
           {

@@ -127,15 +127,18 @@ const witnessLedgerEntry = (entry: ActionLedgerEntry): ActionChange => {
 export function createExternalActionsRepo(db: Db, journal: WitnessJournalRepo) {
   const actions = db.collection<ActionRecord>('external_actions');
   const ledger = db.collection<ActionLedgerEntry>('action_ledger');
-  const insertOnce = async (entry: ActionLedgerEntry): Promise<ActionLedgerEntry> => {
+  /** The entry as stored, and whether this call wrote it (false: a retry found it). */
+  const insertOnce = async (
+    entry: ActionLedgerEntry,
+  ): Promise<{ stored: ActionLedgerEntry; fresh: boolean }> => {
     try {
       await ledger.insertOne(entry);
-      return entry;
+      return { stored: entry, fresh: true };
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
       const existing = await ledger.findOne({ _id: entry._id });
       if (!existing) throw error;
-      return existing;
+      return { stored: existing, fresh: false };
     }
   };
   return {
@@ -167,23 +170,33 @@ export function createExternalActionsRepo(db: Db, journal: WitnessJournalRepo) {
     },
     /** Appends a ledger entry once; a retry returns the entry already written. */
     async appendOnce(entry: ActionLedgerEntry): Promise<ActionLedgerEntry> {
-      const stored = await insertOnce(entry);
+      const { stored } = await insertOnce(entry);
       await journal.append([witnessLedgerEntry(stored)]);
       return stored;
     },
     /**
-     * One transition: its ledger entry once, then the snapshot pointing at it (unless a newer
-     * one is stored), journaled together in one witness slot. `extra` writes run beside the
-     * snapshot. Returns the stored ledger entry (the earlier one, on a retry).
+     * One transition: its ledger entry once, then the snapshot pointing at it, journaled
+     * together in one witness slot. `extra` writes run beside the snapshot. Returns the
+     * stored ledger entry (the earlier one, on a retry).
+     *
+     * The workflow records its transitions one after another, so when this call wrote the
+     * entry no later snapshot can be stored yet and the snapshot is written without a read;
+     * only a retry (the entry was there) reads first, so it never takes a newer one back
+     * (`replaceIfNewer`). `extra` is told which case it is (`fresh`).
      */
     async recordTransition(
       entry: ActionLedgerEntry,
       snapshot: Omit<ActionRecord, 'ledger_head'>,
-      extra: (record: ActionRecord) => Promise<unknown>,
+      extra: (record: ActionRecord, fresh: boolean) => Promise<unknown>,
     ): Promise<ActionLedgerEntry> {
-      const stored = await insertOnce(entry);
+      const { stored, fresh } = await insertOnce(entry);
       const record: ActionRecord = { ...snapshot, ledger_head: stored.digest };
-      await Promise.all([replaceIfNewer(actions, record), extra(record)]);
+      await Promise.all([
+        fresh
+          ? actions.replaceOne({ _id: record._id }, record, { upsert: true })
+          : replaceIfNewer(actions, record),
+        extra(record, fresh),
+      ]);
       await journal.append([witnessLedgerEntry(stored), witnessAction(record)]);
       return stored;
     },

@@ -15,8 +15,12 @@ export function createOutboxRepo(db: Db) {
   return {
     /** Inserts once; returns the stored message either way. */
     async putOnce(message: OutboxMessage): Promise<OutboxMessage> {
-      await col.updateOne({ _id: message._id }, { $setOnInsert: message }, { upsert: true });
-      return (await col.findOne({ _id: message._id })) ?? message;
+      const stored = await col.findOneAndUpdate(
+        { _id: message._id },
+        { $setOnInsert: message },
+        { upsert: true, returnDocument: 'after' },
+      );
+      return stored ?? message;
     },
   };
 }

@@ -272,9 +272,11 @@ describe('who may decide, and when', () => {
     );
   });
 
-  it('answers 404 for an unknown action', async () => {
-    const res = await decide(newId('act'), 'approve', approver);
-    expect(res.status).toBe(404);
+  it('answers 404 for an unknown action, to every decision', async () => {
+    for (const decision of ['approve', 'reject', 'execute'] as const) {
+      const res = await decide(newId('act'), decision, approver);
+      expect(res.status).toBe(404);
+    }
   });
 });
 

@@ -41,6 +41,18 @@ describe('the action inbox', () => {
     expect((await inbox.list({}, 10)).map((r) => r._id)).toEqual([b]);
   });
 
+  it('written fresh (first recording, no read): lists an arrival, and a departure of an action never listed stays unlisted', async () => {
+    const db = client.db(dbName);
+    const inbox = createActionInboxRepo(db);
+    const [listed, never] = [newId('act'), newId('act')];
+    await inbox.project(record(listed, 2, 'awaiting_approval'), { fresh: true });
+    expect((await inbox.list({}, 10)).map((r) => r._id)).toContain(listed);
+    await inbox.project(record(listed, 3, 'approved'), { fresh: true });
+    expect((await inbox.list({}, 10)).map((r) => r._id)).not.toContain(listed);
+    await inbox.project(record(never, 3, 'expired'), { fresh: true });
+    expect(await db.collection('action_inbox').countDocuments({ _id: never as never })).toBe(0);
+  });
+
   it('forgets departures after an hour', async () => {
     const db = client.db(dbName);
     const inbox = createActionInboxRepo(db);

@@ -52,6 +52,7 @@ describe('external actions repository: one transition', () => {
     expect(stored.digest).toBe('d1');
     expect(extra).toHaveBeenCalledWith(
       expect.objectContaining({ _id: actionId, ledger_head: 'd1' }),
+      true,
     );
     expect(await repos.externalActions.findById(actionId)).toMatchObject({
       seq: 1,
@@ -71,13 +72,16 @@ describe('external actions repository: one transition', () => {
       snapshot(2),
       async () => undefined,
     );
-    // The retry of transition 1 computed another digest: the stored one stands.
+    // The retry of transition 1 computed another digest: the stored one stands, and the
+    // extra writes are told it is a retry (they read before writing).
+    const extra = jest.fn(async () => undefined);
     const retried = await repos.externalActions.recordTransition(
       entry(1, 'other'),
       snapshot(1),
-      async () => undefined,
+      extra,
     );
     expect(retried.digest).toBe('d1');
+    expect(extra).toHaveBeenCalledWith(expect.objectContaining({ seq: 1 }), false);
     expect(await repos.externalActions.findById(actionId)).toMatchObject({
       seq: 2,
       ledger_head: 'd2',

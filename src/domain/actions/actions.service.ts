@@ -195,8 +195,12 @@ export async function decideAction(
   decision: Decision,
   body: ExternalActionDecisionRequest | undefined,
 ) {
-  const record = await found(deps.repos.externalActions.findById(actionId), `action ${actionId}`);
-  if (decision !== 'execute') refuseUnderRule(record.rule, auth, decision, body);
+  // The rule speaks before the workflow on approve and reject; execute needs no read first
+  // (an unknown action is told by the refused update, in `decisionError`).
+  if (decision !== 'execute') {
+    const record = await found(deps.repos.externalActions.findById(actionId), `action ${actionId}`);
+    refuseUnderRule(record.rule, auth, decision, body);
+  }
   const client = await temporalClient(deps);
   const handle = client.workflow.getHandle(actionWorkflowId(actionId));
   const claim = {
@@ -294,9 +298,8 @@ async function decisionError(
       extra: status ? { status } : {},
     });
   }
-  const record = await deps.repos.externalActions.findById(actionId);
+  const record = await found(deps.repos.externalActions.findById(actionId), `action ${actionId}`);
   if (
-    record &&
     ['dry_run_failed', 'rejected', 'expired', 'executed', 'failed'].includes(record.status)
   ) {
     return new InvalidState(`cannot ${decision} an action that is ${record.status}`, {
