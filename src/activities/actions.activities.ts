@@ -41,9 +41,87 @@ export const EXECUTION_FAILURES = {
   webhookRejected: 'WebhookRejected',
 } as const;
 
+/** The ledger entry of a transition, chained to `prevDigest`, before its digest. */
+function ledgerBodyOf(
+  input: RecordTransitionInput,
+  prevDigest: string | null,
+): Omit<ActionLedgerEntry, 'digest'> {
+  const { state } = input;
+  return {
+    _id: `${state.action_id}:${state.seq}`,
+    action_id: state.action_id,
+    seq: state.seq,
+    at: state.updated_at,
+    event: input.event,
+    status: state.status,
+    action_kind: state.action_kind,
+    shared_context_id: state.shared_context_id,
+    actor: input.actor,
+    detail: input.detail ?? {},
+    prev_digest: prevDigest,
+  };
+}
+
 /** Activities of the external-action workflow; each is idempotent under retries. */
 export function createActionActivities(deps: ActionActivityDeps) {
   const { repos } = deps;
+  /** Tells subscribers about a recorded transition, when its event is one they may want. */
+  const notifyOf = async ({ state, event }: RecordTransitionInput): Promise<void> => {
+    const name = `action.${event}`;
+    if (!deps.notify || !NOTIFIED_ACTION_EVENTS.has(name)) return;
+    await deps.notify({
+      event: name as NotificationEvent,
+      event_id: `${state.action_id}:${state.seq}`,
+      subject: { type: 'action', id: state.action_id },
+      at: state.updated_at,
+      data: actionNotice(state),
+      action: {
+        action_kind: state.action_kind,
+        shared_context_id: state.shared_context_id,
+        expires_at: state.expires_at,
+      },
+    });
+  };
+  /**
+   * Appends the transitions, in order, to the action's hash-chained ledger (the first
+   * chained to its state's `ledger_head`), then writes the projection of the last one and
+   * tells subscribers of each; returns the new ledger head (the stored one, on a retry).
+   */
+  async function recordActionTransitions(inputs: RecordTransitionInput[]): Promise<string> {
+    const last = inputs[inputs.length - 1];
+    if (!last) throw ApplicationFailure.nonRetryable('no transition to record');
+    const entries: ActionLedgerEntry[] = [];
+    let prevDigest = inputs[0].state.ledger_head;
+    let fresh = true;
+    for (const input of inputs) {
+      const body = ledgerBodyOf(input, prevDigest);
+      const written = await repos.externalActions.insertLedgerOnce({
+        ...body,
+        digest: ledgerDigest(body),
+      });
+      fresh &&= written.fresh;
+      entries.push(written.stored);
+      prevDigest = written.stored.digest;
+    }
+    const { action_id, ...rest } = last.state;
+    await repos.externalActions.projectTransitions(
+      entries,
+      {
+        ...rest,
+        _id: action_id,
+        approved_by: last.state.approvals.map((approval) => approval.principal_id),
+        eligible: eligibleTokens(last.state.rule),
+      },
+      fresh,
+      // Only these statuses change the inbox (entering it, or the one way out of it).
+      async (record, isFresh) =>
+        INBOX_STATUSES.has(record.status) &&
+        repos.actionInbox.project(listEntryOf(record), { fresh: isFresh }),
+    );
+    for (const input of inputs) await notifyOf(input);
+    return prevDigest!;
+  }
+
   return {
     /** The dry-run plan of a contract against the world as it is now. */
     async planActionContract(
@@ -66,54 +144,14 @@ export function createActionActivities(deps: ActionActivityDeps) {
 
     /**
      * Appends the transition to the action's hash-chained ledger and writes the state
-     * projection; returns the new ledger head (the stored one, on a retry).
+     * projection; returns the new ledger head (the stored one, on a retry). Kept for action
+     * workflows that started before records were batched (their histories call it).
      */
     async recordActionTransition(input: RecordTransitionInput): Promise<string> {
-      const { state } = input;
-      const body: Omit<ActionLedgerEntry, 'digest'> = {
-        _id: `${state.action_id}:${state.seq}`,
-        action_id: state.action_id,
-        seq: state.seq,
-        at: state.updated_at,
-        event: input.event,
-        status: state.status,
-        action_kind: state.action_kind,
-        shared_context_id: state.shared_context_id,
-        actor: input.actor,
-        detail: input.detail ?? {},
-        prev_digest: state.ledger_head,
-      };
-      const { action_id, ...rest } = state;
-      const stored = await repos.externalActions.recordTransition(
-        { ...body, digest: ledgerDigest(body) },
-        {
-          ...rest,
-          _id: action_id,
-          approved_by: state.approvals.map((approval) => approval.principal_id),
-          eligible: eligibleTokens(state.rule),
-        },
-        // Only these statuses change the inbox (entering it, or the one way out of it).
-        async (record, fresh) =>
-          INBOX_STATUSES.has(state.status) &&
-          repos.actionInbox.project(listEntryOf(record), { fresh }),
-      );
-      const event = `action.${input.event}`;
-      if (deps.notify && NOTIFIED_ACTION_EVENTS.has(event)) {
-        await deps.notify({
-          event: event as NotificationEvent,
-          event_id: `${state.action_id}:${state.seq}`,
-          subject: { type: 'action', id: state.action_id },
-          at: state.updated_at,
-          data: actionNotice(state),
-          action: {
-            action_kind: state.action_kind,
-            shared_context_id: state.shared_context_id,
-            expires_at: state.expires_at,
-          },
-        });
-      }
-      return stored.digest;
+      return recordActionTransitions([input]);
     },
+
+    recordActionTransitions,
 
     /** Applies the effect once: a retry recognises its own earlier success. */
     async applyAction(input: {

@@ -175,30 +175,36 @@ export function createExternalActionsRepo(db: Db, journal: WitnessJournalRepo) {
       return stored;
     },
     /**
-     * One transition: its ledger entry once, then the snapshot pointing at it, journaled
-     * together in one witness slot. `extra` writes run beside the snapshot. Returns the
-     * stored ledger entry (the earlier one, on a retry).
+     * Writes a ledger entry once: the entry as stored, and whether this call wrote it (false:
+     * a retry found it there). Not journaled: `projectTransitions` journals it.
+     */
+    insertLedgerOnce: insertOnce,
+    /**
+     * Recorded transitions, after their ledger entries were written: the snapshot of the
+     * last one (`ledger_head` its entry's digest), then the entries and the snapshot
+     * journaled together in one witness slot. `extra` writes run beside the snapshot.
      *
      * The workflow records its transitions one after another, so when this call wrote the
-     * entry no later snapshot can be stored yet and the snapshot is written without a read;
-     * only a retry (the entry was there) reads first, so it never takes a newer one back
-     * (`replaceIfNewer`). `extra` is told which case it is (`fresh`).
+     * entries (`fresh`) no later snapshot can be stored yet and the snapshot is written
+     * without a read; only a retry reads first, so it never takes a newer one back
+     * (`replaceIfNewer`). `extra` is told which case it is.
      */
-    async recordTransition(
-      entry: ActionLedgerEntry,
+    async projectTransitions(
+      entries: ActionLedgerEntry[],
       snapshot: Omit<ActionRecord, 'ledger_head'>,
+      fresh: boolean,
       extra: (record: ActionRecord, fresh: boolean) => Promise<unknown>,
-    ): Promise<ActionLedgerEntry> {
-      const { stored, fresh } = await insertOnce(entry);
-      const record: ActionRecord = { ...snapshot, ledger_head: stored.digest };
+    ): Promise<void> {
+      const head = entries[entries.length - 1];
+      if (!head) throw new Error('projectTransitions needs at least one ledger entry');
+      const record: ActionRecord = { ...snapshot, ledger_head: head.digest };
       await Promise.all([
         fresh
           ? actions.replaceOne({ _id: record._id }, record, { upsert: true })
           : replaceIfNewer(actions, record),
         extra(record, fresh),
       ]);
-      await journal.append([witnessLedgerEntry(stored), witnessAction(record)]);
-      return stored;
+      await journal.append([...entries.map(witnessLedgerEntry), witnessAction(record)]);
     },
     /** Ledger entries, newest first, keyset-paged. */
     async listLedger(filter: ActionLedgerFilter, limit: number, after?: PagePosition) {

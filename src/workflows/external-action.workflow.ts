@@ -3,6 +3,7 @@ import {
   allHandlersFinished,
   condition,
   getExternalWorkflowHandle,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -12,6 +13,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ActionActivities } from '../activities';
+import type { RecordTransitionInput } from '../activities/actions.activities';
 import { clock } from '../lib/workflow-text';
 import { actionCurrentDetails, recordSummary, type ActionNames } from './action-details';
 import { actionTargetText } from './action-text';
@@ -52,8 +54,13 @@ const STORE_STEP: LocalActivityOptions = {
     maximumInterval: '10 seconds',
   },
 };
-const { planActionContract, recordActionTransition } =
+const { planActionContract, recordActionTransition, recordActionTransitions } =
   proxyLocalActivities<ActionActivities>(STORE_STEP);
+/**
+ * Workflows started since this patch record transitions in batches (`recordActionTransitions`)
+ * and record `proposed` with the plan's outcome; older histories replay the one-at-a-time way.
+ */
+const BATCHED_RECORDS = 'action-records-batched';
 
 const effectRetry: RetryPolicy = {
   initialInterval: '500 milliseconds',
@@ -122,6 +129,10 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
   };
   const target = actionTargetText(input.contract, input.names);
   // Records run one after another, so the ledger chain and projection follow the state.
+  // Transitions queue up while a record runs and the next record takes them all at once:
+  // one local activity, one projection write and one witness slot for the batch.
+  const batched = patched(BATCHED_RECORDS);
+  const queued: Array<RecordTransitionInput & { summary: string }> = [];
   let recording: Promise<void> = Promise.resolve();
   const record = (
     event: string,
@@ -129,14 +140,17 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
     detail?: Record<string, unknown>,
   ): Promise<void> => {
     state.seq += 1;
-    const snapshot = copy(state);
     const summary = recordSummary(event, actor?.principal_id ?? null, state, names);
+    queued.push({ state: copy(state), event, actor, detail, summary });
     recording = recording.then(async () => {
-      snapshot.ledger_head = state.ledger_head;
-      state.ledger_head = await recordActionTransition.executeWithOptions(
-        { ...STORE_STEP, summary },
-        [{ state: snapshot, event, actor, detail }],
-      );
+      const batch = queued.splice(0, batched ? queued.length : 1);
+      if (batch.length === 0) return; // an earlier record took it
+      batch[0].state.ledger_head = state.ledger_head;
+      const inputs = batch.map(({ summary: _summary, ...input }) => input);
+      const options = { ...STORE_STEP, summary: batch.map((b) => b.summary).join('; ') };
+      state.ledger_head = batched
+        ? await recordActionTransitions.executeWithOptions(options, [inputs])
+        : await recordActionTransition.executeWithOptions(options, [inputs[0]]);
     });
     return recording;
   };
@@ -266,14 +280,18 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
     { validator: signedValidator('execute', () => refuseEarlyExecute(state)) },
   );
 
-  // The start set ActionStatus=proposed; recording it and planning run side by side.
+  // The start set ActionStatus=proposed. The proposal is recorded with the plan's outcome,
+  // in one batch (before the patch: recording it and planning ran side by side).
   showDetails();
-  const proposed = record('proposed', state.proposed_by, { reason: state.reason });
+  const proposed = batched ? null : record('proposed', state.proposed_by, { reason: state.reason });
   state.dry_run = await planActionContract.executeWithOptions(
     { ...STORE_STEP, summary: `dry-run ${state.action_kind} → ${target}` },
     [input.contract],
   );
-  await proposed;
+  // Not awaited when batched: the outcome's record below queues beside it, so one record
+  // takes both (and awaiting that one awaits this).
+  if (proposed) await proposed;
+  else void record('proposed', state.proposed_by, { reason: state.reason });
   if (!state.dry_run.ok) {
     await moveTo('dry_run_failed', null, { reasons: state.dry_run.policy.reasons });
     return finish();
