@@ -139,8 +139,7 @@ export async function scaleProcesses(
         const res = await fetch(`${base}/v1/substrates/deployments/${created.deployment_id}`, {
           headers: { 'X-API-Key': proposer },
         });
-        const view = ((await res.json()) as { payload: { status: string; stage: string } })
-          .payload;
+        const view = ((await res.json()) as { payload: { status: string; stage: string } }).payload;
         if (view.status !== 'running') {
           if (view.status !== 'ready') throw new Error(`deployment ended ${view.stage}`);
           return;
