@@ -96,6 +96,12 @@ export async function scaleProcesses(
       );
     }
     const proposer = await createUnlimitedKey(bases[0], adminKey);
+    // A key of its own per deployment: a key may run 4 at once, and a finished deployment's
+    // slot is freed a moment after its final stage is visible.
+    const deployKeys: string[] = [];
+    for (let i = 0; i <= DEPLOYMENTS; i += 1) {
+      deployKeys.push(await createUnlimitedKey(bases[0], adminKey));
+    }
     const approver = await createUnlimitedKey(bases[0], adminKey);
     const baseOf = (i: number) => bases[i % bases.length];
     const lifecycle = async (i: number) => {
@@ -126,7 +132,7 @@ export async function scaleProcesses(
       const created = await postJson<{ deployment_id: string }>(
         base,
         '/v1/substrates/deploy',
-        proposer,
+        deployKeys[i],
         {
           spec: {
             scaffold: 'life-lattice',
@@ -137,7 +143,7 @@ export async function scaleProcesses(
       );
       for (;;) {
         const res = await fetch(`${base}/v1/substrates/deployments/${created.deployment_id}`, {
-          headers: { 'X-API-Key': proposer },
+          headers: { 'X-API-Key': deployKeys[i] },
         });
         const view = ((await res.json()) as { payload: { status: string; stage: string } }).payload;
         if (view.status !== 'running') {
