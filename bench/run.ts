@@ -5,6 +5,7 @@ import { actionsBench } from './actions.bench';
 import { checkpointBench } from './checkpoint.bench';
 import { eventsBench } from './events.bench';
 import { repairBench } from './repair.bench';
+import { scaleBench } from './scale.bench';
 import { witnessesBench } from './witnesses.bench';
 import { assaysBench } from './assays.bench';
 import { proofsBench } from './proofs.bench';
@@ -28,6 +29,7 @@ const SUITES: Record<string, (ctx: BenchContext) => Promise<BenchReport>> = {
   witnesses: witnessesBench,
   assays: assaysBench,
   proofs: proofsBench,
+  scale: scaleBench,
 };
 
 /** Runs the benchmark suites named on the command line (all by default). */

@@ -23,6 +23,20 @@ export interface BenchReport {
   /** Other figures of the run that are not ratios against the baseline. */
   figures?: Record<string, number | string>;
   targets: { name: string; met: boolean }[];
+  /** Further tables, each under its own heading, after the main one. */
+  sections?: { title: string; results: Record<string, Record<string, number | string>> }[];
+}
+
+/** A Markdown table: one row per run, one column per figure any run has. */
+function tableOf(results: Record<string, Record<string, number | string>>): string[] {
+  const columns = [...new Set(Object.values(results).flatMap((r) => Object.keys(r)))];
+  return [
+    `| run | ${columns.join(' | ')} |`,
+    `| --- | ${columns.map(() => '---').join(' | ')} |`,
+    ...Object.entries(results).map(
+      ([name, r]) => `| ${name} | ${columns.map((c) => r[c] ?? '').join(' | ')} |`,
+    ),
+  ];
 }
 
 /** Writes `<suite>.json` and `<suite>.md` under bench/results/ and returns the Markdown. */
@@ -34,18 +48,19 @@ export function writeReport(
   mkdirSync(dir, { recursive: true });
   const full = { ...report, meta };
   writeFileSync(join(dir, `${report.suite}.json`), `${JSON.stringify(full, null, 2)}\n`);
-  const columns = [...new Set(Object.values(report.results).flatMap((r) => Object.keys(r)))];
   const lines = [
     `# Benchmark: ${report.suite}`,
     '',
     report.description,
     '',
-    `| run | ${columns.join(' | ')} |`,
-    `| --- | ${columns.map(() => '---').join(' | ')} |`,
-    ...Object.entries(report.results).map(
-      ([name, r]) => `| ${name} | ${columns.map((c) => r[c] ?? '').join(' | ')} |`,
-    ),
+    ...tableOf(report.results),
     '',
+    ...(report.sections ?? []).flatMap((section) => [
+      `## ${section.title}`,
+      '',
+      ...tableOf(section.results),
+      '',
+    ]),
     `Ratios: ${Object.entries(report.ratios)
       .map(([k, v]) => `${k} ${v}×`)
       .join(', ')}`,

@@ -37,7 +37,11 @@ function semanticIssues(event: ExternalEventRequest, loc: (string | number)[]): 
   return issues;
 }
 
-function toRecord(event: ExternalEventRequest, receivedAt: string): ExternalEventRecord {
+/** The stored record of an accepted event (exported so the scale bench seeds the same shape). */
+export function eventRecordOf(
+  event: ExternalEventRequest,
+  receivedAt: string,
+): ExternalEventRecord {
   return {
     _id: eventKey(event.source_family, event.source_event_id),
     event_id: newId('evt'),
@@ -107,7 +111,7 @@ async function outputOf(deps: Deps, record: ExternalEventRecord): Promise<Stored
 export async function ingestEvent(deps: Deps, body: ExternalEventRequest) {
   const issues = semanticIssues(body, ['body']);
   if (issues.length > 0) throw new Invalid(issues);
-  const record = toRecord(body, isoNow());
+  const record = eventRecordOf(body, isoNow());
   const repo = deps.repos.externalEvents;
   if (await repo.claim(record)) {
     const output = (await reconcileAndRecord(deps, [record])).get(record.event_id)!;
@@ -188,7 +192,7 @@ export async function ingestBatch(deps: Deps, body: ExternalEventBatchRequest) {
       results[index] = rejected(index, issues);
       return;
     }
-    const record = toRecord(item as ExternalEventRequest, receivedAt);
+    const record = eventRecordOf(item as ExternalEventRequest, receivedAt);
     const first = firstByKey.get(record._id);
     keyed.push({ index, key: record._id, first: first ?? index });
     if (first === undefined) {

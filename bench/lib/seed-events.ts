@@ -1,0 +1,51 @@
+import { MongoClient } from 'mongodb';
+import { eventRecordOf } from '../../src/domain/events/events.service';
+import { witnessEvent, type ExternalEventRecord } from '../../src/store/external-events.repo';
+import { createWitnessJournalRepo } from '../../src/store/witness-journal.repo';
+
+/** Events per insertMany (what one ingest-batch claims at most is 500). */
+const BATCH = 1000;
+
+/**
+ * External events `from` … `from + count - 1`, shaped by the ingest route's own record
+ * builder (`eventRecordOf`) and journalled for the witness index as the repository does.
+ * They are about `objects` in turn (null: about none) and in 100 shared contexts; no
+ * reconciliation records are written (the history page reads those by `_id`, one per
+ * listed event, whatever the total).
+ */
+export async function seedEvents(
+  mongoUri: string,
+  from: number,
+  count: number,
+  objects: readonly string[] = [],
+): Promise<void> {
+  const client = await MongoClient.connect(mongoUri);
+  try {
+    const events = client.db().collection<ExternalEventRecord>('external_events');
+    const journal = createWitnessJournalRepo(client.db());
+    const at = new Date().toISOString();
+    for (let start = from; start < from + count; start += BATCH) {
+      const batch: ExternalEventRecord[] = [];
+      for (let i = start; i < Math.min(from + count, start + BATCH); i += 1) {
+        batch.push(
+          eventRecordOf(
+            {
+              source_family: 'bench.scale',
+              source_event_id: String(i),
+              event_type: 'service.status_changed',
+              occurred_at: at,
+              ...(objects.length > 0 ? { world_object_ref: objects[i % objects.length] } : {}),
+              shared_context_id: `ctx-${i % 100}`,
+              payload: { status: i % 3 === 0 ? 'down' : 'up', seq: i },
+            },
+            at,
+          ),
+        );
+      }
+      await events.insertMany(batch, { ordered: false });
+      await journal.append(batch.map(witnessEvent));
+    }
+  } finally {
+    await client.close();
+  }
+}
