@@ -38,12 +38,14 @@ export function validateDecider(state: ActionState, d: ActionDecisionInput, verb
     throw ApplicationFailure.create({
       type: ACTION_ERRORS.forbidden,
       message: `principal ${d.principal_id} may not ${verb} under approval rule "${rule.name}" (${rule.rule_id} v${rule.version})`,
+      details: [state.status, { rule_id: rule.rule_id }],
     });
   }
   if (rule?.require_reason && !d.reason) {
     throw ApplicationFailure.create({
-      type: ACTION_ERRORS.forbidden,
+      type: ACTION_ERRORS.reasonRequired,
       message: `approval rule "${rule.name}" (${rule.rule_id}) requires a reason to ${verb}`,
+      details: [state.status, { rule_id: rule.rule_id }],
     });
   }
   if (d.plan_digest && d.plan_digest !== state.dry_run?.plan_digest) {

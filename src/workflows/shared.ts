@@ -222,6 +222,8 @@ export const ACTION_ERRORS = {
   conflict: 'Conflict',
   /** A decision without a valid api signature: forged, replayed or stale. */
   unsigned: 'UnsignedDecision',
+  /** The rule in force wants a reason and the decision gave none (422 naming `reason`). */
+  reasonRequired: 'ReasonRequired',
 } as const;
 
 export const actionWorkflowId = (actionId: string): string => `action-${actionId}`;

@@ -159,7 +159,10 @@ describe('approval rules', () => {
     const refused = await decide(id, 'approve', alice, { reason: 'fine' });
     expect(refused.status).toBe(403);
     expect(refused.body.error?.message).toContain(rule.rule_id);
-    expect((await decide(id, 'approve', operator)).status).toBe(422); // no reason
+    expect(refused.body.error).toMatchObject({ rule_id: rule.rule_id });
+    const noReason = await decide(id, 'approve', operator);
+    expect(noReason.status).toBe(422);
+    expect(JSON.stringify(noReason.body.error)).toMatch(/body.reason: approval rule .* requires a reason to approve/);
     expect(
       (await list(alice, `awaiting_me=true&shared_context_id=${context}`)).body.payload.items,
     ).toEqual([]);

@@ -36,10 +36,8 @@ import {
   actionWorkflowId,
   approveActionUpdate,
   executeActionUpdate,
-  mayDecideUnder,
   planSettledUpdate,
   rejectActionUpdate,
-  type ActionRule,
   type ActionState,
   type ActionWorkflowInput,
 } from '../../workflows/shared';
@@ -195,12 +193,8 @@ export async function decideAction(
   decision: Decision,
   body: ExternalActionDecisionRequest | undefined,
 ) {
-  // The rule speaks before the workflow on approve and reject; execute needs no read first
-  // (an unknown action is told by the refused update, in `decisionError`).
-  if (decision !== 'execute') {
-    const record = await found(deps.repos.externalActions.findById(actionId), `action ${actionId}`);
-    refuseUnderRule(record.rule, auth, decision, body);
-  }
+  // Nothing is read first: the workflow's validator checks status, rule and reason, and an
+  // unknown action is told by the refused update (`decisionError`).
   const client = await temporalClient(deps);
   const handle = client.workflow.getHandle(actionWorkflowId(actionId));
   const claim = {
@@ -234,32 +228,6 @@ export async function decideAction(
   return actionView(deps, toRecord(state), auth);
 }
 
-/** The rule's answer before the workflow's: 403 naming the rule, 422 for a missing reason. */
-function refuseUnderRule(
-  rule: ActionRule | null | undefined,
-  auth: AuthContext,
-  decision: Decision,
-  body: ExternalActionDecisionRequest | undefined,
-): void {
-  if (!rule) return;
-  if (!mayDecideUnder(rule, { principal_id: auth.principalId, role: auth.role })) {
-    throw new AppError(
-      'forbidden',
-      `principal ${auth.principalId} may not ${decision} under approval rule "${rule.name}" (${rule.rule_id} v${rule.version})`,
-      { extra: { rule_id: rule.rule_id } },
-    );
-  }
-  if (rule.require_reason && !body?.reason) {
-    throw new Invalid([
-      {
-        loc: ['body', 'reason'],
-        msg: `approval rule "${rule.name}" (${rule.rule_id}) requires a reason to ${decision}`,
-        type: 'value_error.missing',
-      },
-    ]);
-  }
-}
-
 async function settledAfterExecute(handle: WorkflowHandle): Promise<ActionState> {
   let timer: NodeJS.Timeout | undefined;
   const waited = new Promise<undefined>((resolve) => {
@@ -291,17 +259,18 @@ async function decisionError(
   if (error instanceof WorkflowUpdateFailedError) {
     const cause = error.cause as
       { type?: string; message?: string; details?: unknown[] } | undefined;
+    const message = cause?.message ?? 'decision refused';
+    if (cause?.type === ACTION_ERRORS.reasonRequired) {
+      return new Invalid([{ loc: ['body', 'reason'], msg: message, type: 'value_error.missing' }]);
+    }
     const kind = cause?.type ? FAILURE_KINDS[cause.type] : undefined;
-    const status = (cause?.details?.[0] as string | undefined) ?? undefined;
-    if (!kind) return new Error(cause?.message ?? 'decision refused');
-    return new AppError(kind, cause?.message ?? 'decision refused', {
-      extra: status ? { status } : {},
-    });
+    if (!kind) return new Error(message);
+    // details: the status, then what names the refusal (the rule), when there is one.
+    const [status, named] = (cause?.details ?? []) as [string?, Record<string, unknown>?];
+    return new AppError(kind, message, { extra: { ...(status ? { status } : {}), ...named } });
   }
   const record = await found(deps.repos.externalActions.findById(actionId), `action ${actionId}`);
-  if (
-    ['dry_run_failed', 'rejected', 'expired', 'executed', 'failed'].includes(record.status)
-  ) {
+  if (['dry_run_failed', 'rejected', 'expired', 'executed', 'failed'].includes(record.status)) {
     return new InvalidState(`cannot ${decision} an action that is ${record.status}`, {
       extra: { status: record.status },
     });
