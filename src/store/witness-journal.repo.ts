@@ -62,9 +62,9 @@ export type JournalTail =
  * that wrote it, in slots 1, 2, 3, … with no gaps. It stands in for the change stream
  * FerretDB lacks (docs/witnesses.md, "The witness index").
  *
- * Shaped for what FerretDB v1 reads cheaply. Its `_id` lookups are not served by the index:
- * each scans the table (stopping at a hit), so a lookup costs what the table holds, and a
- * miss all of it. A whole small table, though, is one quick read. So the slots are claimed
+ * Shaped for what FerretDB v1 reads cheaply. Any filter but `{_id}` decodes the whole table,
+ * and its `_id` lookups scanned too until our build fixed that (docs/ferretdb.md); a whole
+ * small table, though, is one quick read. So the slots are claimed
  * in `witness_slots`, tiny documents of which only the newest `SLOTS_KEPT` are kept: a
  * reader reads them all to learn what is new (a millisecond or two), and a writer claims
  * slot n + 1 by a unique insert of its `_id` (the one exclusive write FerretDB has), only
@@ -119,9 +119,8 @@ export function createWitnessJournalRepo(db: Db, options: { slotMinAgeMs?: numbe
   }
 
   /**
-   * The payloads of `ids`, in order (undefined: removed). A lookup by `_id` scans the table
-   * until it hits, so many of them cost the table many times over: past a few, one read of
-   * them all scans it once.
+   * The payloads of `ids`, in order (undefined: removed): a few by `_id`, more in one read
+   * (a FerretDB without our `_id` fix scans the table per lookup, docs/ferretdb.md).
    */
   async function payloadsOf(ids: string[]): Promise<(SlotPayload | undefined)[]> {
     if (ids.length <= PAYLOADS_READ_ONE_BY_ONE) {

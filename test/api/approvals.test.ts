@@ -162,7 +162,9 @@ describe('approval rules', () => {
     expect(refused.body.error).toMatchObject({ rule_id: rule.rule_id });
     const noReason = await decide(id, 'approve', operator);
     expect(noReason.status).toBe(422);
-    expect(JSON.stringify(noReason.body.error)).toMatch(/body.reason: approval rule .* requires a reason to approve/);
+    expect(JSON.stringify(noReason.body.error)).toMatch(
+      /body.reason: approval rule .* requires a reason to approve/,
+    );
     expect(
       (await list(alice, `awaiting_me=true&shared_context_id=${context}`)).body.payload.items,
     ).toEqual([]);
