@@ -1,3 +1,4 @@
+import type { Db } from 'mongodb';
 import { connectMongo } from '../../src/store/mongo';
 import {
   createWitnessJournalRepo,
@@ -15,6 +16,16 @@ const entriesOf = (tail: JournalTail): JournalEntry[] => {
   if (!tail.complete) throw new Error('expected a complete tail');
   return tail.entries;
 };
+
+const slotCount = (db: Db) => db.collection('witness_slots').countDocuments();
+const payloadCount = (db: Db) => db.collection('witness_payloads').countDocuments();
+/** Polls `done` for up to 5 s (background work). */
+async function until(done: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!(await done()) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 describe('witness journal', () => {
   it('fills slots 1, 2, 3, … without gaps or losses when three processes append at once', async () => {
@@ -95,8 +106,12 @@ describe('witness journal', () => {
       for (let i = 0; i < SLOTS_KEPT + 40; i += 1) await journal.append([step(`s${i}`)]);
       const head = await journal.head();
       expect(head).toBe(SLOTS_KEPT + 40);
-      const kept = await db.collection('witness_slots').countDocuments();
-      expect(kept).toBeLessThanOrEqual(SLOTS_KEPT + 32);
+      // Writers trim in the background, one trim at a time.
+      await until(async () => (await slotCount(db)) <= SLOTS_KEPT + 32);
+      expect(await slotCount(db)).toBeLessThanOrEqual(SLOTS_KEPT + 32);
+      // The payloads of removed slots go with them (by `_id`).
+      await until(async () => (await payloadCount(db)) <= (await slotCount(db)));
+      expect(await payloadCount(db)).toBe(await slotCount(db));
       expect(await createWitnessJournalRepo(db).after(0)).toEqual({ complete: false });
       expect(entriesOf(await createWitnessJournalRepo(db).after(head - 10))).toHaveLength(10);
       // Slots younger than the minimum age stay, however many.
@@ -109,14 +124,28 @@ describe('witness journal', () => {
       // (in the background: the read itself does not wait for it).
       const reader = createWitnessJournalRepo(db, { slotMinAgeMs: 0 });
       expect(entriesOf(await reader.after(await reader.head()))).toEqual([]);
-      const deadline = Date.now() + 5_000;
-      while (
-        (await db.collection('witness_slots').countDocuments()) > SLOTS_KEPT &&
-        Date.now() < deadline
-      ) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      expect(await db.collection('witness_slots').countDocuments()).toBeLessThanOrEqual(SLOTS_KEPT);
+      await until(async () => (await slotCount(db)) <= SLOTS_KEPT);
+      expect(await slotCount(db)).toBeLessThanOrEqual(SLOTS_KEPT);
+    } finally {
+      await client.close();
+    }
+  });
+  it('removes a payload whose claim never came (its writer died) on its first trim', async () => {
+    const { client, db } = await connectMongo(uri, freshDbName('witness_journal_orphan'));
+    try {
+      const longAgo = new Date(Date.now() - 3_600_000).toISOString();
+      await db
+        .collection<{ _id: string; at: string; records: JournalChange[] }>('witness_payloads')
+        .insertOne({ _id: 'orphan', at: longAgo, records: [step('lost')] });
+      const journal = createWitnessJournalRepo(db, { slotMinAgeMs: 0 });
+      for (let i = 0; i < SLOTS_KEPT + 32; i += 1) await journal.append([step(`s${i}`)]);
+      await until(
+        async () =>
+          (await db.collection('witness_payloads').findOne({ _id: 'orphan' as never })) === null,
+      );
+      expect(
+        await db.collection('witness_payloads').findOne({ _id: 'orphan' as never }),
+      ).toBeNull();
     } finally {
       await client.close();
     }
