@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { Collection, Db, Filter } from 'mongodb';
+import type { Binary, Collection, Db, Filter } from 'mongodb';
 import { isDuplicateKey } from './mongo';
+import { packDocuments, unpackDocuments } from './packed-documents';
 
 /**
  * One record change as the journal carries it: the kind of record and what the witnesses
@@ -26,15 +27,29 @@ interface SlotClaim {
   at: string;
 }
 
-/** The changes of one slot, written before the slot is claimed. */
+/**
+ * The changes of one slot, written before the slot is claimed: packed into one binary value
+ * (`packed-documents.ts`; nobody queries inside a payload, and FerretDB's cost grows with
+ * the fields it converts). Payloads written before that hold `records` as documents.
+ */
 interface SlotPayload {
   _id: string;
   at: string;
-  records: JournalChange[];
+  packed?: Binary;
+  records?: JournalChange[];
 }
 
-/** Most records in one slot (a payload is one document). */
-const RECORDS_PER_SLOT = 200;
+/** The changes a payload holds, packed or not. */
+async function recordsOf(payload: SlotPayload): Promise<JournalChange[]> {
+  if (payload.packed) return unpackDocuments<JournalChange>(payload.packed);
+  return payload.records ?? [];
+}
+
+/**
+ * Most records in one slot (a payload is one document): two 500-event ingest batches, or
+ * one with its reconciliation outputs. Packed, that is a document of about 100 KB.
+ */
+export const RECORDS_PER_SLOT = 1000;
 /** Slots kept: a reader further behind folds the collections again. */
 export const SLOTS_KEPT = 256;
 /** How often (in slots claimed by this process) older slots are removed. */
@@ -199,7 +214,7 @@ export function createWitnessJournalRepo(db: Db, options: { slotMinAgeMs?: numbe
   async function writeSlot(records: JournalChange[]): Promise<void> {
     const at = new Date().toISOString();
     const payloadId = randomBytes(12).toString('hex');
-    await payloads.insertOne({ _id: payloadId, at, records });
+    await payloads.insertOne({ _id: payloadId, at, packed: await packDocuments(records) });
     let candidate = known + 1;
     for (;;) {
       try {
@@ -284,7 +299,11 @@ export function createWitnessJournalRepo(db: Db, options: { slotMinAgeMs?: numbe
       for (const [index, payload] of found.entries()) {
         // A payload removed under a reader this far behind: it must fold again.
         if (!payload) return { complete: false };
-        entries.push({ slot: Number(fresh[index]._id), at: payload.at, records: payload.records });
+        entries.push({
+          slot: Number(fresh[index]._id),
+          at: payload.at,
+          records: await recordsOf(payload),
+        });
       }
       known = Math.max(known, head);
       return { complete: true, entries };

@@ -5,6 +5,7 @@ import {
   type JournalChange,
   type JournalEntry,
   type JournalTail,
+  RECORDS_PER_SLOT,
   SLOTS_KEPT,
 } from '../../src/store/witness-journal.repo';
 import { freshDbName } from '../helpers/test-app';
@@ -66,9 +67,16 @@ describe('witness journal', () => {
     const { client, db } = await connectMongo(uri, freshDbName('witness_journal_big'));
     try {
       const journal = createWitnessJournalRepo(db);
-      await journal.append(Array.from({ length: 450 }, (_, i) => step(`s${i}`)));
+      const count = 2 * RECORDS_PER_SLOT + 50;
+      const records = Array.from({ length: count }, (_, i) => step(`s${i}`));
+      await journal.append(records);
       const slots = entriesOf(await journal.after(0));
-      expect(slots.map((slot) => slot.records.length)).toEqual([200, 200, 50]);
+      expect(slots.map((slot) => slot.records.length)).toEqual([
+        RECORDS_PER_SLOT,
+        RECORDS_PER_SLOT,
+        50,
+      ]);
+      expect(slots.flatMap((slot) => slot.records)).toEqual(records);
     } finally {
       await client.close();
     }
@@ -146,6 +154,27 @@ describe('witness journal', () => {
       expect(
         await db.collection('witness_payloads').findOne({ _id: 'orphan' as never }),
       ).toBeNull();
+    } finally {
+      await client.close();
+    }
+  });
+  it('reads payloads packed or, as written before packing, as documents', async () => {
+    const { client, db } = await connectMongo(uri, freshDbName('witness_journal_formats'));
+    try {
+      const journal = createWitnessJournalRepo(db);
+      const change = { kind: 'event', record: { _id: 'e1', at: new Date(0), n: 1.5, none: null } };
+      await journal.append([change]);
+      const stored = await db.collection('witness_payloads').findOne({});
+      expect(stored).not.toHaveProperty('records');
+      // A payload of the old shape, claimed as slot 2.
+      await db
+        .collection<{ _id: string; at: string; records: JournalChange[] }>('witness_payloads')
+        .insertOne({ _id: 'old', at: new Date().toISOString(), records: [step('s-old')] });
+      await db
+        .collection<{ _id: string; payload_id: string; at: string }>('witness_slots')
+        .insertOne({ _id: '000000000002', payload_id: 'old', at: new Date().toISOString() });
+      const slots = entriesOf(await createWitnessJournalRepo(db).after(0));
+      expect(slots.map((slot) => slot.records)).toEqual([[change], [step('s-old')]]);
     } finally {
       await client.close();
     }
