@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { Db } from 'mongodb';
+import type { Binary, Collection, Db, Filter } from 'mongodb';
 import { isDuplicateKey } from './mongo';
+import { packDocuments, unpackDocuments } from './packed-documents';
 
 /**
  * One record change as the journal carries it: the kind of record and what the witnesses
@@ -19,26 +20,65 @@ export interface JournalEntry {
   records: JournalChange[];
 }
 
-/** A claimed slot: its number (`_id`, padded) and where its changes are. */
+/**
+ * A claimed slot: its number (`_id`, padded) and where its changes are: a few changes are
+ * held in the claim itself (`records`), more in a payload of their own (`payload_id`).
+ */
 interface SlotClaim {
   _id: string;
-  payload_id: string;
+  payload_id?: string;
+  records?: JournalChange[];
   at: string;
 }
 
-/** The changes of one slot, written before the slot is claimed. */
+/**
+ * The changes of one slot, written before the slot is claimed. Many changes are packed into
+ * one binary value (`packed-documents.ts`: nobody queries inside a payload, and FerretDB's
+ * cost grows with the fields it converts); fewer are stored as documents (`records`), as
+ * every payload was before packing, since deflating a few costs the api more than FerretDB
+ * saves.
+ */
 interface SlotPayload {
   _id: string;
   at: string;
-  records: JournalChange[];
+  packed?: Binary;
+  records?: JournalChange[];
 }
 
-/** Most records in one slot (a payload is one document). */
-const RECORDS_PER_SLOT = 200;
+/** What a trim needs of a claim. */
+type SlotRef = Pick<SlotClaim, '_id' | 'payload_id' | 'at'>;
+
+/** The changes a payload holds, packed or not. */
+async function recordsOf(payload: SlotPayload): Promise<JournalChange[]> {
+  if (payload.packed) return unpackDocuments<JournalChange>(payload.packed);
+  return payload.records ?? [];
+}
+
+/**
+ * Up to this many changes are written into the slot's claim, with no payload: one insert
+ * per slot instead of two (a session step journals one change, and steps arriving together
+ * share a slot). The claims stay small: readers read them all every few seconds.
+ */
+const INLINE_RECORDS = 16;
+/** From this many changes on, a payload is packed. */
+const PACK_FROM_RECORDS = 64;
+
+/**
+ * Most records in one slot (a payload is one document): two 500-event ingest batches, or
+ * one with its reconciliation outputs. Packed, that is a document of about 100 KB.
+ */
+export const RECORDS_PER_SLOT = 1000;
 /** Slots kept: a reader further behind folds the collections again. */
 export const SLOTS_KEPT = 256;
-/** How often (in slots claimed by this process) older slots are removed. */
+/** How often (in slots claimed by this process) older slots are removed... */
 const TRIM_EVERY = 32;
+/**
+ * ...but a writer trims at most this often: a trim reads every kept slot, and at hundreds of
+ * slots a second (small appends, one slot per round trip) the 15 s of slots kept are
+ * thousands; trimming every 32 claims then read them all several times a second (sessions
+ * bench: a quarter of FerretDB's time in that read).
+ */
+const TRIM_INTERVAL_MS = 5_000;
 /** Payloads are kept this long past the oldest slot kept (a racing writer's are in flight). */
 const PAYLOAD_GRACE_MS = 60_000;
 /** A reader reads all kept slots at least this often, probing by `_id` in between... */
@@ -48,7 +88,24 @@ const SLOT_MIN_AGE_MS = 3 * FULL_READ_EVERY_MS;
 /** Up to this many new slots are read by `_id` one by one; more, in one read of them all. */
 const PAYLOADS_READ_ONE_BY_ONE = 4;
 
+/** Deletes sent in one command when trimming (FerretDB hung on bulk writes of ~100 updates). */
+const DELETES_PER_COMMAND = 32;
+/** Orphaned payloads are looked for on a process's first trim and then every this many. */
+const SWEEP_EVERY_TRIMS = 64;
+
 const slotKey = (slot: number): string => String(slot).padStart(12, '0');
+
+/** Deletes documents by `_id`, each its own statement of one command (so each uses the index). */
+async function deleteByIds<T extends { _id: string }>(
+  col: Collection<T>,
+  ids: string[],
+): Promise<void> {
+  if (ids.length === 0) return;
+  await col.bulkWrite(
+    ids.map((_id) => ({ deleteOne: { filter: { _id } as Filter<T> } })),
+    { ordered: false },
+  );
+}
 
 /** What a reader finds after its slot: the slots in order, or that it must fold again. */
 export type JournalTail =
@@ -75,16 +132,25 @@ export type JournalTail =
  * Appends queued while one is written share the next slot, so a busy process writes one
  * slot per round trip whatever its write rate.
  */
-export function createWitnessJournalRepo(db: Db, options: { slotMinAgeMs?: number } = {}) {
+export function createWitnessJournalRepo(
+  db: Db,
+  options: { slotMinAgeMs?: number; trimIntervalMs?: number } = {},
+) {
   const slotMinAgeMs = options.slotMinAgeMs ?? SLOT_MIN_AGE_MS;
+  const trimIntervalMs = options.trimIntervalMs ?? TRIM_INTERVAL_MS;
   const claims = db.collection<SlotClaim>('witness_slots');
   const payloads = db.collection<SlotPayload>('witness_payloads');
   let known = 0;
   let claimedHere = 0;
+  let claimedAtTrim = 0;
+  let lastTrim = 0;
   const waiting: { records: JournalChange[]; settle: () => void; fail: (e: unknown) => void }[] =
     [];
   let writing = false;
   let lastFullRead = 0;
+  let trimsHere = 0;
+  /** The claims this process made and has not removed yet, oldest first (see `trim`). */
+  const ownClaims: SlotRef[] = [];
 
   /** Every slot kept, oldest first. */
   async function keptSlots(): Promise<SlotClaim[]> {
@@ -100,22 +166,78 @@ export function createWitnessJournalRepo(db: Db, options: { slotMinAgeMs?: numbe
   }
 
   /**
-   * Removes slots older than the newest `SLOTS_KEPT` and `SLOT_MIN_AGE_MS`, and their
+   * Removes slots older than the newest `SLOTS_KEPT` and `SLOT_MIN_AGE_MS`, then their
    * payloads. The age is what lets readers probe: a slot a reader has not seen was written
    * after its last full read, under `FULL_READ_EVERY_MS` ago, so it is never removed yet.
-   * Writers trim every `TRIM_EVERY` claims, and readers when a full read finds the table
-   * well past `SLOTS_KEPT` (a burst of writes that then stopped would leave it large, and
-   * every probe scans it).
+   * Writers trim every `TRIM_EVERY` claims (at most every `TRIM_INTERVAL_MS`), and readers
+   * when a full read finds the table well past `SLOTS_KEPT` (a burst of writes that then
+   * stopped would leave it large, and every probe scans it). Both in the background, one
+   * trim at a time per process.
+   *
+   * A writer's trim removes the claims it made itself, which it remembers, so it reads
+   * nothing: at hundreds of slots a second the 15 s of slots kept are thousands, and reading
+   * them all every trim was a quarter of FerretDB's time in the sessions benchmark. Every
+   * `SWEEP_EVERY_TRIMS`-th trim (the first one included), and a reader's, removes whatever
+   * is old enough from a full read, which takes care of the claims of processes that are
+   * gone. Every delete is by `_id`, the one filter FerretDB serves from its index: a filter on
+   * `at` decoded every kept payload (measured 3.3–3.9 s a trim, with the ingest benchmark's
+   * writes waiting behind it). A reader that read a claim just before its removal and finds
+   * its payload gone folds again.
    */
-  async function trim(head: number): Promise<void> {
-    const floor = head - SLOTS_KEPT;
-    if (floor <= 0) return;
+  async function trim(head: number, kept?: SlotClaim[]): Promise<void> {
+    if (head - SLOTS_KEPT <= 0) return;
+    const floor = slotKey(head - SLOTS_KEPT);
     const cutoff = new Date(Date.now() - slotMinAgeMs).toISOString();
-    await claims.deleteMany({ _id: { $lte: slotKey(floor) }, at: { $lt: cutoff } });
+    const removable = (claim: SlotRef): boolean => claim._id <= floor && claim.at < cutoff;
+    trimsHere += 1;
+    const full = kept !== undefined || trimsHere % SWEEP_EVERY_TRIMS === 1;
+    let own = 0;
+    while (own < ownClaims.length && removable(ownClaims[own])) own += 1;
+    const candidates = ownClaims.splice(0, own);
+    if (full) {
+      const mine = new Set(candidates.map((claim) => claim._id));
+      for (const claim of kept ?? (await keptSlots())) {
+        if (removable(claim) && !mine.has(claim._id)) candidates.push(claim);
+      }
+    }
+    for (let i = 0; i < candidates.length; i += DELETES_PER_COMMAND) {
+      const chunk = candidates.slice(i, i + DELETES_PER_COMMAND);
+      await deleteByIds(
+        claims,
+        chunk.map((claim) => claim._id),
+      );
+      await deleteByIds(
+        payloads,
+        chunk.flatMap((claim) => (claim.payload_id ? [claim.payload_id] : [])),
+      );
+    }
+    if (full) await sweepOrphans();
+  }
+
+  /**
+   * Removes payloads no claim will ever point to: a writer that died between its payload
+   * and its claim left one behind. Finding them means a filter on `at`, which FerretDB
+   * answers by decoding every payload, so it runs with the full trims only. Payloads younger
+   * than `PAYLOAD_GRACE_MS` past the oldest kept slot stay (a live writer's payload waits
+   * for its claim).
+   */
+  async function sweepOrphans(): Promise<void> {
     const oldest = (await keptSlots())[0];
     if (!oldest) return;
     const before = new Date(Date.parse(oldest.at) - PAYLOAD_GRACE_MS).toISOString();
     await payloads.deleteMany({ at: { $lt: before } });
+  }
+
+  let trimming = false;
+  /** Starts a trim unless one is running in this process. */
+  function trimInBackground(head: number, kept?: SlotClaim[]): void {
+    if (trimming) return;
+    trimming = true;
+    void trim(head, kept)
+      .catch(() => undefined)
+      .finally(() => {
+        trimming = false;
+      });
   }
 
   /**
@@ -137,13 +259,22 @@ export function createWitnessJournalRepo(db: Db, options: { slotMinAgeMs?: numbe
   /** Writes the changes, then claims the slot after the newest for them. */
   async function writeSlot(records: JournalChange[]): Promise<void> {
     const at = new Date().toISOString();
-    const payloadId = randomBytes(12).toString('hex');
-    await payloads.insertOne({ _id: payloadId, at, records });
+    let held: Pick<SlotClaim, 'payload_id' | 'records'> = { records };
+    if (records.length > INLINE_RECORDS) {
+      const payloadId = randomBytes(12).toString('hex');
+      await payloads.insertOne(
+        records.length >= PACK_FROM_RECORDS
+          ? { _id: payloadId, at, packed: await packDocuments(records) }
+          : { _id: payloadId, at, records },
+      );
+      held = { payload_id: payloadId };
+    }
     let candidate = known + 1;
     for (;;) {
       try {
-        await claims.insertOne({ _id: slotKey(candidate), payload_id: payloadId, at });
+        await claims.insertOne({ _id: slotKey(candidate), ...held, at });
         known = Math.max(known, candidate);
+        ownClaims.push({ _id: slotKey(candidate), payload_id: held.payload_id, at });
         break;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
@@ -151,7 +282,26 @@ export function createWitnessJournalRepo(db: Db, options: { slotMinAgeMs?: numbe
       }
     }
     claimedHere += 1;
-    if (claimedHere % TRIM_EVERY === 0) await trim(candidate).catch(() => undefined);
+    if (claimedHere - claimedAtTrim >= TRIM_EVERY && Date.now() - lastTrim >= trimIntervalMs) {
+      claimedAtTrim = claimedHere;
+      lastTrim = Date.now();
+      trimInBackground(candidate);
+    }
+  }
+
+  /**
+   * Starts the next slot write once the appends made in this turn of the event loop have
+   * queued: callers settled together (a group of session steps or of ingest writes) append
+   * together, and share one slot instead of the first taking a slot of its own.
+   */
+  let scheduled = false;
+  function schedule(): void {
+    if (writing || scheduled || waiting.length === 0) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      pump();
+    });
   }
 
   function pump(): void {
@@ -174,7 +324,7 @@ export function createWitnessJournalRepo(db: Db, options: { slotMinAgeMs?: numbe
       )
       .finally(() => {
         writing = false;
-        pump();
+        schedule();
       });
   }
 
@@ -191,7 +341,7 @@ export function createWitnessJournalRepo(db: Db, options: { slotMinAgeMs?: numbe
           (chunk) =>
             new Promise<void>((settle, fail) => {
               waiting.push({ records: chunk, settle, fail });
-              pump();
+              schedule();
             }),
         ),
       ).then(() => undefined);
@@ -214,16 +364,24 @@ export function createWitnessJournalRepo(db: Db, options: { slotMinAgeMs?: numbe
       lastFullRead = Date.now();
       const kept = await keptSlots();
       const head = kept.length ? Number(kept[kept.length - 1]._id) : 0;
-      if (kept.length > SLOTS_KEPT + TRIM_EVERY) void trim(head).catch(() => undefined);
+      if (kept.length > SLOTS_KEPT + TRIM_EVERY) trimInBackground(head, kept);
       if (head < slot) return { complete: false };
       const fresh = kept.filter((claim) => Number(claim._id) > slot);
       if (fresh.length > 0 && Number(fresh[0]._id) !== slot + 1) return { complete: false };
-      const found = await payloadsOf(fresh.map((claim) => claim.payload_id));
+      const found = await payloadsOf(
+        fresh.flatMap((claim) => (claim.payload_id ? [claim.payload_id] : [])),
+      );
       const entries: JournalEntry[] = [];
-      for (const [index, payload] of found.entries()) {
+      for (const claim of fresh) {
+        const slot = Number(claim._id);
+        if (!claim.payload_id) {
+          entries.push({ slot, at: claim.at, records: claim.records ?? [] });
+          continue;
+        }
+        const payload = found.shift();
         // A payload removed under a reader this far behind: it must fold again.
         if (!payload) return { complete: false };
-        entries.push({ slot: Number(fresh[index]._id), at: payload.at, records: payload.records });
+        entries.push({ slot, at: payload.at, records: await recordsOf(payload) });
       }
       known = Math.max(known, head);
       return { complete: true, entries };

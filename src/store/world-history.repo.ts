@@ -45,8 +45,10 @@ export function createWorldHistoryRepo(db: Db, revisions: Pick<WorldRevisionsRep
      * Appends once: a repeat with the same id (an activity retry, a re-delivery) is a no-op,
      * also when two writers race (FerretDB then answers the loser with a duplicate key).
      * A repeat still advances the world revision: the first writer may have died before it.
+     * `advance: false` is for a caller that writes again right after and advances once for
+     * both writes (the reconciler's history event and projection).
      */
-    async appendOnce(event: WorldHistoryEvent): Promise<void> {
+    async appendOnce(event: WorldHistoryEvent, options: { advance?: boolean } = {}): Promise<void> {
       // Insert-first: an upsert is a collection scan on FerretDB (3 ms → 13 ms from 100 to
       // 500 events); a duplicate id means the event is already there.
       try {
@@ -54,7 +56,7 @@ export function createWorldHistoryRepo(db: Db, revisions: Pick<WorldRevisionsRep
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
       }
-      await revisions.advance();
+      if (options.advance !== false) await revisions.advance();
     },
     /** Inserts unless an event with this id exists; true when this call wrote it. */
     async insertOnce(event: WorldHistoryEvent): Promise<boolean> {

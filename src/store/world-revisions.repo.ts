@@ -1,3 +1,4 @@
+import { createJoinedReads } from '../lib/joined-reads';
 import { newestFilledSlot } from '../lib/slot-chain';
 import type { Db } from 'mongodb';
 import { isDuplicateKey } from './mongo';
@@ -34,6 +35,9 @@ export function createWorldRevisionsRepo(db: Db) {
 
   const exists = async (revision: number): Promise<boolean> =>
     revision <= 0 || (await col.findOne({ _id: revisionKey(revision) })) !== null;
+
+  /** Whether `revision + 1` exists; concurrent callers share a read (`joined-reads.ts`). */
+  const nextExists = createJoinedReads((revision: number) => exists(revision + 1));
 
   /** The newest revision at or after `from` (which must exist): the slot chain of revisions. */
   async function newestFrom(from: number): Promise<number> {
@@ -134,7 +138,7 @@ export function createWorldRevisionsRepo(db: Db) {
      * while this process owes an advance.
      */
     changedSince: async (revision: number): Promise<boolean> =>
-      owed || (await exists(revision + 1)),
+      owed || (await nextExists(revision)),
     /** Whether this process owes an advance (a write whose revision is not claimed yet). */
     owesAdvance: (): boolean => owed,
     advance,

@@ -706,6 +706,50 @@ describe('order independence', () => {
     });
     expect(got!.external_state!.revision).toBe(revisions);
   });
+  it('puts the newest revision back when its own late projection overwrote it', async () => {
+    const { createReconciler } = await import('../../src/domain/events/reconciler');
+    const repo = app.deps.repos.worldExternalState;
+    // Writer A's projection of revision 1 is held until writer B has committed and
+    // projected revision 2; then A's write lands over B's.
+    let releaseA!: () => void;
+    const aHeld = new Promise<void>((resolve) => (releaseA = resolve));
+    let aWriting!: () => void;
+    const aReached = new Promise<void>((resolve) => (aWriting = resolve));
+    const writerA = createReconciler({
+      logger: app.deps.logger,
+      repos: {
+        ...app.deps.repos,
+        worldExternalState: {
+          ...repo,
+          projectById: async (objectId: string, state: Parameters<typeof repo.projectById>[1]) => {
+            if (state.revision === 1) {
+              aWriting();
+              await aHeld;
+            }
+            return repo.projectById(objectId, state);
+          },
+        },
+      },
+    });
+    const writerB = createReconciler({ logger: app.deps.logger, repos: app.deps.repos });
+    const object = await worldObject();
+    const event = (n: number) => ({
+      event_id: newId('evt'),
+      source_family: 'late',
+      source_event_id: `l-${n}`,
+      occurred_at: new Date(Date.UTC(2025, 3, 1, 0, 0, n)).toISOString(),
+      payload: { n },
+    });
+    const first = writerA.reconcile(object._id, [event(1)]);
+    await aReached;
+    await writerB.reconcile(object._id, [event(2)]);
+    expect((await repo.findObject(object._id))!.external_state!.revision).toBe(2);
+    releaseA();
+    expect((await first)[0].revision).toBe(1);
+    const state = (await repo.findObject(object._id))!.external_state!;
+    expect(state.revision).toBe(2);
+    expect(state.fields).toEqual({ n: 2 });
+  });
 });
 
 describe('POST /v1/external-events/ingest-batch', () => {

@@ -1,9 +1,11 @@
+import type { Db } from 'mongodb';
 import { connectMongo } from '../../src/store/mongo';
 import {
   createWitnessJournalRepo,
   type JournalChange,
   type JournalEntry,
   type JournalTail,
+  RECORDS_PER_SLOT,
   SLOTS_KEPT,
 } from '../../src/store/witness-journal.repo';
 import { freshDbName } from '../helpers/test-app';
@@ -15,6 +17,16 @@ const entriesOf = (tail: JournalTail): JournalEntry[] => {
   if (!tail.complete) throw new Error('expected a complete tail');
   return tail.entries;
 };
+
+const slotCount = (db: Db) => db.collection('witness_slots').countDocuments();
+const payloadCount = (db: Db) => db.collection('witness_payloads').countDocuments();
+/** Polls `done` for up to 5 s (background work). */
+async function until(done: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!(await done()) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 describe('witness journal', () => {
   it('fills slots 1, 2, 3, … without gaps or losses when three processes append at once', async () => {
@@ -51,13 +63,33 @@ describe('witness journal', () => {
     }
   });
 
+  it('writes appends made together (callers settled at once) into one slot', async () => {
+    const { client, db } = await connectMongo(uri, freshDbName('witness_journal_together'));
+    try {
+      const journal = createWitnessJournalRepo(db);
+      await Promise.all(Array.from({ length: 10 }, (_, i) => journal.append([step(`t${i}`)])));
+      const slots = entriesOf(await journal.after(0));
+      expect(slots).toHaveLength(1);
+      expect(slots[0].records).toHaveLength(10);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('splits a batch larger than one slot holds, keeping every record', async () => {
     const { client, db } = await connectMongo(uri, freshDbName('witness_journal_big'));
     try {
       const journal = createWitnessJournalRepo(db);
-      await journal.append(Array.from({ length: 450 }, (_, i) => step(`s${i}`)));
+      const count = 2 * RECORDS_PER_SLOT + 50;
+      const records = Array.from({ length: count }, (_, i) => step(`s${i}`));
+      await journal.append(records);
       const slots = entriesOf(await journal.after(0));
-      expect(slots.map((slot) => slot.records.length)).toEqual([200, 200, 50]);
+      expect(slots.map((slot) => slot.records.length)).toEqual([
+        RECORDS_PER_SLOT,
+        RECORDS_PER_SLOT,
+        50,
+      ]);
+      expect(slots.flatMap((slot) => slot.records)).toEqual(records);
     } finally {
       await client.close();
     }
@@ -91,12 +123,27 @@ describe('witness journal', () => {
     const { client, db } = await connectMongo(uri, freshDbName('witness_journal_trim'));
     try {
       // Slots are removed only once 15 s old; here at once.
-      const journal = createWitnessJournalRepo(db, { slotMinAgeMs: 0 });
-      for (let i = 0; i < SLOTS_KEPT + 40; i += 1) await journal.append([step(`s${i}`)]);
+      const journal = createWitnessJournalRepo(db, { slotMinAgeMs: 0, trimIntervalMs: 0 });
+      // Every other slot has a payload of its own (more changes than a claim holds).
+      const changes = (i: number) =>
+        i % 2 === 0 ? [step(`s${i}`)] : Array.from({ length: 20 }, (_, k) => step(`s${i}-${k}`));
+      for (let i = 0; i < SLOTS_KEPT + 40; i += 1) await journal.append(changes(i));
       const head = await journal.head();
       expect(head).toBe(SLOTS_KEPT + 40);
-      const kept = await db.collection('witness_slots').countDocuments();
-      expect(kept).toBeLessThanOrEqual(SLOTS_KEPT + 32);
+      // Writers trim in the background, one trim at a time.
+      await until(async () => (await slotCount(db)) <= SLOTS_KEPT + 32);
+      expect(await slotCount(db)).toBeLessThanOrEqual(SLOTS_KEPT + 32);
+      // The payloads of removed slots go with them (by `_id`).
+      const withPayload = async () =>
+        (
+          await db
+            .collection('witness_slots')
+            .find({ payload_id: { $exists: true } })
+            .toArray()
+        ).length;
+      await until(async () => (await payloadCount(db)) <= (await withPayload()));
+      expect(await payloadCount(db)).toBe(await withPayload());
+      expect(await withPayload()).toBeGreaterThan(0);
       expect(await createWitnessJournalRepo(db).after(0)).toEqual({ complete: false });
       expect(entriesOf(await createWitnessJournalRepo(db).after(head - 10))).toHaveLength(10);
       // Slots younger than the minimum age stay, however many.
@@ -107,16 +154,62 @@ describe('witness journal', () => {
       );
       // Once old enough, a reader's full read trims a table a burst of writes left large
       // (in the background: the read itself does not wait for it).
-      const reader = createWitnessJournalRepo(db, { slotMinAgeMs: 0 });
+      const reader = createWitnessJournalRepo(db, { slotMinAgeMs: 0, trimIntervalMs: 0 });
       expect(entriesOf(await reader.after(await reader.head()))).toEqual([]);
-      const deadline = Date.now() + 5_000;
-      while (
-        (await db.collection('witness_slots').countDocuments()) > SLOTS_KEPT &&
-        Date.now() < deadline
-      ) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      expect(await db.collection('witness_slots').countDocuments()).toBeLessThanOrEqual(SLOTS_KEPT);
+      await until(async () => (await slotCount(db)) <= SLOTS_KEPT);
+      expect(await slotCount(db)).toBeLessThanOrEqual(SLOTS_KEPT);
+    } finally {
+      await client.close();
+    }
+  });
+  it('removes a payload whose claim never came (its writer died) on its first trim', async () => {
+    const { client, db } = await connectMongo(uri, freshDbName('witness_journal_orphan'));
+    try {
+      const longAgo = new Date(Date.now() - 3_600_000).toISOString();
+      await db
+        .collection<{ _id: string; at: string; records: JournalChange[] }>('witness_payloads')
+        .insertOne({ _id: 'orphan', at: longAgo, records: [step('lost')] });
+      const journal = createWitnessJournalRepo(db, { slotMinAgeMs: 0, trimIntervalMs: 0 });
+      for (let i = 0; i < SLOTS_KEPT + 32; i += 1) await journal.append([step(`s${i}`)]);
+      await until(
+        async () =>
+          (await db.collection('witness_payloads').findOne({ _id: 'orphan' as never })) === null,
+      );
+      expect(
+        await db.collection('witness_payloads').findOne({ _id: 'orphan' as never }),
+      ).toBeNull();
+    } finally {
+      await client.close();
+    }
+  });
+  it('holds a few changes in the claim, more in a payload, many packed; reads payloads of old', async () => {
+    const { client, db } = await connectMongo(uri, freshDbName('witness_journal_formats'));
+    try {
+      const journal = createWitnessJournalRepo(db);
+      const change = { kind: 'event', record: { _id: 'e1', at: new Date(0), n: 1.5, none: null } };
+      const some = Array.from({ length: 20 }, (_, i) => step(`some${i}`));
+      const many = Array.from({ length: 100 }, (_, i) => step(`many${i}`));
+      await journal.append([change]);
+      await journal.append(some);
+      await journal.append(many);
+      const claims = await db.collection('witness_slots').find({}).sort({ _id: 1 }).toArray();
+      expect(claims[0]).toMatchObject({ records: [change] });
+      expect(claims[0]).not.toHaveProperty('payload_id');
+      const payload = (id: unknown) =>
+        db.collection('witness_payloads').findOne({ _id: id as never });
+      expect(await payload(claims[1]['payload_id'])).toMatchObject({ records: some });
+      const packed = await payload(claims[2]['payload_id']);
+      expect(packed).toHaveProperty('packed');
+      expect(packed).not.toHaveProperty('records');
+      // A payload of the shape written before claims held changes, claimed as slot 4.
+      await db
+        .collection<{ _id: string; at: string; records: JournalChange[] }>('witness_payloads')
+        .insertOne({ _id: 'old', at: new Date().toISOString(), records: [step('s-old')] });
+      await db
+        .collection<{ _id: string; payload_id: string; at: string }>('witness_slots')
+        .insertOne({ _id: '000000000004', payload_id: 'old', at: new Date().toISOString() });
+      const slots = entriesOf(await createWitnessJournalRepo(db).after(0));
+      expect(slots.map((slot) => slot.records)).toEqual([[change], some, many, [step('s-old')]]);
     } finally {
       await client.close();
     }

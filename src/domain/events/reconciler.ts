@@ -91,17 +91,38 @@ export function createReconciler(deps: {
   const cache = new LRUCache<string, ExternalState>({ max: CACHED_OBJECTS });
   const writes = createWriteGate(WRITE_GATE_WIDTH);
 
-  /** Appends the history of every revision past `state` and projects the newest. */
+  /**
+   * Records a committed revision: its world history event, then the projection. The
+   * projection advances the world revision once for both writes (a reader that cached
+   * before them sees the revision move after both), one insert fewer per pass.
+   */
+  async function record(objectId: string, history: WorldHistoryEvent, state: ExternalState) {
+    await deps.repos.worldHistory.appendOnce(history, { advance: false });
+    await repo.projectById(objectId, state);
+  }
+
+  /**
+   * Appends the history of every revision past `state` and projects the newest; then looks
+   * again, until no revision follows the one it projected. The projection is written by
+   * `_id` alone (FerretDB scans the collection for any other filter), so a writer racing
+   * another process can put an older state back over a newer one; whoever wrote last finds
+   * the newer revision here and projects it again, so the projection ends at the newest
+   * revision (it may lag the chain for a moment, never lead it).
+   */
   async function followChain(objectId: string, state: ExternalState): Promise<ExternalState> {
     let latest = state;
     for (;;) {
-      const next = await repo.findRevision(objectId, latest.revision + 1);
-      if (!next) break;
-      await deps.repos.worldHistory.appendOnce(next.history);
-      latest = next.state;
+      let history: WorldHistoryEvent | undefined;
+      for (;;) {
+        const next = await repo.findRevision(objectId, latest.revision + 1);
+        if (!next) break;
+        if (history) await deps.repos.worldHistory.appendOnce(history, { advance: false });
+        history = next.history;
+        latest = next.state;
+      }
+      if (!history) return latest;
+      await record(objectId, history, latest);
     }
-    if (latest !== state) await repo.project(objectId, latest);
-    return latest;
   }
 
   /** The object's newest state; null when there is no such object. */
@@ -199,15 +220,17 @@ export function createReconciler(deps: {
       cache.delete(objectId);
       return { done: false, useCache: false };
     }
+    let newest: ExternalState;
     try {
-      await deps.repos.worldHistory.appendOnce(history);
-      await repo.project(objectId, next);
+      await record(objectId, history, next);
+      // A newer revision from another process may have been projected under ours.
+      newest = await followChain(objectId, next);
     } catch (error) {
       // Committed but not recorded: the next load follows the chain and finishes it.
       cache.delete(objectId);
       throw error;
     }
-    cache.set(objectId, next);
+    cache.set(objectId, newest);
     return {
       done: true,
       results: results.map((list) => list.map((result) => ({ ...result, revision }))),
