@@ -121,13 +121,13 @@ export type JournalTail =
  *
  * Shaped for what FerretDB v1 reads cheaply. Any filter but `{_id}` decodes the whole table,
  * and its `_id` lookups scanned too until our build fixed that (docs/ferretdb.md); a whole
- * small table, though, is one quick read. So the slots are claimed
- * in `witness_slots`, tiny documents of which only the newest `SLOTS_KEPT` are kept: a
- * reader reads them all to learn what is new (a millisecond or two), and a writer claims
- * slot n + 1 by a unique insert of its `_id` (the one exclusive write FerretDB has), only
- * once it has seen slot n, so slots never skip. Each slot's changes are a separate document
- * in `witness_payloads`, written before the claim that points to it, so a claimed slot
- * always has its changes; they are read by `_id` only when new.
+ * small table, though, is one quick read. So the slots are claimed in `witness_slots`, small
+ * documents of which only the newest `SLOTS_KEPT` are kept: a reader reads them all to learn
+ * what is new (a millisecond or two), and a writer claims slot n + 1 by a unique insert of
+ * its `_id` (the one exclusive write FerretDB has), only once it has seen slot n, so slots
+ * never skip. A few changes travel in the claim itself (`INLINE_RECORDS`); more are a
+ * separate document in `witness_payloads`, written before the claim that points to it, so a
+ * claimed slot always has its changes; they are read by `_id` only when new.
  *
  * Appends queued while one is written share the next slot, so a busy process writes one
  * slot per round trip whatever its write rate.
