@@ -128,7 +128,7 @@ export function createWorldExternalStateRepo(
         },
         { $set: { external_state: state } },
       );
-      await worldRevisions.advance();
+      await worldRevisions.advance({ objects: [objectId] });
     },
     /** Objects that have an external state, in id order after `afterId`; `limit + 1` rows. */
     list(filter: ExternalStateFilter, limit: number, afterId?: string) {

@@ -1,7 +1,7 @@
 import type { Db, Filter } from 'mongodb';
 import { insertOnce, isDuplicateKey } from './mongo';
 import { afterPosition, toPage, type PagePosition } from './paging';
-import type { WorldRevisionsRepo } from './world-revisions.repo';
+import type { WorldChange, WorldRevisionsRepo } from './world-revisions.repo';
 
 /** One append-only world history event. */
 export interface WorldHistoryEvent {
@@ -35,6 +35,11 @@ function toQuery(filter: WorldHistoryFilter, after?: PagePosition): Filter<World
   return clauses.length === 1 ? clauses[0] : { $and: clauses };
 }
 
+/** The revision change of appending `event` (the history head folds it in). */
+const appendedChange = (event: WorldHistoryEvent): WorldChange => ({
+  history: [{ id: event._id, at: event.at }],
+});
+
 export function createWorldHistoryRepo(db: Db, revisions: Pick<WorldRevisionsRepo, 'advance'>) {
   const col = db.collection<WorldHistoryEvent>('world_history');
   return {
@@ -54,13 +59,17 @@ export function createWorldHistoryRepo(db: Db, revisions: Pick<WorldRevisionsRep
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
       }
-      await revisions.advance();
+      await revisions.advance(appendedChange(event));
     },
-    /** Inserts unless an event with this id exists; true when this call wrote it. */
+    /**
+     * Inserts unless an event with this id exists; true when this call wrote it. A repeat
+     * advances the revision too (as `appendOnce`), so the history head carried by the
+     * revisions includes the event even when the first writer died before its advance.
+     */
     async insertOnce(event: WorldHistoryEvent): Promise<boolean> {
-      if (!(await insertOnce(col, event))) return false;
-      await revisions.advance();
-      return true;
+      const inserted = await insertOnce(col, event);
+      await revisions.advance(appendedChange(event));
+      return inserted;
     },
     findById: (id: string) => col.findOne({ _id: id }),
     /** True when the event exists (read by `_id`). */
