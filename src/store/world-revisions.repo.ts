@@ -107,7 +107,8 @@ export function createWorldRevisionsRepo(db: Db) {
     col.findOne({ _id: revisionKey(revision) });
 
   const exists = async (revision: number): Promise<boolean> =>
-    revision <= 0 || (await read(revision)) !== null;
+    revision <= 0 ||
+    (await col.findOne({ _id: revisionKey(revision) }, { projection: { _id: 1 } })) !== null;
 
   /** The newest revision at or after `from` (which must exist): the slot chain of revisions. */
   async function newestFrom(from: number): Promise<number> {
