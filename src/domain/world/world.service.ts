@@ -164,8 +164,7 @@ async function bringForward(
   const fresh = await Promise.all(candidates.map((id) => repos.worldObjects.findById(id)));
   const byId = new Map(state.rows.map((row) => [row._id, row]));
   for (const object of fresh) {
-    if (object && (page.kind === undefined || object.kind === page.kind))
-      byId.set(object._id, object);
+    if (object && (!page.kind || object.kind === page.kind)) byId.set(object._id, object);
   }
   const rows = [...byId.values()]
     .sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0))
