@@ -127,4 +127,29 @@ describe('world state brought forward by world revisions', () => {
       await client.close();
     }
   });
+
+  it('computes from the collections again after more revisions than it folds', async () => {
+    const dbName = freshDbName('world_state_gap');
+    const { client, db } = await connectMongo(uri, dbName);
+    try {
+      const repos = createRepos(db);
+      await repos.worldObjects.insert(object('obj_000000000010', 'a'));
+      const cache = createWorldReadCache(repos.worldRevisions);
+      await readState(repos, cache, {});
+      // 70 revisions, each from a process of its own (no sharing of claims).
+      for (let i = 0; i < 70; i += 1) {
+        await createRepos(db).worldObjects.insert(object(`obj_0000000001${10 + i}`, 'b'));
+      }
+      const list = jest.spyOn(repos.worldObjects, 'list');
+      const state = await readState(repos, cache, {});
+      expect(list).toHaveBeenCalledTimes(1);
+      list.mockRestore();
+      expect(state.world_state.object_count).toBe(71);
+      expect(state.world_state.objects).toHaveLength(50);
+      expect(state.next_cursor).not.toBeNull();
+    } finally {
+      await db.dropDatabase();
+      await client.close();
+    }
+  });
 });
