@@ -121,7 +121,15 @@ export async function scaleReads(ctx: BenchContext, maxScale: number): Promise<S
         const sample = await sampleReads(`${base}${route.path}`, headers, processes, {
           samples: SAMPLES,
           budgetMs: BUDGET_MS,
-          ...(route.afterWorldWrite ? { before: () => revisions.advance().then(() => {}) } : {}),
+          // A world write as an object's patch reports it: the advance names the object.
+          ...(route.afterWorldWrite
+            ? {
+                before: () =>
+                  revisions
+                    .advance({ objects: [objectIds[Math.floor(Math.random() * objectIds.length)]] })
+                    .then(() => {}),
+              }
+            : {}),
         });
         results[`${name} @${scale}×`] = sample;
         console.log(`  ${name} @${scale}×: ${JSON.stringify(sample)}`);

@@ -9,8 +9,9 @@ const KINDS = ['service', 'dataset', 'document', 'queue'];
 
 /**
  * `count` world objects with their `object.created` history events, shaped as the demo
- * world's seed writes them (`demoWorld`), then one world revision advance, as every world
- * repository write ends, so the api's world read cache sees the change. Returns the ids.
+ * world's seed writes them (`demoWorld`), each batch followed by a world revision advance
+ * carrying its change, as every world repository write ends, so the api's world read cache
+ * sees it and the revisions' totals count it. Returns the ids.
  */
 export async function seedWorldObjects(mongoUri: string, count: number): Promise<string[]> {
   const client = await MongoClient.connect(mongoUri);
@@ -19,6 +20,7 @@ export async function seedWorldObjects(mongoUri: string, count: number): Promise
     const db = client.db();
     const objects = db.collection<WorldObject>('world_objects');
     const history = db.collection<WorldHistoryEvent>('world_history');
+    const revisions = createWorldRevisionsRepo(db);
     const now = new Date().toISOString();
     for (let start = 0; start < count; start += 1000) {
       const batch: WorldObject[] = [];
@@ -35,19 +37,24 @@ export async function seedWorldObjects(mongoUri: string, count: number): Promise
         });
       }
       await objects.insertMany(batch, { ordered: false });
-      await history.insertMany(
-        batch.map((o) => ({
-          _id: newId('evt'),
-          kind: 'object.created',
-          object_id: o._id,
-          at: now,
-          change: { after: { kind: o.kind, name: o.name, attributes: o.attributes }, version: 1 },
-        })),
-        { ordered: false },
-      );
+      const events: WorldHistoryEvent[] = batch.map((o) => ({
+        _id: newId('evt'),
+        kind: 'object.created',
+        object_id: o._id,
+        at: now,
+        change: { after: { kind: o.kind, name: o.name, attributes: o.attributes }, version: 1 },
+      }));
+      await history.insertMany(events, { ordered: false });
+      // The change each repository write reports with its advance, for the whole batch.
+      const created: Record<string, number> = {};
+      for (const o of batch) created[o.kind] = (created[o.kind] ?? 0) + 1;
+      await revisions.advance({
+        objects: batch.map((o) => o._id),
+        created,
+        history: events.map((e) => ({ id: e._id, at: e.at })),
+      });
       ids.push(...batch.map((o) => o._id));
     }
-    await createWorldRevisionsRepo(db).advance();
     return ids;
   } finally {
     await client.close();

@@ -1,7 +1,7 @@
 import type { Db, Filter } from 'mongodb';
 import { insertOnce } from './mongo';
 import type { WorldHistoryEvent } from './world-history.repo';
-import type { WorldRevisionsRepo } from './world-revisions.repo';
+import type { WorldChange, WorldRevisionsRepo } from './world-revisions.repo';
 
 /** Where a reconciled field's current value came from. */
 export interface FieldProvenance {
@@ -128,7 +128,7 @@ export function createWorldExternalStateRepo(
         },
         { $set: { external_state: state } },
       );
-      await worldRevisions.advance();
+      await worldRevisions.advance({ objects: [objectId] });
     },
     /**
      * Writes a committed state onto the object, filtering by `_id` alone: the one filter
@@ -136,11 +136,16 @@ export function createWorldExternalStateRepo(
      * pass at 20 objects in the events benchmark, growing with the world). Nothing checks
      * that a later revision is not projected already, so the caller must then look for
      * revision `state.revision + 1` and project the chain's newest if it is there (the
-     * reconciler's `followChain`).
+     * reconciler's `followChain`). `alsoChanged`: the caller's writes this advance covers.
      */
-    async projectById(objectId: string, state: ExternalState): Promise<void> {
+    async projectById(
+      objectId: string,
+      state: ExternalState,
+      alsoChanged: WorldChange = {},
+    ): Promise<void> {
       await objects.updateOne({ _id: objectId }, { $set: { external_state: state } });
-      await worldRevisions.advance();
+      // One advance for this write and the caller's history appended just before it.
+      await worldRevisions.advance({ ...alsoChanged, objects: [objectId] });
     },
     /** Objects that have an external state, in id order after `afterId`; `limit + 1` rows. */
     list(filter: ExternalStateFilter, limit: number, afterId?: string) {

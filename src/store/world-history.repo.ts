@@ -1,7 +1,7 @@
 import type { Db, Filter } from 'mongodb';
 import { insertOnce, isDuplicateKey } from './mongo';
 import { afterPosition, toPage, type PagePosition } from './paging';
-import type { WorldRevisionsRepo } from './world-revisions.repo';
+import type { WorldChange, WorldRevisionsRepo } from './world-revisions.repo';
 
 /** One append-only world history event. */
 export interface WorldHistoryEvent {
@@ -35,6 +35,11 @@ function toQuery(filter: WorldHistoryFilter, after?: PagePosition): Filter<World
   return clauses.length === 1 ? clauses[0] : { $and: clauses };
 }
 
+/** The revision change of appending `event` (the history head folds it in). */
+export const appendedChange = (event: WorldHistoryEvent): WorldChange => ({
+  history: [{ id: event._id, at: event.at }],
+});
+
 export function createWorldHistoryRepo(db: Db, revisions: Pick<WorldRevisionsRepo, 'advance'>) {
   const col = db.collection<WorldHistoryEvent>('world_history');
   return {
@@ -46,7 +51,8 @@ export function createWorldHistoryRepo(db: Db, revisions: Pick<WorldRevisionsRep
      * also when two writers race (FerretDB then answers the loser with a duplicate key).
      * A repeat still advances the world revision: the first writer may have died before it.
      * `advance: false` is for a caller that writes again right after and advances once for
-     * both writes (the reconciler's history event and projection).
+     * both writes, passing on `appendedChange(event)` (the reconciler's history event and
+     * projection).
      */
     async appendOnce(event: WorldHistoryEvent, options: { advance?: boolean } = {}): Promise<void> {
       // Insert-first: an upsert is a collection scan on FerretDB (3 ms → 13 ms from 100 to
@@ -56,13 +62,17 @@ export function createWorldHistoryRepo(db: Db, revisions: Pick<WorldRevisionsRep
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
       }
-      if (options.advance !== false) await revisions.advance();
+      if (options.advance !== false) await revisions.advance(appendedChange(event));
     },
-    /** Inserts unless an event with this id exists; true when this call wrote it. */
+    /**
+     * Inserts unless an event with this id exists; true when this call wrote it. A repeat
+     * advances the revision too (as `appendOnce`), so the history head carried by the
+     * revisions includes the event even when the first writer died before its advance.
+     */
     async insertOnce(event: WorldHistoryEvent): Promise<boolean> {
-      if (!(await insertOnce(col, event))) return false;
-      await revisions.advance();
-      return true;
+      const inserted = await insertOnce(col, event);
+      await revisions.advance(appendedChange(event));
+      return inserted;
     },
     findById: (id: string) => col.findOne({ _id: id }),
     /** True when the event exists (read by `_id`). */

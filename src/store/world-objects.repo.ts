@@ -1,6 +1,6 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import { insertOnce, isDuplicateKey } from './mongo';
-import type { WorldRevisionsRepo } from './world-revisions.repo';
+import type { WorldChange, WorldRevisionsRepo } from './world-revisions.repo';
 
 /** A world object (DESIGN.md section 5); `version` grows by one with every change. */
 export interface WorldObject {
@@ -24,6 +24,12 @@ export interface WorldObjectFilter {
 const byKind = (filter: WorldObjectFilter): Filter<WorldObject> =>
   filter.kind ? { kind: filter.kind } : {};
 
+/** The revision change of creating `object`: it is written, and one more of its kind. */
+const createdChange = (object: WorldObject): WorldChange => ({
+  objects: [object._id],
+  created: { [object.kind]: 1 },
+});
+
 export function createWorldObjectsRepo(db: Db, revisions: Pick<WorldRevisionsRepo, 'advance'>) {
   const col = db.collection<WorldObject>('world_objects');
   const versions: Collection<{ _id: string; object_id: string; action_id: string; at: string }> =
@@ -39,13 +45,13 @@ export function createWorldObjectsRepo(db: Db, revisions: Pick<WorldRevisionsRep
     findById: (id: string) => col.findOne({ _id: id }),
     async insert(object: WorldObject): Promise<WorldObject> {
       await col.insertOne(object);
-      await revisions.advance();
+      await revisions.advance(createdChange(object));
       return object;
     },
     /** Inserts unless an object with this id exists; true when this call created it. */
     async insertOnce(object: WorldObject): Promise<boolean> {
       if (!(await insertOnce(col, object))) return false;
-      await revisions.advance();
+      await revisions.advance(createdChange(object));
       return true;
     },
     /** True when no object exists at all (one indexed read, no scan). */
@@ -123,7 +129,7 @@ export function createWorldObjectsRepo(db: Db, revisions: Pick<WorldRevisionsRep
       else
         for (const [field, value] of Object.entries(attributes)) set[`attributes.${field}`] = value;
       await col.updateOne({ _id: id }, { $set: set });
-      await revisions.advance();
+      await revisions.advance({ objects: [id] });
       return true;
     },
   };

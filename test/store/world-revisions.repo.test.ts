@@ -99,7 +99,8 @@ describe('an advance that fails after a world write', () => {
 
       failing = true;
       world = 'B'; // a world write happened …
-      await revisions.advance(); // … and its revision could not be claimed: no throw
+      // … and its revision could not be claimed: no throw
+      await revisions.advance({ objects: ['obj_b'], created: { document: 1 } });
       expect(revisions.owesAdvance()).toBe(true);
       expect(await read(cache)).toBe('B');
 
@@ -109,10 +110,64 @@ describe('an advance that fails after a world write', () => {
       }
       expect(revisions.owesAdvance()).toBe(false);
       expect(await read(other)).toBe('B');
+      // The owed revision carries the write's change.
+      const paid = await elsewhere.current();
+      expect((await elsewhere.totalsAt(paid))?.objectCounts).toEqual({ document: 1 });
+      expect(await elsewhere.objectsChanged(paid - 1, paid)).toEqual(['obj_b']);
     } finally {
       await reader.db.dropDatabase();
       await writer.client.close();
       await reader.client.close();
+    }
+  });
+});
+
+describe('world revisions carry what their writes changed', () => {
+  it('fold the totals exactly when three processes advance at once', async () => {
+    const dbName = freshDbName('world_revisions_totals');
+    const processes = await Promise.all([1, 2, 3].map(() => connectMongo(uri, dbName)));
+    try {
+      const repos = processes.map(({ db }) => createWorldRevisionsRepo(db));
+      const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
+      // Process p creates 10 objects of kind k<p>, each with an event; the newest event is
+      // in the middle of process 1's writes, so the head is not simply the last claimed.
+      await Promise.all(
+        repos.flatMap((repo, p) =>
+          Array.from({ length: 10 }, (_, i) =>
+            repo.advance({
+              objects: [`obj_${p}_${i}`],
+              created: { [`k${p}`]: 1 },
+              history: [{ id: `evt_${p}_${i}`, at: at(p === 1 && i === 4 ? 59 : i) }],
+            }),
+          ),
+        ),
+      );
+      const reader = createWorldRevisionsRepo(processes[0].db);
+      const current = await reader.current();
+      expect(await reader.totalsAt(current)).toEqual({
+        objectCounts: { k0: 10, k1: 10, k2: 10 },
+        historyHead: { id: 'evt_1_4', at: at(59) },
+      });
+      const changed = await reader.objectsChanged(0, current);
+      expect(changed?.sort()).toEqual(
+        [0, 1, 2].flatMap((p) => Array.from({ length: 10 }, (_, i) => `obj_${p}_${i}`)).sort(),
+      );
+      // A change naming more objects than a revision holds names none: readers recompute.
+      await reader.advance({ objects: Array.from({ length: 501 }, (_, i) => `obj_x${i}`) });
+      expect(await reader.objectsChanged(current, current + 1)).toBeNull();
+      expect(await reader.objectsChanged(current - 1, current)).not.toBeNull();
+      // A revision that follows an unfolded one (written before revisions carried totals)
+      // carries none.
+      await processes[0].db
+        .collection<{ _id: string; at: string }>('world_revisions')
+        .insertOne({ _id: String(current + 2).padStart(12, '0'), at: at(0) });
+      expect(await reader.advance({ created: { k0: 1 } })).toBe(current + 3);
+      expect(await reader.totalsAt(current + 1)).not.toBeNull();
+      expect(await reader.totalsAt(current + 3)).toBeNull();
+      expect(await reader.objectsChanged(current + 1, current + 3)).toBeNull();
+    } finally {
+      await processes[0].db.dropDatabase();
+      for (const { client } of processes) await client.close();
     }
   });
 });

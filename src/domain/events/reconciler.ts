@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Repos } from '../../store';
 import { newId } from '../../lib/ids';
 import { isoNow } from '../../lib/time';
-import type { WorldHistoryEvent } from '../../store/world-history.repo';
+import { appendedChange, type WorldHistoryEvent } from '../../store/world-history.repo';
 import {
   revisionRecord,
   type ExternalState,
@@ -96,9 +96,13 @@ export function createReconciler(deps: {
    * projection advances the world revision once for both writes (a reader that cached
    * before them sees the revision move after both), one insert fewer per pass.
    */
-  async function record(objectId: string, history: WorldHistoryEvent, state: ExternalState) {
-    await deps.repos.worldHistory.appendOnce(history, { advance: false });
-    await repo.projectById(objectId, state);
+  async function record(objectId: string, history: WorldHistoryEvent[], state: ExternalState) {
+    for (const event of history) {
+      await deps.repos.worldHistory.appendOnce(event, { advance: false });
+    }
+    await repo.projectById(objectId, state, {
+      history: history.flatMap((event) => appendedChange(event).history ?? []),
+    });
   }
 
   /**
@@ -112,15 +116,14 @@ export function createReconciler(deps: {
   async function followChain(objectId: string, state: ExternalState): Promise<ExternalState> {
     let latest = state;
     for (;;) {
-      let history: WorldHistoryEvent | undefined;
+      const history: WorldHistoryEvent[] = [];
       for (;;) {
         const next = await repo.findRevision(objectId, latest.revision + 1);
         if (!next) break;
-        if (history) await deps.repos.worldHistory.appendOnce(history, { advance: false });
-        history = next.history;
+        history.push(next.history);
         latest = next.state;
       }
-      if (!history) return latest;
+      if (history.length === 0) return latest;
       await record(objectId, history, latest);
     }
   }
@@ -222,7 +225,7 @@ export function createReconciler(deps: {
     }
     let newest: ExternalState;
     try {
-      await record(objectId, history, next);
+      await record(objectId, [history], next);
       // A newer revision from another process may have been projected under ours.
       newest = await followChain(objectId, next);
     } catch (error) {

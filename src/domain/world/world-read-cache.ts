@@ -7,6 +7,17 @@ interface CachedRead {
   value: unknown;
 }
 
+/** How a folded read is computed from nothing, and brought forward from an older value. */
+export interface FoldedRead<T> {
+  /** The value from the store, `revision` being the world revision read before it. */
+  compute: (revision: number) => Promise<T>;
+  /**
+   * The value at `to` from the value at `from` (and the revisions between); null when it
+   * cannot be brought forward, so it is computed again.
+   */
+  update: (value: T, from: number, to: number) => Promise<T | null>;
+}
+
 export type WorldReadCache = ReturnType<typeof createWorldReadCache>;
 
 /**
@@ -17,18 +28,40 @@ export type WorldReadCache = ReturnType<typeof createWorldReadCache>;
  * flight meanwhile land a later revision and invalidate it.
  */
 export function createWorldReadCache(
-  revisions: Pick<WorldRevisionsRepo, 'current' | 'changedSince'>,
+  revisions: Pick<WorldRevisionsRepo, 'current' | 'changedSince' | 'owesAdvance'>,
   maxEntries = 256,
 ) {
   const cache = new LRUCache<string, CachedRead>({ max: maxEntries });
+
+  function store(key: string, revision: number, value: unknown): void {
+    const newest = cache.get(key);
+    if (!newest || newest.revision <= revision) cache.set(key, { revision, value });
+  }
+
   return {
     async read<T>(key: string, compute: () => Promise<T>): Promise<T> {
       const entry = cache.get(key);
       if (entry && !(await revisions.changedSince(entry.revision))) return entry.value as T;
       const revision = await revisions.current(entry?.revision);
       const value = await compute();
-      const newest = cache.get(key);
-      if (!newest || newest.revision <= revision) cache.set(key, { revision, value });
+      store(key, revision, value);
+      return value;
+    },
+    /**
+     * As `read`, but a stale entry is brought forward by `update` (what the revisions
+     * between say changed) instead of computed again. While this process owes an advance
+     * its own writes are in no revision yet, so it computes.
+     */
+    async fold<T>(key: string, how: FoldedRead<T>): Promise<T> {
+      const entry = cache.get(key);
+      if (entry && !(await revisions.changedSince(entry.revision))) return entry.value as T;
+      const revision = await revisions.current(entry?.revision);
+      const brought =
+        entry && !revisions.owesAdvance()
+          ? await how.update(entry.value as T, entry.revision, revision)
+          : null;
+      const value = brought ?? (await how.compute(revision));
+      store(key, revision, value);
       return value;
     },
   };

@@ -1,7 +1,8 @@
 import type { AppInfra } from '../../app/deps';
 import { found, notFound } from '../../lib/errors';
 import type { RelationshipQuery, WorldHistoryQuery, WorldKindQuery } from './schemas';
-import { decodeCursor, pageById } from '../../store/paging';
+import { decodeCursor, decodeIdCursor, idPage, pageById } from '../../store/paging';
+import type { WorldObject } from '../../store/world-objects.repo';
 import { historyEventView, objectView, relationshipView } from './views';
 
 type WorldDeps = Pick<AppInfra, 'repos'>;
@@ -59,28 +60,118 @@ export async function listHistory(deps: WorldDeps, query: WorldHistoryQuery) {
   return { items: page.items.map(historyEventView), next_cursor: page.next_cursor };
 }
 
-/**
- * The world state: a page of objects, their total and the newest history event id. Cached
- * per query until the world revision moves: three collection scans on FerretDB otherwise.
- */
-export function worldState(deps: WorldDeps & Pick<AppInfra, 'worldReads'>, query: WorldKindQuery) {
-  const key = `state:${JSON.stringify([query.kind, query.limit, query.cursor])}`;
-  return deps.worldReads.read(key, () => computeWorldState(deps, query));
+/** A world-state answer as cached: the page's rows (`limit + 1`) and the totals. */
+interface StateRows {
+  rows: WorldObject[];
+  objectCount: number;
+  historyHead: string | null;
 }
 
-async function computeWorldState(deps: WorldDeps, query: WorldKindQuery) {
-  const { repos } = deps;
-  const [objects, objectCount, historyHead] = await Promise.all([
-    listObjects(deps, query),
-    repos.worldObjects.count({ kind: query.kind }),
-    repos.worldHistory.head(),
-  ]);
+/**
+ * The world state: a page of objects, their total and the newest history event id. Cached
+ * per query by world revision; after a world write the cached answer is brought forward
+ * from the revisions between (docs/performance.md, "Reads as data grows"): the totals are
+ * read from the newest revision, which carries them, and only the objects those revisions
+ * name that can be on the page are read again, by `_id`. A cold cache, an unfolded
+ * revision chain or a long gap computes from the collections (scans on FerretDB).
+ */
+export async function worldState(
+  deps: WorldDeps & Pick<AppInfra, 'worldReads'>,
+  query: WorldKindQuery,
+) {
+  const key = `state:${JSON.stringify([query.kind, query.limit, query.cursor])}`;
+  const page = {
+    kind: query.kind,
+    limit: query.limit ?? DEFAULT_LIMIT,
+    after: query.cursor ? decodeIdCursor(query.cursor, 'obj') : undefined,
+  };
+  const state = await deps.worldReads.fold<StateRows>(key, {
+    compute: (revision) => computeWorldState(deps, page, revision),
+    update: (value, from, to) => bringForward(deps, page, value, from, to),
+  });
+  const objects = idPage(state.rows, page.limit);
   return {
     world_state: {
-      objects: objects.items,
-      history_head: historyHead,
-      object_count: objectCount,
+      objects: objects.items.map(objectView),
+      history_head: state.historyHead,
+      object_count: state.objectCount,
     },
     next_cursor: objects.next_cursor,
+  };
+}
+
+interface StatePage {
+  kind?: string;
+  limit: number;
+  /** The id the page starts after (its cursor). */
+  after?: string;
+}
+
+const countOf = (counts: Record<string, number>, kind: string | undefined): number =>
+  kind ? (counts[kind] ?? 0) : Object.values(counts).reduce((sum, n) => sum + n, 0);
+
+async function computeWorldState(
+  deps: WorldDeps,
+  page: StatePage,
+  revision: number,
+): Promise<StateRows> {
+  const { repos } = deps;
+  const [rows, totals] = await Promise.all([
+    repos.worldObjects.list({ kind: page.kind }, page.limit, page.after),
+    repos.worldRevisions.owesAdvance() ? null : repos.worldRevisions.totalsAt(revision),
+  ]);
+  if (totals) {
+    return {
+      rows,
+      objectCount: countOf(totals.objectCounts, page.kind),
+      historyHead: totals.historyHead?.id ?? null,
+    };
+  }
+  const [objectCount, historyHead] = await Promise.all([
+    repos.worldObjects.count({ kind: page.kind }),
+    repos.worldHistory.head(),
+  ]);
+  return { rows, objectCount, historyHead };
+}
+
+/**
+ * The state at revision `to` from the state at `from`: objects are never deleted and never
+ * change kind, so the page changes only where the revisions between name an object that is
+ * on it (read again) or sorts before its last row (or the page is not full): it enters.
+ * Null when the revisions between do not say (an unfolded chain, too many of them).
+ */
+async function bringForward(
+  deps: WorldDeps,
+  page: StatePage,
+  state: StateRows,
+  from: number,
+  to: number,
+): Promise<StateRows | null> {
+  const { repos } = deps;
+  const [changed, totals] = await Promise.all([
+    repos.worldRevisions.objectsChanged(from, to),
+    repos.worldRevisions.totalsAt(to),
+  ]);
+  if (!changed || !totals) return null;
+  const onPage = new Set(state.rows.map((row) => row._id));
+  const full = state.rows.length > page.limit;
+  const last = state.rows[state.rows.length - 1]?._id;
+  const candidates = changed.filter(
+    (id) =>
+      (page.after === undefined || id > page.after) &&
+      (onPage.has(id) || !full || (last !== undefined && id < last)),
+  );
+  const fresh = await Promise.all(candidates.map((id) => repos.worldObjects.findById(id)));
+  const byId = new Map(state.rows.map((row) => [row._id, row]));
+  for (const object of fresh) {
+    if (object && (!page.kind || object.kind === page.kind)) byId.set(object._id, object);
+  }
+  const rows = [...byId.values()]
+    .sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0))
+    .slice(0, page.limit + 1);
+  return {
+    rows,
+    objectCount: countOf(totals.objectCounts, page.kind),
+    historyHead: totals.historyHead?.id ?? null,
   };
 }

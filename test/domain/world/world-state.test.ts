@@ -1,0 +1,155 @@
+import { createWorldReadCache } from '../../../src/domain/world/world-read-cache';
+import { worldState } from '../../../src/domain/world/world.service';
+import type { WorldKindQuery } from '../../../src/domain/world/schemas';
+import { connectMongo } from '../../../src/store/mongo';
+import { createRepos, type Repos } from '../../../src/store';
+import type { WorldObject } from '../../../src/store/world-objects.repo';
+import { freshDbName } from '../../helpers/test-app';
+
+const uri = process.env['TEST_MONGODB_URI']!;
+const NOW = '2026-01-01T00:00:00.000Z';
+
+const object = (id: string, kind: string): WorldObject => ({
+  _id: id,
+  kind,
+  name: id,
+  attributes: { status: 'draft' },
+  external_state: {},
+  version: 1,
+  created_at: NOW,
+  updated_at: NOW,
+});
+
+let seq = 0;
+const event = (at: string, objectId: string) => ({
+  _id: `evt_${String((seq += 1)).padStart(12, '0')}`,
+  kind: 'object.updated',
+  object_id: objectId,
+  at,
+  change: {},
+});
+
+/** The state read of `repos` through `cache`. */
+async function readState(
+  repos: Repos,
+  cache: ReturnType<typeof createWorldReadCache>,
+  query: WorldKindQuery,
+) {
+  return worldState({ repos, worldReads: cache }, query);
+}
+
+describe('world state brought forward by world revisions', () => {
+  it('answers exactly as a fresh computation after writes, without listing, counting or scanning history', async () => {
+    const dbName = freshDbName('world_state_fold');
+    const { client, db } = await connectMongo(uri, dbName);
+    try {
+      const repos = createRepos(db);
+      for (let i = 0; i < 8; i += 1) {
+        await repos.worldObjects.insert(object(`obj_0000000000${10 + i * 2}`, i % 2 ? 'b' : 'a'));
+      }
+      await repos.worldHistory.appendOnce(event('2026-01-01T00:00:01.000Z', 'obj_000000000010'));
+      const cache = createWorldReadCache(repos.worldRevisions);
+      const queries: WorldKindQuery[] = [{}, { kind: 'a' }, { limit: 2 }, { kind: 'b', limit: 1 }];
+      const first = await readState(repos, cache, { limit: 2 });
+      const cursor = first.next_cursor!;
+      queries.push({ limit: 2, cursor }, { kind: 'a', limit: 2, cursor });
+      for (const query of queries) await readState(repos, cache, query);
+
+      const list = jest.spyOn(repos.worldObjects, 'list');
+      const count = jest.spyOn(repos.worldObjects, 'count');
+      const head = jest.spyOn(repos.worldHistory, 'head');
+      // Writes of every kind the state shows: an object that sorts first, one in the
+      // middle of a full page, one after every page, a patch of an object on the pages,
+      // an external state projected, history (one event older than the head, one newer).
+      await repos.worldObjects.insert(object('obj_000000000001', 'b'));
+      await repos.worldObjects.insertOnce(object('obj_000000000013', 'a'));
+      expect(await repos.worldObjects.insertOnce(object('obj_000000000013', 'a'))).toBe(false);
+      await repos.worldObjects.insert(object('obj_000000000099', 'a'));
+      expect(
+        await repos.worldObjects.patchAtVersion(
+          'obj_000000000012',
+          1,
+          { status: 'live' },
+          'act_1',
+          NOW,
+        ),
+      ).toBe(true);
+      await repos.worldExternalState.project('obj_000000000014', {
+        revision: 1,
+        fields: { replicas: 3 },
+        provenance: {},
+        generation: 1,
+        observed_generation: 1,
+        conditions: [],
+        last_event_id: null,
+        updated_at: NOW,
+      });
+      await repos.worldHistory.appendOnce(event('2026-01-01T00:00:00.500Z', 'obj_000000000010'));
+      const newest = event('2026-01-01T00:00:02.000Z', 'obj_000000000012');
+      await repos.worldHistory.appendOnce(newest);
+
+      const brought = [];
+      for (const query of queries) brought.push(await readState(repos, cache, query));
+      expect(list).not.toHaveBeenCalled();
+      expect(count).not.toHaveBeenCalled();
+      expect(head).not.toHaveBeenCalled();
+      list.mockRestore();
+      count.mockRestore();
+      head.mockRestore();
+
+      // A process with nothing cached computes from the collections: the same answers.
+      const fresh = createWorldReadCache(createRepos(db).worldRevisions);
+      for (const [i, query] of queries.entries()) {
+        expect(brought[i]).toEqual(await readState(repos, fresh, query));
+      }
+      // … and the totals are the collections' own.
+      for (const [i, query] of queries.entries()) {
+        expect(brought[i].world_state.object_count).toBe(
+          await repos.worldObjects.count({ kind: query.kind }),
+        );
+        expect(brought[i].world_state.history_head).toBe(await repos.worldHistory.head());
+      }
+      const all = brought[0].world_state;
+      expect(all.object_count).toBe(11);
+      expect(all.history_head).toBe(newest._id);
+      expect(all.objects.map((o) => o.object_id).slice(0, 3)).toEqual([
+        'obj_000000000001',
+        'obj_000000000010',
+        'obj_000000000012',
+      ]);
+      expect(brought[1].world_state.object_count).toBe(6);
+      expect(brought[2].world_state.objects.map((o) => o.object_id)).toEqual([
+        'obj_000000000001',
+        'obj_000000000010',
+      ]);
+    } finally {
+      await db.dropDatabase();
+      await client.close();
+    }
+  });
+
+  it('computes from the collections again after more revisions than it folds', async () => {
+    const dbName = freshDbName('world_state_gap');
+    const { client, db } = await connectMongo(uri, dbName);
+    try {
+      const repos = createRepos(db);
+      await repos.worldObjects.insert(object('obj_000000000010', 'a'));
+      const cache = createWorldReadCache(repos.worldRevisions);
+      await readState(repos, cache, {});
+      // 70 revisions, each from a process of its own (no sharing of claims).
+      for (let i = 0; i < 70; i += 1) {
+        await createRepos(db).worldObjects.insert(object(`obj_0000000001${10 + i}`, 'b'));
+      }
+      const list = jest.spyOn(repos.worldObjects, 'list');
+      const state = await readState(repos, cache, {});
+      expect(list).toHaveBeenCalledTimes(1);
+      list.mockRestore();
+      expect(state.world_state.object_count).toBe(71);
+      expect(state.world_state.objects).toHaveLength(50);
+      expect(state.next_cursor).not.toBeNull();
+    } finally {
+      await db.dropDatabase();
+      await client.close();
+    }
+  });
+});
