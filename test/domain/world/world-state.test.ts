@@ -4,6 +4,7 @@ import type { WorldKindQuery } from '../../../src/domain/world/schemas';
 import { connectMongo } from '../../../src/store/mongo';
 import { createRepos, type Repos } from '../../../src/store';
 import type { WorldObject } from '../../../src/store/world-objects.repo';
+import { appendedChange } from '../../../src/store/world-history.repo';
 import { freshDbName } from '../../helpers/test-app';
 
 const uri = process.env['TEST_MONGODB_URI']!;
@@ -85,8 +86,24 @@ describe('world state brought forward by world revisions', () => {
         updated_at: NOW,
       });
       await repos.worldHistory.appendOnce(event('2026-01-01T00:00:00.500Z', 'obj_000000000010'));
-      const newest = event('2026-01-01T00:00:02.000Z', 'obj_000000000012');
-      await repos.worldHistory.appendOnce(newest);
+      const newest = event('2026-01-01T00:00:02.000Z', 'obj_000000000016');
+      // As the reconciler writes: the history event without its own advance, then the
+      // projection by _id, whose one advance passes the event on.
+      await repos.worldHistory.appendOnce(newest, { advance: false });
+      await repos.worldExternalState.projectById(
+        'obj_000000000016',
+        {
+          revision: 1,
+          fields: { replicas: 1 },
+          provenance: {},
+          generation: 1,
+          observed_generation: 1,
+          conditions: [],
+          last_event_id: null,
+          updated_at: NOW,
+        },
+        appendedChange(newest),
+      );
 
       const brought = [];
       for (const query of queries) brought.push(await readState(repos, cache, query));
