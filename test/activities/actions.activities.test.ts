@@ -2,29 +2,29 @@ import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { createActionActivities } from '../../src/activities/actions.activities';
 import { createRepos } from '../../src/store';
-import type { ActionContract, ActionState } from '../../src/workflows/shared';
+import type { ActionContract, ActionState, ActionStatus } from '../../src/workflows/shared';
 
 // Found by `npm run chaos` (docs/chaos.md): a worker died after its execution had applied a
 // world change but before the workflow recorded it; the retried execute re-planned, saw the
 // object moved (by the action itself) and failed the action as `plan_drift`, although its
 // change stood. The re-plan now recognises the action's own change, and applying the
 // approved plan again changes nothing.
+const client = new MongoClient(process.env['TEST_MONGODB_URI']!);
+const db = client.db(`t_action_acts_${randomBytes(3).toString('hex')}`);
+const repos = createRepos(db);
+const activities = createActionActivities({
+  repos,
+  webhookAllowlist: [],
+  webhookSigningSecret: 'x'.repeat(32),
+  webhookTimeoutMs: 1000,
+});
+
+afterAll(async () => {
+  await db.dropDatabase();
+  await client.close();
+});
+
 describe('external action activities: an execution that already took effect', () => {
-  const client = new MongoClient(process.env['TEST_MONGODB_URI']!);
-  const db = client.db(`t_action_acts_${randomBytes(3).toString('hex')}`);
-  const repos = createRepos(db);
-  const activities = createActionActivities({
-    repos,
-    webhookAllowlist: [],
-    webhookSigningSecret: 'x'.repeat(32),
-    webhookTimeoutMs: 1000,
-  });
-
-  afterAll(async () => {
-    await db.dropDatabase();
-    await client.close();
-  });
-
   it('re-plans as already applied, and applying the approved plan again is a no-op', async () => {
     const now = new Date().toISOString();
     const objectId = `obj_${randomBytes(8).toString('hex').toUpperCase().slice(0, 26)}`;
@@ -79,5 +79,77 @@ describe('external action activities: an execution that already took effect', ()
       10,
     );
     expect(history.items.filter((e) => e.change['action_id'] === actionId)).toHaveLength(1);
+  });
+});
+
+// The action workflow records transitions in batches: the ledger entries chained in order,
+// one projection of the last, one witness slot for all. A retry changes nothing stored.
+describe('external action activities: recording transitions', () => {
+  const actionId = `act_01TESTRECORDS${randomBytes(6).toString('hex').toUpperCase()}`;
+  const at = new Date().toISOString();
+  const stateAt = (seq: number, status: ActionStatus, ledgerHead: string | null) =>
+    ({
+      action_id: actionId,
+      action_kind: 'notify',
+      target: {},
+      parameters: { message: 'hi' },
+      bounds: { required_approvals: 1, expires_in_seconds: 3600 },
+      shared_context_id: null,
+      status,
+      status_timestamps: { [status]: at },
+      proposed_by: { principal_id: 'prn_a', key_id: 'k1' },
+      approvals: [],
+      decisions: [],
+      dry_run: null,
+      execution: null,
+      expires_at: at,
+      created_at: at,
+      updated_at: at,
+      seq,
+      ledger_head: ledgerHead,
+      rule: null,
+    }) as unknown as ActionState;
+  const proposal = (ledgerHead: string | null) => [
+    { state: stateAt(1, 'proposed', ledgerHead), event: 'proposed', actor: null },
+    { state: stateAt(2, 'awaiting_approval', ledgerHead), event: 'awaiting_approval', actor: null },
+  ];
+
+  it('chains a batch in the ledger, projects the last and journals them in one slot', async () => {
+    const before = await repos.witnessJournal.head();
+    const head = await activities.recordActionTransitions(proposal(null));
+
+    const ledger = await repos.externalActions.listLedger({ action_id: actionId }, 10);
+    const [second, first] = ledger.items;
+    expect(ledger.items.map((e) => e.seq)).toEqual([2, 1]);
+    expect(first.prev_digest).toBeNull();
+    expect(second.prev_digest).toBe(first.digest);
+    expect(head).toBe(second.digest);
+    expect(await repos.externalActions.findById(actionId)).toMatchObject({
+      seq: 2,
+      status: 'awaiting_approval',
+      ledger_head: head,
+    });
+    expect((await repos.actionInbox.list({}, 10)).map((e) => e._id)).toEqual([actionId]);
+
+    expect(await repos.witnessJournal.head()).toBe(before + 1);
+    const tail = await repos.witnessJournal.after(before);
+    if (!tail.complete) throw new Error('journal incomplete');
+    expect(tail.entries[0].records.map((r) => r.kind)).toEqual(['ledger', 'ledger', 'action']);
+  });
+
+  it('a late retry answers the stored head and does not take a newer projection back', async () => {
+    const head = (await repos.externalActions.findById(actionId))!.ledger_head;
+    const approved = stateAt(3, 'approved', head);
+    const newest = await activities.recordActionTransitions([
+      { state: approved, event: 'approved', actor: null },
+    ]);
+    // The proposal batch again, as a retry would send it: nothing stored changes.
+    await expect(activities.recordActionTransitions(proposal(null))).resolves.toBe(head);
+    expect(await repos.externalActions.findById(actionId)).toMatchObject({
+      seq: 3,
+      status: 'approved',
+      ledger_head: newest,
+    });
+    expect((await repos.actionInbox.list({}, 10)).map((e) => e._id)).toEqual([]);
   });
 });

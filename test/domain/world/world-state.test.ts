@@ -21,6 +21,18 @@ const object = (id: string, kind: string): WorldObject => ({
   updated_at: NOW,
 });
 
+/** A first committed external state of an object, as the reconciler projects it. */
+const externalState = (replicas: number) => ({
+  revision: 1,
+  fields: { replicas },
+  provenance: {},
+  generation: 1,
+  observed_generation: 1,
+  conditions: [],
+  last_event_id: null,
+  updated_at: NOW,
+});
+
 let seq = 0;
 const event = (at: string, objectId: string) => ({
   _id: `evt_${String((seq += 1)).padStart(12, '0')}`,
@@ -75,16 +87,7 @@ describe('world state brought forward by world revisions', () => {
           NOW,
         ),
       ).toBe(true);
-      await repos.worldExternalState.project('obj_000000000014', {
-        revision: 1,
-        fields: { replicas: 3 },
-        provenance: {},
-        generation: 1,
-        observed_generation: 1,
-        conditions: [],
-        last_event_id: null,
-        updated_at: NOW,
-      });
+      await repos.worldExternalState.project('obj_000000000014', externalState(3));
       await repos.worldHistory.appendOnce(event('2026-01-01T00:00:00.500Z', 'obj_000000000010'));
       const newest = event('2026-01-01T00:00:02.000Z', 'obj_000000000016');
       // As the reconciler writes: the history event without its own advance, then the
@@ -92,16 +95,7 @@ describe('world state brought forward by world revisions', () => {
       await repos.worldHistory.appendOnce(newest, { advance: false });
       await repos.worldExternalState.projectById(
         'obj_000000000016',
-        {
-          revision: 1,
-          fields: { replicas: 1 },
-          provenance: {},
-          generation: 1,
-          observed_generation: 1,
-          conditions: [],
-          last_event_id: null,
-          updated_at: NOW,
-        },
+        externalState(1),
         appendedChange(newest),
       );
 
