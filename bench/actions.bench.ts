@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { mintApiKey } from '../src/auth/api-key';
 import { goUpdate, readyUpdate } from './baseline/bare-action.workflow';
-import { createUnlimitedKey, postJson } from './lib/api';
+import { approveAndExecute, createUnlimitedKey, proposeNotify } from './lib/api';
 import { startNodeProcess, startNodeServer, type ServerProcess } from './lib/processes';
 import type { BenchContext, BenchReport } from './lib/report';
 import { decisionSigningMsPerAction } from './lib/decision-signing';
@@ -99,32 +99,8 @@ export async function actionsBench(ctx: BenchContext): Promise<BenchReport> {
     const ours: Lifecycle = {
       processes: { ...servers, api, worker },
       historyLength: (id) => historyLength(actionWorkflowId(String(id))),
-      async propose(i) {
-        const action = await postJson<{ action_id: string; status: string }>(
-          base,
-          '/v1/external-actions/propose',
-          proposer,
-          {
-            action_kind: 'notify',
-            target: {},
-            parameters: { message: `bench ${i}`, channel: 'bench' },
-            bounds: {},
-          },
-        );
-        if (action.status !== 'awaiting_approval')
-          throw new Error(`proposed action is ${action.status}`);
-        return action.action_id;
-      },
-      async decideAndExecute(id) {
-        await postJson(base, `/v1/external-actions/${String(id)}/approve`, approver, {});
-        const done = await postJson<{ status: string }>(
-          base,
-          `/v1/external-actions/${String(id)}/execute`,
-          approver,
-          {},
-        );
-        if (done.status !== 'executed') throw new Error(`executed action is ${done.status}`);
-      },
+      propose: (i) => proposeNotify(base, proposer, `bench ${i}`),
+      decideAndExecute: (id) => approveAndExecute(base, approver, String(id)),
     };
     const bare: Lifecycle = {
       processes: { ...servers, worker: bareWorker },

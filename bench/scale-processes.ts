@@ -3,7 +3,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { mintApiKey } from '../src/auth/api-key';
-import { createUnlimitedKey, postJson } from './lib/api';
+import { approveAndExecute, createUnlimitedKey, postJson, proposeNotify } from './lib/api';
 import { cpuMsPerUnit, serverPid } from './lib/cpu';
 import { startNodeProcess, startNodeServer, type ServerProcess } from './lib/processes';
 import type { BenchContext } from './lib/report';
@@ -106,26 +106,7 @@ export async function scaleProcesses(
     const baseOf = (i: number) => bases[i % bases.length];
     const lifecycle = async (i: number) => {
       const base = baseOf(i);
-      const action = await postJson<{ action_id: string; status: string }>(
-        base,
-        '/v1/external-actions/propose',
-        proposer,
-        {
-          action_kind: 'notify',
-          target: {},
-          parameters: { message: `scale ${i}`, channel: 'bench' },
-          bounds: {},
-        },
-      );
-      if (action.status !== 'awaiting_approval') throw new Error(`proposed: ${action.status}`);
-      await postJson(base, `/v1/external-actions/${action.action_id}/approve`, approver, {});
-      const done = await postJson<{ status: string }>(
-        base,
-        `/v1/external-actions/${action.action_id}/execute`,
-        approver,
-        {},
-      );
-      if (done.status !== 'executed') throw new Error(`executed: ${done.status}`);
+      await approveAndExecute(base, approver, await proposeNotify(base, proposer, `scale ${i}`));
     };
     const deployment = async (i: number) => {
       const base = baseOf(i);

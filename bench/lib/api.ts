@@ -48,3 +48,27 @@ export async function mongoCommands(baseUrl: string, adminKey: string): Promise<
   }
   return total;
 }
+
+/** Proposes a `notify` action; resolves to its id once it awaits approval. */
+export async function proposeNotify(baseUrl: string, key: string, message: string) {
+  const action = await postJson<{ action_id: string; status: string }>(
+    baseUrl,
+    '/v1/external-actions/propose',
+    key,
+    { action_kind: 'notify', target: {}, parameters: { message, channel: 'bench' }, bounds: {} },
+  );
+  if (action.status !== 'awaiting_approval') throw new Error(`proposed: ${action.status}`);
+  return action.action_id;
+}
+
+/** Approves and executes an action; resolves once it is executed. */
+export async function approveAndExecute(baseUrl: string, key: string, actionId: string) {
+  await postJson(baseUrl, `/v1/external-actions/${actionId}/approve`, key, {});
+  const done = await postJson<{ status: string }>(
+    baseUrl,
+    `/v1/external-actions/${actionId}/execute`,
+    key,
+    {},
+  );
+  if (done.status !== 'executed') throw new Error(`executed: ${done.status}`);
+}
