@@ -114,9 +114,9 @@ export function createActionActivities(deps: ActionActivityDeps) {
       },
       fresh,
       // Only these statuses change the inbox (entering it, or the one way out of it).
-      async (record, isFresh) =>
+      async (record) =>
         INBOX_STATUSES.has(record.status) &&
-        repos.actionInbox.project(listEntryOf(record), { fresh: isFresh }),
+        repos.actionInbox.project(listEntryOf(record), { fresh }),
     );
     for (const input of inputs) await notifyOf(input);
     return prevDigest!;

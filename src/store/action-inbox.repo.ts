@@ -30,7 +30,7 @@ export function createActionInboxRepo(db: Db) {
   return {
     /**
      * `fresh`: the caller knows no later record can be stored yet (it is recording this
-     * transition for the first time, `recordTransition`), so nothing needs to be read first:
+     * transition for the first time, `recordActionTransitions`), so nothing needs to be read first:
      * a departure's replace without upsert leaves an action never listed unlisted.
      */
     async project(record: ActionListEntry, options: { fresh?: boolean } = {}): Promise<void> {

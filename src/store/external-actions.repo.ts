@@ -187,13 +187,13 @@ export function createExternalActionsRepo(db: Db, journal: WitnessJournalRepo) {
      * The workflow records its transitions one after another, so when this call wrote the
      * entries (`fresh`) no later snapshot can be stored yet and the snapshot is written
      * without a read; only a retry reads first, so it never takes a newer one back
-     * (`replaceIfNewer`). `extra` is told which case it is.
+     * (`replaceIfNewer`).
      */
     async projectTransitions(
       entries: ActionLedgerEntry[],
       snapshot: Omit<ActionRecord, 'ledger_head'>,
       fresh: boolean,
-      extra: (record: ActionRecord, fresh: boolean) => Promise<unknown>,
+      extra: (record: ActionRecord) => Promise<unknown>,
     ): Promise<void> {
       const head = entries[entries.length - 1];
       if (!head) throw new Error('projectTransitions needs at least one ledger entry');
@@ -202,7 +202,7 @@ export function createExternalActionsRepo(db: Db, journal: WitnessJournalRepo) {
         fresh
           ? actions.replaceOne({ _id: record._id }, record, { upsert: true })
           : replaceIfNewer(actions, record),
-        extra(record, fresh),
+        extra(record),
       ]);
       await journal.append([...entries.map(witnessLedgerEntry), witnessAction(record)]);
     },
