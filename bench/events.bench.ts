@@ -1,13 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import stringify from 'safe-stable-stringify';
-import { mintApiKey } from '../src/auth/api-key';
 import { eventKey } from '../src/domain/events/events.service';
 import { newId } from '../src/lib/ids';
 import { createUnlimitedKey, mongoCommands } from './lib/api';
 import { cpuMsPerUnit, serverPid } from './lib/cpu';
-import { startNodeServer, type ServerProcess } from './lib/processes';
+import { startApi, type ServerProcess } from './lib/processes';
 import type { BenchContext, BenchReport } from './lib/report';
 import { percentile } from './lib/stats';
 
@@ -38,25 +36,16 @@ type Round = {
 export async function eventsBench(ctx: BenchContext): Promise<BenchReport> {
   const suffix = randomBytes(3).toString('hex');
   const mongoUri = `${ctx.mongoBaseUri}bench_events_${suffix}`;
-  const adminKey = mintApiKey(randomBytes(6).toString('hex'));
   const servers: ServerProcess[] = [];
   const mongo = await MongoClient.connect(mongoUri, { maxPoolSize: 50 });
   try {
-    const api = await startNodeServer(
-      join(ctx.distDir, 'src', 'main.js'),
-      {
-        PORT: String(API_PORT),
-        MONGODB_URI: mongoUri,
-        TEMPORAL_ADDRESS: ctx.temporalAddress,
-        KEY_PEPPER: randomBytes(32).toString('hex'),
-        ADMIN_API_KEY: adminKey,
-        LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
-      },
-      join(ctx.logDir, 'events-api.log'),
-      `http://127.0.0.1:${API_PORT}/healthz`,
-    );
+    const { api, base, adminKey } = await startApi({
+      ...ctx,
+      mongoUri,
+      port: API_PORT,
+      name: 'events',
+    });
     servers.push(api);
-    const base = `http://127.0.0.1:${API_PORT}`;
     const apiKey = await createUnlimitedKey(base, adminKey);
     const db = mongo.db();
     const now = new Date().toISOString();

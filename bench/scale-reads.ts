@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
-import { mintApiKey } from '../src/auth/api-key';
 import { createWorldRevisionsRepo } from '../src/store/world-revisions.repo';
 import { createUnlimitedKey } from './lib/api';
 import { cpuSecondsOf, serverPid } from './lib/cpu';
-import { startNodeServer } from './lib/processes';
+import { startApi } from './lib/processes';
 import type { BenchContext } from './lib/report';
 import { sampleReads, type ReadSample } from './lib/sample-reads';
 import { seedActions } from './lib/seed-actions';
@@ -55,23 +53,14 @@ export async function scaleReads(ctx: BenchContext, maxScale: number): Promise<S
   const scales = [1, 10, 100].filter((s) => s <= maxScale);
   const suffix = randomBytes(3).toString('hex');
   const mongoUri = `${ctx.mongoBaseUri}bench_scale_${suffix}`;
-  const adminKey = mintApiKey(randomBytes(6).toString('hex'));
-  const api = await startNodeServer(
-    join(ctx.distDir, 'src', 'main.js'),
-    {
-      PORT: String(API_PORT),
-      MONGODB_URI: mongoUri,
-      TEMPORAL_ADDRESS: ctx.temporalAddress,
-      KEY_PEPPER: randomBytes(32).toString('hex'),
-      ADMIN_API_KEY: adminKey,
-      LOG_LEVEL: 'warn',
-    },
-    join(ctx.logDir, 'scale-api.log'),
-    `http://127.0.0.1:${API_PORT}/healthz`,
-  );
+  const { api, base, adminKey } = await startApi({
+    ...ctx,
+    mongoUri,
+    port: API_PORT,
+    name: 'scale',
+  });
   const mongo = await MongoClient.connect(mongoUri);
   const revisions = createWorldRevisionsRepo(mongo.db());
-  const base = `http://127.0.0.1:${API_PORT}`;
   const results: ScaleReads['results'] = {};
   const figures: ScaleReads['figures'] = {};
   try {
@@ -97,7 +86,9 @@ export async function scaleReads(ctx: BenchContext, maxScale: number): Promise<S
       await seedActions(mongoUri, want.actions - seeded.actions);
       figures[`seed actions to ${want.actions} (s)`] = seconds(t);
       t = Date.now();
-      await seedEvents(mongoUri, seeded.events, want.events - seeded.events, objectIds);
+      await seedEvents(mongoUri, seeded.events, want.events - seeded.events, {
+        objects: objectIds,
+      });
       figures[`seed events to ${want.events} (s)`] = seconds(t);
       Object.assign(seeded, want);
       figures[`data @${scale}×`] =

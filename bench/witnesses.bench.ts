@@ -1,10 +1,8 @@
-import { MongoClient } from 'mongodb';
-import { witnessEvent, type ExternalEventRecord } from '../src/store/external-events.repo';
-import { createWitnessJournalRepo } from '../src/store/witness-journal.repo';
 import { createUnlimitedKey } from './lib/api';
 import { startApiAndBare } from './lib/processes';
 import type { BenchContext, BenchReport } from './lib/report';
 import { seedActions } from './lib/seed-actions';
+import { seedEvents } from './lib/seed-events';
 import { percentile, timed } from './lib/stats';
 
 const OURS_PORT = 18486;
@@ -16,43 +14,6 @@ const OURS_SAMPLES = Number(process.env['BENCH_WITNESS_OURS_SAMPLES'] ?? 300);
 const CONTEXT = 'ctx-7';
 /** A context that keeps its size (20 actions, 50 events) while the store grows around it. */
 const FIXED_CONTEXT = 'ctx-fixed';
-
-/** External events in 100 contexts, written to the store and journalled as ingest does. */
-async function seedEvents(
-  mongoUri: string,
-  from: number,
-  count: number,
-  context?: string,
-): Promise<void> {
-  const client = await MongoClient.connect(mongoUri);
-  try {
-    const events = client.db().collection<ExternalEventRecord>('external_events');
-    const journal = createWitnessJournalRepo(client.db());
-    const at = new Date().toISOString();
-    for (let start = from; start < from + count; start += 1000) {
-      const batch = [];
-      for (let i = start; i < Math.min(from + count, start + 1000); i += 1) {
-        batch.push({
-          _id: `seed-${i}`,
-          event_id: `evt_seed${String(i).padStart(20, '0')}`,
-          source_family: 'seed',
-          source_event_id: String(i),
-          event_type: 'seeded',
-          occurred_at: at,
-          received_at: at,
-          world_object_ref: null,
-          shared_context_id: context ?? `ctx-${i % 100}`,
-          payload: {},
-          payload_sha256: '0'.repeat(64),
-        });
-      }
-      await events.insertMany(batch, { ordered: false });
-      await journal.append(batch.map(witnessEvent));
-    }
-  } finally {
-    await client.close();
-  }
-}
 
 /**
  * Witness reads (issue 13): `GET /v1/runtime/self-report` and
@@ -98,7 +59,7 @@ export async function witnessesBench(ctx: BenchContext): Promise<BenchReport> {
       ),
     });
     await seedActions(servers.mongoUri, 20, FIXED_CONTEXT);
-    await seedEvents(servers.mongoUri, 1_000_000, 50, FIXED_CONTEXT);
+    await seedEvents(servers.mongoUri, 1_000_000, 50, { context: FIXED_CONTEXT });
     await seedActions(servers.mongoUri, 2_000);
     await seedEvents(servers.mongoUri, 0, 5_000);
     const small = await measure();

@@ -69,6 +69,39 @@ export async function startNodeProcess(
   };
 }
 
+/** Where and how a suite starts our api (`startApi`). */
+export interface ApiOptions {
+  distDir: string;
+  logDir: string;
+  mongoUri: string;
+  temporalAddress: string;
+  port: number;
+  /** Names the log, `<name>-api.log`. */
+  name: string;
+}
+
+/** Our api on `mongoUri` with an admin key minted for it; waits until it answers. */
+export async function startApi(
+  options: ApiOptions,
+): Promise<{ api: ServerProcess; base: string; adminKey: string }> {
+  const adminKey = mintApiKey(randomBytes(6).toString('hex'));
+  const base = `http://127.0.0.1:${options.port}`;
+  const api = await startNodeServer(
+    join(options.distDir, 'src', 'main.js'),
+    {
+      PORT: String(options.port),
+      MONGODB_URI: options.mongoUri,
+      TEMPORAL_ADDRESS: options.temporalAddress,
+      KEY_PEPPER: randomBytes(32).toString('hex'),
+      ADMIN_API_KEY: adminKey,
+      LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
+    },
+    join(options.logDir, `${options.name}-api.log`),
+    `${base}/healthz`,
+  );
+  return { api, base, adminKey };
+}
+
 /** Our api and the bare Koa baseline, on one fresh database of the bench FerretDB. */
 export interface ApiAndBare {
   ours: ServerProcess;

@@ -9,16 +9,17 @@ const BATCH = 1000;
 /**
  * External events `from` … `from + count - 1`, shaped by the ingest route's own record
  * builder (`eventRecordOf`) and journalled for the witness index as the repository does.
- * They are about `objects` in turn (null: about none) and in 100 shared contexts; no
- * reconciliation records are written (the history page reads those by `_id`, one per
- * listed event, whatever the total).
+ * They are about `objects` in turn (none: about no object) and in `context`, or else in 100
+ * shared contexts; no reconciliation records are written (the history page reads those by
+ * `_id`, one per listed event, whatever the total).
  */
 export async function seedEvents(
   mongoUri: string,
   from: number,
   count: number,
-  objects: readonly string[] = [],
+  options: { objects?: readonly string[]; context?: string } = {},
 ): Promise<void> {
+  const objects = options.objects ?? [];
   const client = await MongoClient.connect(mongoUri);
   try {
     const events = client.db().collection<ExternalEventRecord>('external_events');
@@ -35,7 +36,7 @@ export async function seedEvents(
               event_type: 'service.status_changed',
               occurred_at: at,
               ...(objects.length > 0 ? { world_object_ref: objects[i % objects.length] } : {}),
-              shared_context_id: `ctx-${i % 100}`,
+              shared_context_id: options.context ?? `ctx-${i % 100}`,
               payload: { status: i % 3 === 0 ? 'down' : 'up', seq: i },
             },
             at,
