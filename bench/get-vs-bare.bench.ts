@@ -1,4 +1,5 @@
 import { createUnlimitedKey, mongoCommands } from './lib/api';
+import { cpuColumns, cpuMsPerUnit, serverPid, type CpuPerUnit } from './lib/cpu';
 import { meanOf, runLoad, type LoadResult } from './lib/load';
 import { startApiAndBare } from './lib/processes';
 import { naivePageMs, seedActions } from './lib/seed-actions';
@@ -93,11 +94,30 @@ async function getVsBare(ctx: BenchContext, options: GetVsBareOptions): Promise<
     await runLoad({ ...bareTarget, ...load, durationSeconds: ctx.warmupSeconds });
     const oursRounds: LoadResult[] = [];
     const bareRounds: LoadResult[] = [];
+    // Where the CPU goes, µs per request of each process (autocannon runs in this one).
+    const ferretdb = serverPid(ctx.serversDataDir, 'ferretdb');
+    const cpu = { ours: [] as CpuPerUnit[], bare: [] as CpuPerUnit[] };
+    const measured = async (
+      target: typeof bareTarget,
+      processes: Record<string, number | undefined>,
+      into: CpuPerUnit[],
+    ): Promise<LoadResult> => {
+      let result: LoadResult | undefined;
+      const perThousand = () => (result?.total ?? 0) / 1000;
+      into.push(
+        await cpuMsPerUnit(processes, perThousand, async () => {
+          result = await runLoad({ ...target, ...load });
+        }),
+      );
+      return result!;
+    };
     let dbCommandsPerRequest = 0;
     for (let round = 0; round < ctx.rounds; round += 1) {
-      bareRounds.push(await runLoad({ ...bareTarget, ...load }));
+      const bareProcesses = { server: bare.child.pid, ferretdb, client: process.pid };
+      bareRounds.push(await measured(bareTarget, bareProcesses, cpu.bare));
       const before = await mongoCommands(servers.oursUrl, adminKey);
-      const result = await runLoad({ ...oursTarget, ...load });
+      const oursProcesses = { server: ours.child.pid, ferretdb, client: process.pid };
+      const result = await measured(oursTarget, oursProcesses, cpu.ours);
       const after = await mongoCommands(servers.oursUrl, adminKey);
       dbCommandsPerRequest += (after - before) / result.total / ctx.rounds;
       oursRounds.push(result);
@@ -131,14 +151,20 @@ async function getVsBare(ctx: BenchContext, options: GetVsBareOptions): Promise<
     }
     return {
       suite: options.suite,
-      description: options.description,
+      description: `${options.description}; cpuUs_<process>: CPU µs per request (server: ours or the bare route)`,
       results: {
         ours: {
           ...oursMean,
           peakRssMiB: ours.peakRssMiB(),
           dbCommandsPerRequest: round2(dbCommandsPerRequest),
+          ...cpuColumns(cpu.ours, 'cpuUs_'),
         },
-        bare: { ...bareMean, peakRssMiB: bare.peakRssMiB(), dbCommandsPerRequest: 1 },
+        bare: {
+          ...bareMean,
+          peakRssMiB: bare.peakRssMiB(),
+          dbCommandsPerRequest: 1,
+          ...cpuColumns(cpu.bare, 'cpuUs_'),
+        },
       },
       ratios: { throughput: throughputRatio, p99: p99Ratio },
       ...(options.figures ? { figures: await options.figures(servers.mongoUri) } : {}),

@@ -50,3 +50,17 @@ export async function cpuMsPerUnit(
   perUnit['total'] = Math.round(total * 10) / 10;
   return perUnit;
 }
+
+/** CPU per unit of each process in one measured run, as `cpuMsPerUnit` returns it. */
+export type CpuPerUnit = Record<string, number>;
+
+/** The mean over measured rounds, one `<prefix><process>` column each, rounded to 1. */
+export function cpuColumns(rounds: CpuPerUnit[], prefix: string): Record<string, number> {
+  const names = Object.keys(rounds[0] ?? {});
+  return Object.fromEntries(
+    names.map((name) => [
+      `${prefix}${name}`,
+      Math.round(rounds.reduce((sum, r) => sum + (r[name] ?? 0), 0) / rounds.length),
+    ]),
+  );
+}

@@ -1,4 +1,6 @@
 import { ed25519 } from '@noble/curves/ed25519';
+import { bytesToNumberLE, concatBytes, hexToBytes } from '@noble/curves/utils';
+import { sha512 } from '@noble/hashes/sha2';
 
 /**
  * What a signed decision binds: who decided what on which action and plan, why, and when.
@@ -44,15 +46,50 @@ export function decisionMessage(claim: DecisionClaim): Uint8Array {
 
 const HEX = /^(?:[0-9a-f]{2})+$/;
 
-/** True when `signatureHex` is the key's Ed25519 signature of the claim. */
+type EdPoint = InstanceType<typeof ed25519.Point>;
+
+/**
+ * Public keys parsed once, each with its multiples precomputed: a verification's `[k]A` is
+ * then a windowed sum instead of a double-and-add ladder (measured: 1.9 → 0.34 ms per
+ * verification outside the sandbox, about 3.4 ms inside it). The service has one decision
+ * key, a rotation adds one more. Inside the workflow sandbox this cache outlives a workflow
+ * (module state is shared when V8 contexts are reused); it only memoizes a pure function,
+ * so no workflow's behaviour depends on it.
+ */
+const publicKeyPoints = new Map<string, EdPoint>();
+const MAX_CACHED_KEYS = 8;
+
+function publicKeyPoint(publicKeyHex: string): EdPoint {
+  let point = publicKeyPoints.get(publicKeyHex);
+  if (!point) {
+    point = ed25519.Point.fromBytes(hexToBytes(publicKeyHex), true).precompute(8, false);
+    if (publicKeyPoints.size >= MAX_CACHED_KEYS) publicKeyPoints.clear();
+    publicKeyPoints.set(publicKeyHex, point);
+  }
+  return point;
+}
+
+/**
+ * True when `signatureHex` is the key's Ed25519 signature of the claim. The same check as
+ * `ed25519.verify` with its defaults (ZIP 215 decoding, `[8][S]B = [8]R + [8][k]A`), over a
+ * precomputed public key; the tests hold the two to the same answers.
+ */
 export function verifyDecision(
   publicKeyHex: string,
   claim: DecisionClaim,
   signatureHex: string,
 ): boolean {
   if (!HEX.test(signatureHex) || signatureHex.length !== 128) return false;
+  if (!HEX.test(publicKeyHex) || publicKeyHex.length !== 64) return false;
   try {
-    return ed25519.verify(signatureHex, decisionMessage(claim), publicKeyHex);
+    const A = publicKeyPoint(publicKeyHex);
+    const signature = hexToBytes(signatureHex);
+    const R = ed25519.Point.fromBytes(signature.subarray(0, 32), true);
+    // Throws unless 0 <= S < L.
+    const SB = ed25519.Point.BASE.multiplyUnsafe(bytesToNumberLE(signature.subarray(32)));
+    const hash = sha512(concatBytes(R.toBytes(), A.toBytes(), decisionMessage(claim)));
+    const k = ed25519.Point.Fn.create(bytesToNumberLE(hash));
+    return R.add(A.multiplyUnsafe(k)).subtract(SB).clearCofactor().is0();
   } catch {
     return false;
   }
