@@ -47,8 +47,10 @@ export interface WorldTotals {
 
 /** Most object ids one revision names; a larger change names none (readers recompute). */
 const MAX_OBJECTS = 500;
-/** Most revisions `objectsChanged` reads; further apart, it answers "unknown". */
+/** Most revisions `objectsChanged` reads unless told more; further apart, "unknown". */
 const MAX_FOLD = 64;
+/** Revisions read at once when a fold reads many. */
+const FOLD_READS_AT_ONCE = 256;
 
 const later = (a: HistoryPosition | null, b: HistoryPosition | null): HistoryPosition | null =>
   !a || (b && (b.at > a.at || (b.at === a.at && b.id > a.id))) ? b : a;
@@ -259,17 +261,18 @@ export function createWorldRevisionsRepo(db: Db) {
     /**
      * The objects written by the writes of revisions `from + 1` … `to` (one read by `_id`
      * each, in parallel); null when some revision does not name its objects or the two are
-     * more than `MAX_FOLD` apart.
+     * more than `maxFold` apart.
      */
-    async objectsChanged(from: number, to: number): Promise<string[] | null> {
-      if (to - from > MAX_FOLD || from < 0) return null;
-      const docs = await Promise.all(
-        Array.from({ length: to - from }, (_, i) => read(from + 1 + i)),
-      );
+    async objectsChanged(from: number, to: number, maxFold = MAX_FOLD): Promise<string[] | null> {
+      if (to - from > maxFold || from < 0) return null;
       const ids = new Set<string>();
-      for (const doc of docs) {
-        if (!doc?.objects) return null;
-        for (const id of doc.objects) ids.add(id);
+      for (let start = from + 1; start <= to; start += FOLD_READS_AT_ONCE) {
+        const count = Math.min(FOLD_READS_AT_ONCE, to - start + 1);
+        const docs = await Promise.all(Array.from({ length: count }, (_, i) => read(start + i)));
+        for (const doc of docs) {
+          if (!doc?.objects) return null;
+          for (const id of doc.objects) ids.add(id);
+        }
       }
       return [...ids];
     },

@@ -139,6 +139,35 @@ describe('world state brought forward by world revisions', () => {
     }
   });
 
+  it('brings a large world forward over more revisions than a small one (computing costs more)', async () => {
+    const dbName = freshDbName('world_state_large_gap');
+    const { client, db } = await connectMongo(uri, dbName);
+    try {
+      const repos = createRepos(db);
+      // 2,048 objects written at once, as a seed does: one advance reports them.
+      const ids = Array.from({ length: 2048 }, (_, i) => `obj_${String(i).padStart(12, '0')}`);
+      await db.collection('world_objects').insertMany(ids.map((id) => object(id, 'a')));
+      await repos.worldRevisions.advance({ created: { a: ids.length } });
+      const cache = createWorldReadCache(repos.worldRevisions);
+      await readState(repos, cache, {});
+      // 100 revisions (past the 64 a small world folds), each from a process of its own.
+      for (let i = 0; i < 100; i += 1) {
+        await createRepos(db).worldObjects.insert(
+          object(`obj_1${String(i).padStart(11, '0')}`, 'b'),
+        );
+      }
+      const list = jest.spyOn(repos.worldObjects, 'list');
+      const state = await readState(repos, cache, {});
+      expect(list).not.toHaveBeenCalled();
+      list.mockRestore();
+      expect(state.world_state.object_count).toBe(2148);
+      expect(state.world_state.objects.map((o) => o.object_id)).toEqual(ids.slice(0, 50));
+    } finally {
+      await db.dropDatabase();
+      await client.close();
+    }
+  });
+
   it('computes from the collections again after more revisions than it folds', async () => {
     const dbName = freshDbName('world_state_gap');
     const { client, db } = await connectMongo(uri, dbName);
