@@ -11,6 +11,7 @@ import { createWorldHistoryRepo } from './world-history.repo';
 import { createWorldObjectsRepo } from './world-objects.repo';
 import { createWorldRelationshipsRepo } from './world-relationships.repo';
 import { createWorldRevisionsRepo } from './world-revisions.repo';
+import { createWorldStatePagesRepo } from './world-state-pages.repo';
 import { createWorldTasksRepo } from './world-tasks.repo';
 import { createAuditRepo } from './audit.repo';
 import { createIdempotencyRepo } from './idempotency.repo';
@@ -74,6 +75,7 @@ export function createRepos(db: Db) {
     externalActions: createExternalActionsRepo(db, witnessJournal),
     witnessJournal,
     worldRevisions,
+    worldStatePages: createWorldStatePagesRepo(db),
     worldObjects: createWorldObjectsRepo(db, worldRevisions),
     worldHistory: createWorldHistoryRepo(db, worldRevisions),
     worldRelationships: createWorldRelationshipsRepo(db),

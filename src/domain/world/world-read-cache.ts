@@ -16,6 +16,10 @@ export interface FoldedRead<T> {
    * cannot be brought forward, so it is computed again.
    */
   update: (value: T, from: number, to: number) => Promise<T | null>;
+  /** A value some process stored, and the revision it was computed at (a cold cache). */
+  load?: () => Promise<{ revision: number; value: T } | null>;
+  /** Keeps a computed value for the cold caches of other processes; may fail. */
+  save?: (revision: number, value: T) => Promise<void>;
 }
 
 export type WorldReadCache = ReturnType<typeof createWorldReadCache>;
@@ -49,18 +53,29 @@ export function createWorldReadCache(
     },
     /**
      * As `read`, but a stale entry is brought forward by `update` (what the revisions
-     * between say changed) instead of computed again. While this process owes an advance
-     * its own writes are in no revision yet, so it computes.
+     * between say changed) instead of computed again; with no entry, a stored value (`load`)
+     * is. While this process owes an advance its own writes are in no revision yet, so it
+     * computes. A computed value is offered to `save`.
      */
     async fold<T>(key: string, how: FoldedRead<T>): Promise<T> {
-      const entry = cache.get(key);
-      if (entry && !(await revisions.changedSince(entry.revision))) return entry.value as T;
-      const revision = await revisions.current(entry?.revision);
-      const brought =
-        entry && !revisions.owesAdvance()
-          ? await how.update(entry.value as T, entry.revision, revision)
-          : null;
-      const value = brought ?? (await how.compute(revision));
+      const cached = cache.get(key);
+      if (cached && !(await revisions.changedSince(cached.revision))) return cached.value as T;
+      const [revision, stored] = await Promise.all([
+        revisions.current(cached?.revision),
+        cached ? null : (how.load?.().catch(() => null) ?? null),
+      ]);
+      const entry = cached ?? (stored ? { revision: stored.revision, value: stored.value } : null);
+      let value: T | null = null;
+      if (entry && !revisions.owesAdvance()) {
+        value =
+          entry.revision === revision
+            ? (entry.value as T)
+            : await how.update(entry.value as T, entry.revision, revision);
+      }
+      if (value === null) {
+        value = await how.compute(revision);
+        await how.save?.(revision, value).catch(() => undefined);
+      }
       store(key, revision, value);
       return value;
     },

@@ -85,9 +85,18 @@ export async function worldState(
     limit: query.limit ?? DEFAULT_LIMIT,
     after: query.cursor ? decodeIdCursor(query.cursor, 'obj') : undefined,
   };
+  // First pages are stored for the cold caches of other processes (one per kind and limit).
+  const pages = page.after === undefined ? deps.repos.worldStatePages : undefined;
   const state = await deps.worldReads.fold<StateRows>(key, {
     compute: (revision) => computeWorldState(deps, page, revision),
     update: (value, from, to) => bringForward(deps, page, value, from, to),
+    load: pages
+      ? async () => {
+          const stored = await pages.get(key);
+          return stored && { revision: stored.revision, value: stored };
+        }
+      : undefined,
+    save: pages ? (revision, value) => pages.put(key, { revision, ...value }) : undefined,
   });
   const objects = idPage(state.rows, page.limit);
   return {

@@ -146,7 +146,9 @@ describe('world state brought forward by world revisions', () => {
       const repos = createRepos(db);
       // 2,048 objects written at once, as a seed does: one advance reports them.
       const ids = Array.from({ length: 2048 }, (_, i) => `obj_${String(i).padStart(12, '0')}`);
-      await db.collection('world_objects').insertMany(ids.map((id) => object(id, 'a')));
+      await db
+        .collection<WorldObject>('world_objects')
+        .insertMany(ids.map((id) => object(id, 'a')));
       await repos.worldRevisions.advance({ created: { a: ids.length } });
       const cache = createWorldReadCache(repos.worldRevisions);
       await readState(repos, cache, {});
@@ -162,6 +164,47 @@ describe('world state brought forward by world revisions', () => {
       list.mockRestore();
       expect(state.world_state.object_count).toBe(2148);
       expect(state.world_state.objects.map((o) => o.object_id)).toEqual(ids.slice(0, 50));
+    } finally {
+      await db.dropDatabase();
+      await client.close();
+    }
+  });
+
+  it('a process with a cold cache brings the page another process stored forward', async () => {
+    const dbName = freshDbName('world_state_cold');
+    const { client, db } = await connectMongo(uri, dbName);
+    try {
+      const first = createRepos(db);
+      for (let i = 0; i < 60; i += 1) {
+        await first.worldObjects.insert(object(`obj_${String(i).padStart(12, '0')}`, 'a'));
+      }
+      const computed = await readState(first, createWorldReadCache(first.worldRevisions), {});
+      // Another process, cold: the stored page, nothing listed or counted.
+      const second = createRepos(db);
+      const listed = jest.spyOn(second.worldObjects, 'list');
+      const counted = jest.spyOn(second.worldObjects, 'count');
+      const cold = await readState(second, createWorldReadCache(second.worldRevisions), {});
+      expect(cold).toEqual(computed);
+      // After a write (a new object that sorts into the page), a third process brings the
+      // stored page forward: the same answer as computing it.
+      await first.worldObjects.insert(object('obj_000000000005x', 'b'));
+      const third = createRepos(db);
+      const thirdListed = jest.spyOn(third.worldObjects, 'list');
+      const brought = await readState(third, createWorldReadCache(third.worldRevisions), {});
+      expect(listed).not.toHaveBeenCalled();
+      expect(counted).not.toHaveBeenCalled();
+      expect(thirdListed).not.toHaveBeenCalled();
+      const fresh = createRepos(db);
+      await db.collection('world_state_pages').deleteMany({});
+      const recomputed = await readState(fresh, createWorldReadCache(fresh.worldRevisions), {});
+      expect(brought).toEqual(recomputed);
+      expect(brought.world_state.object_count).toBe(61);
+      expect(brought.world_state.objects.map((o) => o.object_id)).toContain('obj_000000000005x');
+      // A page with a cursor is not stored.
+      await readState(fresh, createWorldReadCache(fresh.worldRevisions), {
+        cursor: computed.next_cursor!,
+      });
+      expect(await db.collection('world_state_pages').countDocuments()).toBe(1);
     } finally {
       await db.dropDatabase();
       await client.close();
