@@ -1,7 +1,9 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { join } from 'node:path';
 import type { BenchContext, BenchReport } from './lib/report';
 import { scaleProcesses, TOPOLOGIES, type TopologyResult } from './scale-processes';
-import { ROUTES, scaleReads } from './scale-reads';
+import { ROUTES, scaleReads, type ScaleReads } from './scale-reads';
 
 const READS = Object.keys(ROUTES).length;
 
@@ -18,7 +20,13 @@ const PARTS = (process.env['BENCH_SCALE_PARTS'] ?? 'reads,processes').split(',')
  * completed (growth ratios are in `ratios`, their reading in docs/performance.md).
  */
 export async function scaleBench(ctx: BenchContext): Promise<BenchReport> {
-  const reads = PARTS.includes('reads') ? await scaleReads(ctx, MAX_SCALE) : undefined;
+  // A run of one part keeps the other part's figures from the last run that had them, so
+  // `bench/results/scale.md` always holds both (each says when it ran).
+  const previous = previousReport(ctx);
+  const now = new Date().toISOString();
+  const ranReads = PARTS.includes('reads');
+  const reads = ranReads ? await scaleReads(ctx, MAX_SCALE) : previous?.reads;
+  const readsRanAt = ranReads ? now : (previous?.readsRanAt ?? now);
   const topologies: Record<string, TopologyResult> = {};
   if (PARTS.includes('processes')) {
     for (const topology of TOPOLOGIES) {
@@ -26,7 +34,10 @@ export async function scaleBench(ctx: BenchContext): Promise<BenchReport> {
       topologies[name] = await scaleProcesses(ctx, topology);
       console.log(`  ${name}: ${JSON.stringify(topologies[name])}`);
     }
+  } else if (previous) {
+    Object.assign(topologies, previous.topologies);
   }
+  const processesRanAt = PARTS.includes('processes') ? now : (previous?.processesRanAt ?? now);
   const single = topologies['1 api, 1 worker'];
   const speedups: Record<string, number> = {};
   if (single) {
@@ -41,10 +52,13 @@ export async function scaleBench(ctx: BenchContext): Promise<BenchReport> {
   }
   return {
     suite: 'scale',
-    description: `Read cost as stored data grows (${reads ? reads.scales.join('×, ') + '×' : 'not run'}; sequential requests on one api, CPU ms per request of the api and FerretDB), then throughput as worker and api processes grow (${cpus().length} CPUs) against the same embedded Temporal and FerretDB`,
+    description: `Read cost as stored data grows (${reads ? `${reads.scales.join('×, ')}×, run ${readsRanAt}` : 'not run'}; sequential requests on one api, CPU ms per request of the api and FerretDB), then throughput as worker and api processes grow (${cpus().length} CPUs, run ${processesRanAt}) against the same embedded Temporal and FerretDB`,
     results: (reads?.results ?? {}) as Record<string, Record<string, number>>,
     ratios: { ...(reads?.growth ?? {}), ...speedups },
-    figures: reads?.figures ?? {},
+    figures: {
+      ...(reads ? { ...reads.figures, readsRanAt } : {}),
+      ...(Object.keys(topologies).length > 0 ? { processesRanAt } : {}),
+    },
     sections: [
       { title: 'Processes: actions/s and deployment cell-updates/s', results: topologies },
     ],
@@ -64,3 +78,36 @@ export async function scaleBench(ctx: BenchContext): Promise<BenchReport> {
 }
 
 const round2 = (n: number): number => Math.round(n * 100) / 100;
+
+/** The parts of the last written `scale.json`, each with when it ran; undefined: none. */
+function previousReport(ctx: BenchContext) {
+  const file = join(ctx.distDir, '..', 'bench', 'results', 'scale.json');
+  if (!existsSync(file)) return undefined;
+  const last = JSON.parse(readFileSync(file, 'utf8')) as BenchReport & {
+    meta?: { date?: string };
+  };
+  const ranAt = (key: string) => String(last.figures?.[key] ?? last.meta?.date ?? 'unknown');
+  const isSpeedup = (key: string) =>
+    key.startsWith('actions/s') || key.startsWith('cell-updates/s');
+  const { readsRanAt: _r, processesRanAt: _p, ...readFigures } = last.figures ?? {};
+  // Rows are `<read> @<scale>×`.
+  const scaleOf = (row: string) => Number.parseInt(row.slice(row.lastIndexOf(' @') + 2), 10);
+  const scales = [...new Set(Object.keys(last.results).map(scaleOf))].filter(Boolean);
+  const reads: ScaleReads | undefined =
+    Object.keys(last.results).length > 0
+      ? {
+          scales,
+          results: last.results,
+          growth: Object.fromEntries(
+            Object.entries(last.ratios).filter(([key]) => !isSpeedup(key)),
+          ),
+          figures: readFigures,
+        }
+      : undefined;
+  return {
+    reads,
+    readsRanAt: ranAt('readsRanAt'),
+    topologies: (last.sections?.[0]?.results ?? {}) as Record<string, TopologyResult>,
+    processesRanAt: ranAt('processesRanAt'),
+  };
+}
