@@ -15,6 +15,10 @@ import {
 import type { ActionActivities } from '../activities';
 import type { RecordTransitionInput } from '../activities/actions.activities';
 import { clock } from '../lib/workflow-text';
+import {
+  ACTION_EFFECT_STEP as EFFECT_STEP,
+  ACTION_STORE_STEP as STORE_STEP,
+} from './activity-options';
 import { actionCurrentDetails, recordSummary, type ActionNames } from './action-details';
 import { actionTargetText } from './action-text';
 import { refuseEarlyExecute, refuseRepeatApproval, validateDecider } from './action-validation';
@@ -36,24 +40,7 @@ import {
   type ActionStatus,
   type ActionWorkflowInput,
 } from './shared';
-import type { LocalActivityOptions, RetryPolicy } from '@temporalio/common';
 
-// Planning and recording are short reads and writes of our own store: local activities,
-// run inside the workflow task with no extra round trip through the server (the benchmark
-// showed each regular activity costing tens of milliseconds on the critical path).
-// Planning and recording read and write our own store: a store outage is worth riding out,
-// but not forever (a day of retries, then the action fails instead of hanging unseen).
-// Each call names itself (`executeWithOptions` with a `summary`), so the history reads as
-// a story: "record approval by Ada (2/2)".
-const STORE_STEP: LocalActivityOptions = {
-  startToCloseTimeout: '10 seconds',
-  scheduleToCloseTimeout: '1 day',
-  retry: {
-    initialInterval: '200 milliseconds',
-    backoffCoefficient: 2,
-    maximumInterval: '10 seconds',
-  },
-};
 const { planActionContract, recordActionTransition, recordActionTransitions } =
   proxyLocalActivities<ActionActivities>(STORE_STEP);
 /**
@@ -62,16 +49,7 @@ const { planActionContract, recordActionTransition, recordActionTransitions } =
  */
 const BATCHED_RECORDS = 'action-records-batched';
 
-const effectRetry: RetryPolicy = {
-  initialInterval: '500 milliseconds',
-  backoffCoefficient: 2,
-  maximumInterval: '10 seconds',
-  maximumAttempts: 6,
-};
-// An external call (webhook) is a regular activity: its own task, timeout and retries,
-// visible in the UI. Effects on our own store (world patch, outbox) are local activities:
-// as idempotent and as retried, without the round trip through the server.
-const EFFECT_STEP = { startToCloseTimeout: '15 seconds', retry: effectRetry } as const;
+// Webhooks leave the process (a regular activity); our own store's effects are local.
 const { applyAction: applyExternalEffect } = proxyActivities<ActionActivities>(EFFECT_STEP);
 const { applyAction: applyInternalEffect } = proxyLocalActivities<ActionActivities>(EFFECT_STEP);
 
