@@ -59,8 +59,35 @@ describe('the action inbox', () => {
     const id = newId('act');
     await inbox.project(record(id, 2, 'awaiting_approval'));
     await inbox.project(record(id, 3, 'rejected'));
-    expect(await db.collection('action_inbox').countDocuments({ _id: id as never })).toBe(1);
+    const departures = db.collection('action_inbox_departures');
+    expect(await departures.countDocuments({ _id: id as never })).toBe(1);
     await inbox.pruneDepartures(Date.now() + 2 * 60 * 60_000);
+    expect(await departures.countDocuments({ _id: id as never })).toBe(0);
+  });
+
+  it('keeps departures out of the collection a page reads, fresh or not', async () => {
+    const db = client.db(dbName);
+    const inbox = createActionInboxRepo(db);
+    const [fresh, retried] = [newId('act'), newId('act')];
+    await inbox.project(record(fresh, 2, 'awaiting_approval'), { fresh: true });
+    await inbox.project(record(fresh, 3, 'approved'), { fresh: true });
+    await inbox.project(record(retried, 2, 'awaiting_approval'));
+    await inbox.project(record(retried, 3, 'expired'));
+    const listed = db.collection('action_inbox');
+    expect(await listed.countDocuments({ _id: { $in: [fresh, retried] } as never })).toBe(0);
+    // A late retry of the awaiting record, after the fresh departure, is refused too.
+    await inbox.project(record(fresh, 2, 'awaiting_approval'));
+    expect((await inbox.list({}, 10)).map((r) => r._id)).not.toContain(fresh);
+  });
+
+  it('prunes departures written into the inbox itself by earlier versions', async () => {
+    const db = client.db(dbName);
+    const id = newId('act');
+    const old = new Date(Date.now() - 2 * 60 * 60_000).toISOString();
+    await db
+      .collection<{ _id: string }>('action_inbox')
+      .insertOne({ _id: id, seq: 3, status: 'approved', left: true, updated_at: old } as never);
+    await createActionInboxRepo(db).pruneDepartures(Date.now());
     expect(await db.collection('action_inbox').countDocuments({ _id: id as never })).toBe(0);
   });
 });
