@@ -60,17 +60,20 @@ export function createWorldReadCache(
     async fold<T>(key: string, how: FoldedRead<T>): Promise<T> {
       const cached = cache.get(key);
       if (cached && !(await revisions.changedSince(cached.revision))) return cached.value as T;
-      const [revision, stored] = await Promise.all([
+      const [current, stored] = await Promise.all([
         revisions.current(cached?.revision),
         cached ? null : (how.load?.().catch(() => null) ?? null),
       ]);
+      let revision = current;
       const entry = cached ?? (stored ? { revision: stored.revision, value: stored.value } : null);
       let value: T | null = null;
       if (entry && !revisions.owesAdvance()) {
-        value =
-          entry.revision === revision
-            ? (entry.value as T)
-            : await how.update(entry.value as T, entry.revision, revision);
+        if (entry.revision >= revision) {
+          // A stored value as new as the revision read (or newer: stored meanwhile).
+          [value, revision] = [entry.value as T, entry.revision];
+        } else {
+          value = await how.update(entry.value as T, entry.revision, revision);
+        }
       }
       if (value === null) {
         value = await how.compute(revision);
