@@ -2,6 +2,7 @@ import { createKeyedMutex } from '../lib/keyed-mutex';
 import { newestFilledSlot } from '../lib/slot-chain';
 import { LRUCache } from 'lru-cache';
 import { MongoBulkWriteError, type Db, type WriteError } from 'mongodb';
+import { createStepLeases } from './step-leases';
 import type { WitnessJournalRepo } from './witness-journal.repo';
 
 /**
@@ -75,6 +76,7 @@ export function createSessionStepsRepo(db: Db, journal: WitnessJournalRepo) {
   let waiting: PendingInsert[] = [];
   let writing = false;
   const notes = new LRUCache<string, SessionStepRecord>({ max: 5_000 });
+  const leases = createStepLeases(journal);
 
   const remember = (record: SessionStepRecord): void => {
     const known = newest.get(record.session_id);
@@ -139,28 +141,45 @@ export function createSessionStepsRepo(db: Db, journal: WitnessJournalRepo) {
 
   return {
     find,
-    /** Every stored step's id, as the witness journal carries it (the witnesses count them). */
+    /** Every stored step's id (the witnesses count each session's newest). */
     async *witnessScan(): AsyncGenerator<{ kind: 'step'; record: { _id: string } }> {
       for await (const record of col.find({}, { projection: { _id: 1 } })) {
         yield { kind: 'step', record: { _id: record._id } };
       }
     },
     /**
-     * Inserts the step; false when its number is already taken. Group commit: with no write
-     * in flight the step is written at once; steps arriving meanwhile wait and go together as
-     * one unordered `insertMany`. FerretDB commits each command as one SQLite transaction,
-     * so this measured 1.7k → 8k steps/s on two cores, at no cost when idle.
+     * Inserts the step; false when its number is already taken. The step is not journaled:
+     * it is written under a step lease of its session (`step-leases.ts`), which witnesses
+     * read, and they count the session's steps from its slot chain.
+     *
+     * Group commit: with no write in flight the step is written at once; steps arriving
+     * meanwhile wait and go together as one unordered `insertMany`. FerretDB commits each
+     * command as one SQLite transaction, so this measured 1.7k → 8k steps/s on two cores, at
+     * no cost when idle.
      */
     async insert(record: SessionStepRecord): Promise<boolean> {
+      const leaseEnd = await leases.ensure(record.session_id);
       const inserted = await new Promise<boolean>((settle, fail) => {
         waiting.push({ record, settle, fail });
         pump();
       });
       if (inserted) {
         remember(record);
-        await journal.append([{ kind: 'step', record: { _id: record._id } }]);
+        await leases.after(record.session_id, leaseEnd);
       }
       return inserted;
+    },
+    /**
+     * The newest step number of the session, confirmed against the database, from `known`
+     * (a step known to exist; 0: none): one probe when nothing is new.
+     */
+    async newestNumber(sessionId: string, known: number): Promise<number> {
+      const cached = newest.get(sessionId)?.step ?? 0;
+      const { slot } = await newestFilledSlot((step) => find(sessionId, step), {
+        slot: Math.max(known, cached),
+        value: null,
+      });
+      return slot;
     },
     /**
      * The newest step as this process last saw it, without asking the database when it has
