@@ -3,6 +3,7 @@ import { newestFilledSlot } from '../lib/slot-chain';
 import { LRUCache } from 'lru-cache';
 import { MongoBulkWriteError, type Db, type WriteError } from 'mongodb';
 import { createStepLeases } from './step-leases';
+import { packStep, unpackStep, type StoredStep } from './stored-steps';
 import type { WitnessJournalRepo } from './witness-journal.repo';
 
 /**
@@ -68,7 +69,7 @@ export const stepId = (sessionId: string, step: number): string => `${sessionId}
  * failed insert or one more probe, never a wrong answer.
  */
 export function createSessionStepsRepo(db: Db, journal: WitnessJournalRepo) {
-  const col = db.collection<SessionStepRecord>('session_steps');
+  const col = db.collection<StoredStep | SessionStepRecord>('session_steps');
   const newest = new LRUCache<string, SessionStepRecord>({ max: 10_000 });
   /** Claims of one session run one at a time in this process (see `exclusive`). */
   const claims = createKeyedMutex();
@@ -88,7 +89,7 @@ export function createSessionStepsRepo(db: Db, journal: WitnessJournalRepo) {
   async function flush(batch: PendingInsert[]): Promise<void> {
     try {
       await col.insertMany(
-        batch.map((pending) => pending.record),
+        batch.map((pending) => packStep(pending.record)),
         { ordered: false },
       );
       for (const pending of batch) pending.settle(true);
@@ -122,8 +123,10 @@ export function createSessionStepsRepo(db: Db, journal: WitnessJournalRepo) {
   async function find(sessionId: string, step: number): Promise<SessionStepRecord | null> {
     const cached = notes.get(stepId(sessionId, step));
     if (cached) return cached;
-    const record = await col.findOne({ _id: stepId(sessionId, step) });
-    if (record) remember(record);
+    const stored = await col.findOne({ _id: stepId(sessionId, step) });
+    if (!stored) return null;
+    const record = unpackStep(stored);
+    remember(record);
     return record;
   }
 
