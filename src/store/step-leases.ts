@@ -16,7 +16,7 @@ export interface StepLease {
 
 /** How long a lease lasts. */
 export const STEP_LEASE_MS = 5_000;
-/** A lease with less than this left is renewed before the next step (a busy session renews every few seconds). */
+/** A lease with less than this left is renewed before the next step (every few seconds). */
 const RENEW_WITHIN_MS = STEP_LEASE_MS / 2;
 /**
  * How far apart the clocks of two api processes may be: a reader keeps probing a session

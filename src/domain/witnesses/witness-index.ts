@@ -20,7 +20,7 @@ export type WitnessChange =
   | EventChange
   | { kind: 'task'; record: WorldTask }
   | { kind: 'session'; record: SessionRecord }
-  /** A step as older processes journaled each one (`<session_id>:<n>`); stored steps are folded so. */
+  /** One step (`<session_id>:<n>`): how stored steps are folded, and older processes journaled. */
   | { kind: 'step'; record: { _id: string } }
   | { kind: 'step_lease'; record: StepLease }
   | { kind: 'deployment'; record: WitnessDeployment };
