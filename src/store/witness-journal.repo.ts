@@ -63,10 +63,7 @@ const INLINE_RECORDS = 16;
 /** From this many changes on, a payload is packed. */
 const PACK_FROM_RECORDS = 64;
 
-/**
- * Most records in one slot (a payload is one document): two 500-event ingest batches, or
- * one with its reconciliation outputs. Packed, that is a document of about 100 KB.
- */
+/** Most records in one slot: two 500-event ingest batches (packed, about 100 KB). */
 export const RECORDS_PER_SLOT = 1000;
 /** Slots kept: a reader further behind folds the collections again. */
 export const SLOTS_KEPT = 256;
@@ -83,11 +80,10 @@ const TRIM_INTERVAL_MS = 5_000;
 const PAYLOAD_GRACE_MS = 60_000;
 /** A reader reads all kept slots at least this often, probing by `_id` in between... */
 const FULL_READ_EVERY_MS = 5_000;
-/** ...so a slot is removed only once this old, whatever the count (see `trim`). */
+/** ...so a slot is removed only once this old (and after its step leases, step-leases.ts). */
 const SLOT_MIN_AGE_MS = 3 * FULL_READ_EVERY_MS;
 /** Up to this many new slots are read by `_id` one by one; more, in one read of them all. */
 const PAYLOADS_READ_ONE_BY_ONE = 4;
-
 /** Deletes sent in one command when trimming (FerretDB hung on bulk writes of ~100 updates). */
 const DELETES_PER_COMMAND = 32;
 /** Orphaned payloads are looked for on a process's first trim and then every this many. */
@@ -158,12 +154,13 @@ export function createWitnessJournalRepo(
     return rows.sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
   }
 
-  async function newest(): Promise<number> {
-    const kept = await keptSlots();
+  /** The newest of the kept slots (0: none), which this process then knows of. */
+  function headOf(kept: SlotClaim[]): number {
     const head = kept.length ? Number(kept[kept.length - 1]._id) : 0;
     known = Math.max(known, head);
     return head;
   }
+  const newest = async (): Promise<number> => headOf(await keptSlots());
 
   /**
    * Removes slots older than the newest `SLOTS_KEPT` and `SLOT_MIN_AGE_MS`, then their
@@ -171,8 +168,7 @@ export function createWitnessJournalRepo(
    * after its last full read, under `FULL_READ_EVERY_MS` ago, so it is never removed yet.
    * Writers trim every `TRIM_EVERY` claims (at most every `TRIM_INTERVAL_MS`), and readers
    * when a full read finds the table well past `SLOTS_KEPT` (a burst of writes that then
-   * stopped would leave it large, and every probe scans it). Both in the background, one
-   * trim at a time per process.
+   * stopped would leave it large). Both in the background, one trim at a time per process.
    *
    * A writer's trim removes the claims it made itself, which it remembers, so it reads
    * nothing: at hundreds of slots a second the 15 s of slots kept are thousands, and reading
@@ -254,6 +250,24 @@ export function createWitnessJournalRepo(
       byId.set(payload._id, payload);
     }
     return ids.map((id) => byId.get(id));
+  }
+
+  /** The changes of each claim, in order (undefined: its payload was removed meanwhile). */
+  async function entriesOf(fresh: SlotClaim[]): Promise<(JournalEntry | undefined)[]> {
+    const found = await payloadsOf(
+      fresh.flatMap((claim) => (claim.payload_id ? [claim.payload_id] : [])),
+    );
+    const entries: (JournalEntry | undefined)[] = [];
+    for (const claim of fresh) {
+      const slot = Number(claim._id);
+      if (!claim.payload_id) {
+        entries.push({ slot, at: claim.at, records: claim.records ?? [] });
+        continue;
+      }
+      const payload = found.shift();
+      entries.push(payload && { slot, at: payload.at, records: await recordsOf(payload) });
+    }
+    return entries;
   }
 
   /** Writes the changes, then claims the slot after the newest for them. */
@@ -348,6 +362,12 @@ export function createWitnessJournalRepo(
     },
     /** The newest slot (0: none). */
     head: newest,
+    /** The newest slot and the changes of every kept slot whose payload is still there. */
+    async kept(): Promise<{ head: number; entries: JournalEntry[] }> {
+      const kept = await keptSlots();
+      const entries = await entriesOf(kept);
+      return { head: headOf(kept), entries: entries.filter((entry) => entry !== undefined) };
+    },
     /**
      * The slots after `slot`, in order, up to the newest: when nothing is new, one probe of
      * the next slot (or, every `FULL_READ_EVERY_MS`, one read of the kept slots).
@@ -363,28 +383,15 @@ export function createWitnessJournalRepo(
       }
       lastFullRead = Date.now();
       const kept = await keptSlots();
-      const head = kept.length ? Number(kept[kept.length - 1]._id) : 0;
+      const head = headOf(kept);
       if (kept.length > SLOTS_KEPT + TRIM_EVERY) trimInBackground(head, kept);
       if (head < slot) return { complete: false };
       const fresh = kept.filter((claim) => Number(claim._id) > slot);
       if (fresh.length > 0 && Number(fresh[0]._id) !== slot + 1) return { complete: false };
-      const found = await payloadsOf(
-        fresh.flatMap((claim) => (claim.payload_id ? [claim.payload_id] : [])),
-      );
-      const entries: JournalEntry[] = [];
-      for (const claim of fresh) {
-        const slot = Number(claim._id);
-        if (!claim.payload_id) {
-          entries.push({ slot, at: claim.at, records: claim.records ?? [] });
-          continue;
-        }
-        const payload = found.shift();
-        // A payload removed under a reader this far behind: it must fold again.
-        if (!payload) return { complete: false };
-        entries.push({ slot, at: payload.at, records: await recordsOf(payload) });
-      }
-      known = Math.max(known, head);
-      return { complete: true, entries };
+      const entries = await entriesOf(fresh);
+      // A payload removed under a reader this far behind: it must fold again.
+      if (entries.includes(undefined)) return { complete: false };
+      return { complete: true, entries: entries as JournalEntry[] };
     },
   };
 }

@@ -113,6 +113,8 @@ export function createWorldRevisionsRepo(db: Db) {
     revision <= 0 ||
     (await col.findOne({ _id: revisionKey(revision) }, { projection: { _id: 1 } })) !== null;
 
+  /** The last revision read as the newest, and when that read was asked for (`changedSince`). */
+  let unchangedAt = { revision: -1, at: 0 };
   /** Whether `revision + 1` exists; concurrent callers share a read (`joined-reads.ts`). */
   const nextExists = createJoinedReads((revision: number) => exists(revision + 1));
 
@@ -244,10 +246,23 @@ export function createWorldRevisionsRepo(db: Db) {
     current: (from = known): Promise<number> => newestFrom(Math.max(from, 0)),
     /**
      * True when the world has changed since `revision` (one read by `_id`); always true
-     * while this process owes an advance.
+     * while this process owes an advance or knows a later revision (its own writes, at once).
+     * A caller that accepts `staleMs` takes "unchanged" from a read that started at most that
+     * long before it asked, so a busy process reads once per window instead of per request:
+     * a write by another process can then go unseen for up to `staleMs`.
      */
-    changedSince: async (revision: number): Promise<boolean> =>
-      owed || (await nextExists(revision)),
+    async changedSince(revision: number, staleMs = 0): Promise<boolean> {
+      if (owed || known > revision) return true;
+      const asked = Date.now();
+      if (staleMs > 0 && unchangedAt.revision === revision && asked - unchangedAt.at <= staleMs) {
+        return false;
+      }
+      const changed = await nextExists(revision);
+      if (!changed && (unchangedAt.revision !== revision || unchangedAt.at < asked)) {
+        unchangedAt = { revision, at: asked };
+      }
+      return changed;
+    },
     /** Whether this process owes an advance (a write whose revision is not claimed yet). */
     owesAdvance: (): boolean => owed,
     /**

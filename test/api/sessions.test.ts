@@ -512,9 +512,10 @@ describe('the step store', () => {
       repo.insert(record(2, 'd')),
     ]);
     expect(results).toEqual([true, true, false, false]);
-    expect(
-      (await storedIn(app.deps.db).sessionSteps.findOne({ _id: `${sessionId}:2` }))?.args,
-    ).toEqual({ tag: 'b' });
+    // Stored packed (`stored-steps.ts`), read back whole.
+    const stored = await storedIn(app.deps.db).sessionSteps.findOne({ _id: `${sessionId}:2` });
+    expect(stored).toMatchObject({ session_id: sessionId, step: 2, packed: expect.any(String) });
+    expect((await repo.find(sessionId, 2))?.args).toEqual({ tag: 'b' });
     expect((await repo.newest(sessionId))?.step).toBe(2);
   });
 });

@@ -44,6 +44,34 @@ describe('world revisions', () => {
     }
   });
 
+  it("reuses a recent 'unchanged' only within the caller's staleness bound, never for its own writes", async () => {
+    const dbName = freshDbName('world_revisions_stale');
+    const [a, b] = await Promise.all([connectMongo(uri, dbName), connectMongo(uri, dbName)]);
+    try {
+      const writer = createWorldRevisionsRepo(a.db);
+      const reader = createWorldRevisionsRepo(b.db);
+      expect(await writer.advance()).toBe(1);
+      expect(await reader.current()).toBe(1);
+      const now = Date.now();
+      const clock = jest.spyOn(Date, 'now').mockReturnValue(now);
+      expect(await reader.changedSince(1, 25)).toBe(false);
+      expect(await writer.advance()).toBe(2);
+      // The writer knows its own write at once, whatever it accepts.
+      expect(await writer.changedSince(1, 25)).toBe(true);
+      // Another process may answer from its check of up to 25 ms ago...
+      clock.mockReturnValue(now + 25);
+      expect(await reader.changedSince(1, 25)).toBe(false);
+      // ...not from an older one, and never when it accepts no staleness.
+      expect(await reader.changedSince(1)).toBe(true);
+      clock.mockReturnValue(now + 26);
+      expect(await reader.changedSince(1, 25)).toBe(true);
+    } finally {
+      jest.restoreAllMocks();
+      await a.db.dropDatabase();
+      await Promise.all([a.client.close(), b.client.close()]);
+    }
+  });
+
   it('an advance asked for while another runs claims a revision after it', async () => {
     const dbName = freshDbName('world_revisions_queue');
     const { client, db } = await connectMongo(uri, dbName);

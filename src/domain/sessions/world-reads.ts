@@ -4,6 +4,14 @@ import type { WorldObject } from '../../store/world-objects.repo';
 
 type WorldDeps = Pick<AppInfra, 'repos'>;
 
+/**
+ * How far behind other processes' world writes a `list_objects` or `observe_world` step may
+ * be (this process's own writes are seen at once): a revision check that found the world
+ * unchanged at most this long ago is reused, instead of one read per step
+ * (docs/sessions.md; docs/performance.md, sessions).
+ */
+export const STEP_WORLD_STALENESS_MS = 25;
+
 /** An object as a step lists it. */
 const brief = (object: WorldObject) => ({
   object_id: object._id,
@@ -19,7 +27,7 @@ export function listObjects(
   args: { kind?: string; limit: number },
 ) {
   const key = `list_objects:${JSON.stringify([args.kind, args.limit])}`;
-  return deps.worldReads.read(key, () => firstObjects(deps, args));
+  return deps.worldReads.read(key, () => firstObjects(deps, args), STEP_WORLD_STALENESS_MS);
 }
 
 async function firstObjects(deps: WorldDeps, args: { kind?: string; limit: number }) {
@@ -55,7 +63,11 @@ export async function inspectObject(deps: WorldDeps, objectId: string) {
  * world revision moves.
  */
 export async function observeWorld(deps: WorldDeps & Pick<AppInfra, 'worldReads'>, now: string) {
-  const census = await deps.worldReads.read('census', () => worldCensus(deps));
+  const census = await deps.worldReads.read(
+    'census',
+    () => worldCensus(deps),
+    STEP_WORLD_STALENESS_MS,
+  );
   return { ...census, observed_at: now };
 }
 

@@ -85,7 +85,7 @@ export async function development(deps: Deps, now = new Date()): Promise<Develop
     deps.repos.sessions.lineageHead(),
     deps.witnesses.current(),
   ]);
-  const steps = fold.steps.size;
+  const steps = fold.stepCount;
   const events = fold.events.size;
   const experience: Experience = {
     sessions: head?.sessions ?? 0,

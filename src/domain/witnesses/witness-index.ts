@@ -10,6 +10,7 @@ import type {
   WitnessReconciliation,
 } from '../../store/external-events.repo';
 import type { SessionRecord } from '../../store/sessions.repo';
+import { STEP_LEASE_CLOCK_SKEW_MS, type StepLease } from '../../store/step-leases';
 import type { WitnessDeployment } from '../../store/substrate-deployments.repo';
 import type { WorldTask } from '../../store/world-tasks.repo';
 
@@ -19,7 +20,9 @@ export type WitnessChange =
   | EventChange
   | { kind: 'task'; record: WorldTask }
   | { kind: 'session'; record: SessionRecord }
+  /** One step (`<session_id>:<n>`): how stored steps are folded, and older processes journaled. */
   | { kind: 'step'; record: { _id: string } }
+  | { kind: 'step_lease'; record: StepLease }
   | { kind: 'deployment'; record: WitnessDeployment };
 
 /** The records of one shared context, by kind (ids). */
@@ -83,7 +86,12 @@ export class WitnessFold {
   readonly reconciliations = new Map<string, WitnessReconciliation>();
   readonly tasks = new Map<string, WorldTask>();
   readonly sessions = new Map<string, SessionRecord>();
-  readonly steps = new Set<string>();
+  /** The newest step number known of each session (steps are dense from 1). */
+  readonly newestSteps = new Map<string, number>();
+  /** Steps in all: the sum of `newestSteps`. */
+  stepCount = 0;
+  /** Sessions whose step leases may still be in force: their newest step must be probed. */
+  readonly stepLeases = new Map<string, number>();
   readonly deployments = new Map<string, WitnessDeployment>();
   readonly actionsByStatus = new Map<string, Set<string>>();
   readonly tasksByState = new Map<string, Set<string>>();
@@ -122,6 +130,14 @@ export class WitnessFold {
   ) {
     if (from !== undefined && from !== to) index.get(from)?.delete(id);
     addTo(index, to, id);
+  }
+
+  /** Step `newest` of the session exists (so do all before it). */
+  countSteps(sessionId: string, newest: number): void {
+    const held = this.newestSteps.get(sessionId) ?? 0;
+    if (!(newest > held)) return;
+    this.newestSteps.set(sessionId, newest);
+    this.stepCount += newest - held;
   }
 
   apply(change: WitnessChange): void {
@@ -175,9 +191,17 @@ export class WitnessFold {
         this.member(record.shared_context_id)?.sessions.add(record._id);
         return;
       }
-      case 'step':
-        this.steps.add(change.record._id);
+      case 'step': {
+        const { _id } = change.record;
+        const colon = _id.lastIndexOf(':');
+        this.countSteps(_id.slice(0, colon), Number(_id.slice(colon + 1)));
         return;
+      }
+      case 'step_lease': {
+        const { _id, until } = change.record;
+        this.stepLeases.set(_id, Math.max(this.stepLeases.get(_id) ?? 0, until));
+        return;
+      }
       case 'deployment': {
         const { record } = change;
         const held = this.deployments.get(record._id);
@@ -265,15 +289,50 @@ export class WitnessIndex implements WitnessSource {
         for (const change of entry.records) this.fold.apply(change as WitnessChange);
       }
       this.folded += tail.entries.length;
+      await this.probeLeasedSessions(this.fold);
       return this.fold;
     }
   }
 
-  /** A fold of the stored collections, and the journal slot read before them. */
+  /**
+   * Steps are not journaled one by one: a writer journals a lease on the session and writes
+   * its steps under it (`step-leases.ts`). So the newest step of every session whose lease
+   * may be in force is read from its slot chain (one read by `_id` each when nothing is
+   * new); a lease is forgotten after a probe that started once it had surely ended (its
+   * end plus the clock skew allowed): any step written under it was stored by then, and a
+   * step stored later is followed by a new lease.
+   */
+  private async probeLeasedSessions(fold: WitnessFold): Promise<void> {
+    const started = Date.now();
+    await Promise.all(
+      [...fold.stepLeases].map(async ([sessionId, until]) => {
+        const known = fold.newestSteps.get(sessionId) ?? 0;
+        fold.countSteps(
+          sessionId,
+          await this.deps.repos.sessionSteps.newestNumber(sessionId, known),
+        );
+        if (
+          started > until + STEP_LEASE_CLOCK_SKEW_MS &&
+          fold.stepLeases.get(sessionId) === until
+        ) {
+          fold.stepLeases.delete(sessionId);
+        }
+      }),
+    );
+  }
+
+  /**
+   * A fold of the stored collections, and the journal slot read before them. The kept slots
+   * are folded first: their changes are in the collections too, except the step leases still
+   * in force, under which steps may be written after the collections are read.
+   */
   private async foldStored(): Promise<[WitnessFold, number]> {
     const fold = new WitnessFold();
-    const from = await this.deps.repos.witnessJournal.head();
     const { repos } = this.deps;
+    const { head: from, entries } = await repos.witnessJournal.kept();
+    for (const entry of entries) {
+      for (const change of entry.records) fold.apply(change as WitnessChange);
+    }
     const scans: AsyncGenerator<WitnessChange>[] = [
       repos.externalActions.witnessScan(),
       repos.externalEvents.witnessScan(),

@@ -43,9 +43,16 @@ export function createWorldReadCache(
   }
 
   return {
-    async read<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    /**
+     * The cached value while the world is unchanged, else computed again. `staleMs`: the
+     * caller accepts a value that misses other processes' writes of the last `staleMs`
+     * (`WorldRevisionsRepo.changedSince`); this process's own writes are always seen.
+     */
+    async read<T>(key: string, compute: () => Promise<T>, staleMs = 0): Promise<T> {
       const entry = cache.get(key);
-      if (entry && !(await revisions.changedSince(entry.revision))) return entry.value as T;
+      if (entry && !(await revisions.changedSince(entry.revision, staleMs))) {
+        return entry.value as T;
+      }
       const revision = await revisions.current(entry?.revision);
       const value = await compute();
       store(key, revision, value);

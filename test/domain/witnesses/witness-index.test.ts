@@ -1,6 +1,8 @@
 import { WitnessFold, WitnessIndex } from '../../../src/domain/witnesses/witness-index';
 import { newId } from '../../../src/lib/ids';
 import { createRepos } from '../../../src/store';
+import type { SessionStepRecord } from '../../../src/store/session-steps.repo';
+import { STEP_LEASE_CLOCK_SKEW_MS, STEP_LEASE_MS } from '../../../src/store/step-leases';
 import { connectMongo } from '../../../src/store/mongo';
 import type { WitnessAction } from '../../../src/store/external-actions.repo';
 import type { WorldTask } from '../../../src/store/world-tasks.repo';
@@ -138,5 +140,73 @@ describe('the witness index', () => {
     } finally {
       await Promise.all([a.client.close(), b.client.close()]);
     }
+  });
+});
+
+/** A step record of a session (what the witnesses count needs of it). */
+const stepOf = (sessionId: string, step: number) =>
+  ({ _id: `${sessionId}:${step}`, session_id: sessionId, step }) as SessionStepRecord;
+
+describe("steps counted from step leases and the sessions' slot chains", () => {
+  const uri = process.env['TEST_MONGODB_URI']!;
+  let a: Awaited<ReturnType<typeof connectMongo>>;
+  let b: Awaited<ReturnType<typeof connectMongo>>;
+  beforeEach(async () => {
+    const dbName = freshDbName('witness_steps');
+    [a, b] = await Promise.all([connectMongo(uri, dbName), connectMongo(uri, dbName)]);
+  });
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    await Promise.all([a.client.close(), b.client.close()]);
+  });
+
+  it("counts another process's steps, journaling a lease per session instead of each step", async () => {
+    const writer = createRepos(a.db);
+    const reader = new WitnessIndex({ repos: createRepos(b.db) });
+    expect((await reader.current()).stepCount).toBe(0);
+    const journalBefore = await writer.witnessJournal.head();
+    for (let n = 1; n <= 20; n += 1) await writer.sessionSteps.insert(stepOf('ses_one', n));
+    for (let n = 1; n <= 5; n += 1) await writer.sessionSteps.insert(stepOf('ses_two', n));
+    // Two leases (one per session), not 25 step changes.
+    expect((await writer.witnessJournal.head()) - journalBefore).toBeLessThanOrEqual(2);
+    const fold = await reader.current();
+    expect(fold.stepCount).toBe(25);
+    expect(fold.newestSteps.get('ses_one')).toBe(20);
+    // A process that starts now folds the stored steps to the same count.
+    expect((await new WitnessIndex({ repos: createRepos(b.db) }).current()).stepCount).toBe(25);
+  });
+
+  it('a process that starts under a lease in force counts the steps written under it later', async () => {
+    const writer = createRepos(a.db);
+    await writer.sessionSteps.insert(stepOf('ses_one', 1));
+    const reader = new WitnessIndex({ repos: createRepos(b.db) });
+    expect((await reader.current()).stepCount).toBe(1);
+    const journalBefore = await writer.witnessJournal.head();
+    await writer.sessionSteps.insert(stepOf('ses_one', 2));
+    // Written under the lease taken before the reader started: nothing new in the journal.
+    expect(await writer.witnessJournal.head()).toBe(journalBefore);
+    expect((await reader.current()).stepCount).toBe(2);
+  });
+
+  it('stops probing a session once its lease has surely ended, and a new lease brings it back', async () => {
+    const writer = createRepos(a.db);
+    const readerRepos = createRepos(b.db);
+    const probe = jest.spyOn(readerRepos.sessionSteps, 'newestNumber');
+    const reader = new WitnessIndex({ repos: readerRepos });
+    await writer.sessionSteps.insert(stepOf('ses_one', 1));
+    expect((await reader.current()).stepCount).toBe(1);
+    expect(probe).toHaveBeenCalledTimes(1);
+
+    const now = Date.now();
+    jest.spyOn(Date, 'now').mockReturnValue(now + STEP_LEASE_MS + STEP_LEASE_CLOCK_SKEW_MS + 1);
+    await reader.current(); // the last probe under the ended lease
+    expect(probe).toHaveBeenCalledTimes(2);
+    await reader.current();
+    expect(probe).toHaveBeenCalledTimes(2);
+
+    // The writer's lease has ended too: its next step takes a new one first.
+    await writer.sessionSteps.insert(stepOf('ses_one', 2));
+    expect((await reader.current()).stepCount).toBe(2);
+    expect(probe).toHaveBeenCalledTimes(3);
   });
 });
