@@ -8,6 +8,7 @@ import { ensureSystemRecords } from '../domain/governance/bootstrap';
 import { createLimitsResolver } from '../domain/governance/quota-policies.service';
 import { createMetrics } from '../observability/metrics';
 import { createWorldReadCache } from '../domain/world/world-read-cache';
+import { followWitnesses } from '../domain/witnesses/witness-follower';
 import { WitnessIndex } from '../domain/witnesses/witness-index';
 import { createReconciler } from '../domain/events/reconciler';
 import { createSubstrateStates } from '../domain/substrates/states';
@@ -84,6 +85,7 @@ export async function buildDeps(
   ledger.start();
   monitor.start();
   const stepper = createStepper({ threads: config.engineThreads });
+  const witnesses = followWitnesses(new WitnessIndex({ repos }));
   const schedule = config.checkpointSchedule
     ? keepCheckpointSchedule(temporal, config.checkpointSchedule, log, config.publicBaseUrl)
     : undefined;
@@ -101,7 +103,7 @@ export async function buildDeps(
     serviceEvents,
     monitor,
     worldReads: createWorldReadCache(repos.worldRevisions),
-    witnesses: new WitnessIndex({ repos }),
+    witnesses,
     reconciler: createReconciler({ repos, logger: log }),
     decisionSigner: createDecisionSigner(decisionSeed(config)),
     stepper,
@@ -115,6 +117,7 @@ export async function buildDeps(
     ...infra,
     async close() {
       schedule?.stop();
+      witnesses.stop();
       await monitor.stop();
       await limiter
         .stop()

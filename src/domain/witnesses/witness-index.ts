@@ -274,6 +274,13 @@ export class WitnessIndex implements WitnessSource {
     return this.queued;
   }
 
+  /** Lets the fold go (its memory with it); the next read folds again. Not mid-catch-up. */
+  forget(): void {
+    if (this.running) return;
+    this.fold = undefined;
+    this.folded = 0;
+  }
+
   private async catchUp(): Promise<WitnessFold> {
     const journal = this.deps.repos.witnessJournal;
     for (;;) {
