@@ -1,113 +1,39 @@
 import { randomBytes } from 'node:crypto';
-import type { Binary, Collection, Db, Filter } from 'mongodb';
+import type { Db } from 'mongodb';
+import { newestFilledSlot } from '../lib/slot-chain';
 import { isDuplicateKey } from './mongo';
-import { packDocuments, unpackDocuments } from './packed-documents';
+import { packDocuments } from './packed-documents';
+import {
+  DELETES_PER_COMMAND,
+  FULL_READ_EVERY_MS,
+  INLINE_RECORDS,
+  PACK_FROM_RECORDS,
+  PAYLOAD_GRACE_MS,
+  PAYLOADS_READ_ONE_BY_ONE,
+  RECORDS_PER_SLOT,
+  SLOT_MIN_AGE_MS,
+  SLOTS_KEPT,
+  SWEEP_EVERY_TRIMS,
+  TRIM_EVERY,
+  TRIM_INTERVAL_MS,
+  deleteByIds,
+  recordsOf,
+  slotKey,
+  type JournalChange,
+  type JournalEntry,
+  type JournalTail,
+  type SlotClaim,
+  type SlotPayload,
+  type SlotRef,
+} from './witness-journal-slots';
 
-/**
- * One record change as the journal carries it: the kind of record and what the witnesses
- * read of it (each repository says what that is; `WitnessChange` in the domain lists them).
- */
-export interface JournalChange {
-  kind: string;
-  record: { _id: string };
-}
-
-/** One slot of the journal: the record changes one process wrote together. */
-export interface JournalEntry {
-  /** The slot number. */
-  slot: number;
-  at: string;
-  records: JournalChange[];
-}
-
-/**
- * A claimed slot: its number (`_id`, padded) and where its changes are: a few changes are
- * held in the claim itself (`records`), more in a payload of their own (`payload_id`).
- */
-interface SlotClaim {
-  _id: string;
-  payload_id?: string;
-  records?: JournalChange[];
-  at: string;
-}
-
-/**
- * The changes of one slot, written before the slot is claimed. Many changes are packed into
- * one binary value (`packed-documents.ts`: nobody queries inside a payload, and FerretDB's
- * cost grows with the fields it converts); fewer are stored as documents (`records`), as
- * every payload was before packing, since deflating a few costs the api more than FerretDB
- * saves.
- */
-interface SlotPayload {
-  _id: string;
-  at: string;
-  packed?: Binary;
-  records?: JournalChange[];
-}
-
-/** What a trim needs of a claim. */
-type SlotRef = Pick<SlotClaim, '_id' | 'payload_id' | 'at'>;
-
-/** The changes a payload holds, packed or not. */
-async function recordsOf(payload: SlotPayload): Promise<JournalChange[]> {
-  if (payload.packed) return unpackDocuments<JournalChange>(payload.packed);
-  return payload.records ?? [];
-}
-
-/**
- * Up to this many changes are written into the slot's claim, with no payload: one insert
- * per slot instead of two (a session step journals one change, and steps arriving together
- * share a slot). The claims stay small: readers read them all every few seconds.
- */
-const INLINE_RECORDS = 16;
-/** From this many changes on, a payload is packed. */
-const PACK_FROM_RECORDS = 64;
-
-/** Most records in one slot: two 500-event ingest batches (packed, about 100 KB). */
-export const RECORDS_PER_SLOT = 1000;
-/** Slots kept: a reader further behind folds the collections again. */
-export const SLOTS_KEPT = 256;
-/** How often (in slots claimed by this process) older slots are removed... */
-const TRIM_EVERY = 32;
-/**
- * ...but a writer trims at most this often: a trim reads every kept slot, and at hundreds of
- * slots a second (small appends, one slot per round trip) the 15 s of slots kept are
- * thousands; trimming every 32 claims then read them all several times a second (sessions
- * bench: a quarter of FerretDB's time in that read).
- */
-const TRIM_INTERVAL_MS = 5_000;
-/** Payloads are kept this long past the oldest slot kept (a racing writer's are in flight). */
-const PAYLOAD_GRACE_MS = 60_000;
-/** A reader reads all kept slots at least this often, probing by `_id` in between... */
-const FULL_READ_EVERY_MS = 5_000;
-/** ...so a slot is removed only once this old (and after its step leases, step-leases.ts). */
-const SLOT_MIN_AGE_MS = 3 * FULL_READ_EVERY_MS;
-/** Up to this many new slots are read by `_id` one by one; more, in one read of them all. */
-const PAYLOADS_READ_ONE_BY_ONE = 4;
-/** Deletes sent in one command when trimming (FerretDB hung on bulk writes of ~100 updates). */
-const DELETES_PER_COMMAND = 32;
-/** Orphaned payloads are looked for on a process's first trim and then every this many. */
-const SWEEP_EVERY_TRIMS = 64;
-
-const slotKey = (slot: number): string => String(slot).padStart(12, '0');
-
-/** Deletes documents by `_id`, each its own statement of one command (so each uses the index). */
-async function deleteByIds<T extends { _id: string }>(
-  col: Collection<T>,
-  ids: string[],
-): Promise<void> {
-  if (ids.length === 0) return;
-  await col.bulkWrite(
-    ids.map((_id) => ({ deleteOne: { filter: { _id } as Filter<T> } })),
-    { ordered: false },
-  );
-}
-
-/** What a reader finds after its slot: the slots in order, or that it must fold again. */
-export type JournalTail =
-  | { complete: true; entries: JournalEntry[] }
-  /** Slots it has not read were removed (only `SLOTS_KEPT` are), or the journal restarted. */
-  | { complete: false };
+export {
+  RECORDS_PER_SLOT,
+  SLOTS_KEPT,
+  type JournalChange,
+  type JournalEntry,
+  type JournalTail,
+} from './witness-journal-slots';
 
 /**
  * The witness journal: every change to a record a witness reads (actions, ledger entries,
@@ -137,6 +63,8 @@ export function createWitnessJournalRepo(
   const claims = db.collection<SlotClaim>('witness_slots');
   const payloads = db.collection<SlotPayload>('witness_payloads');
   let known = 0;
+  /** When `known` was last the head or this process's own claim (ms). */
+  let knownAt = 0;
   let claimedHere = 0;
   let claimedAtTrim = 0;
   let lastTrim = 0;
@@ -158,9 +86,18 @@ export function createWitnessJournalRepo(
   function headOf(kept: SlotClaim[]): number {
     const head = kept.length ? Number(kept[kept.length - 1]._id) : 0;
     known = Math.max(known, head);
+    knownAt = Date.now();
     return head;
   }
   const newest = async (): Promise<number> => headOf(await keptSlots());
+  /** The newest slot from `filled` on (a slot known to be claimed), by `_id` probes. */
+  async function newestFrom(filled: number): Promise<number> {
+    const exists = async (slot: number) =>
+      (await claims.findOne({ _id: slotKey(slot) }, { projection: { _id: 1 } })) ? slot : null;
+    const { slot } = await newestFilledSlot(exists, { slot: filled, value: filled });
+    known = Math.max(known, slot);
+    return slot;
+  }
 
   /**
    * Removes slots older than the newest `SLOTS_KEPT` and `SLOT_MIN_AGE_MS`, then their
@@ -283,16 +220,22 @@ export function createWitnessJournalRepo(
       );
       held = { payload_id: payloadId };
     }
+    // Slot known + 1 may have been trimmed (and would be claimed again, below the head) once
+    // `known` is as old as a trimmed slot must be: then the head is read first.
+    if (Date.now() - knownAt >= slotMinAgeMs / 2) await newest();
     let candidate = known + 1;
     for (;;) {
       try {
         await claims.insertOne({ _id: slotKey(candidate), ...held, at });
         known = Math.max(known, candidate);
+        knownAt = Date.now();
         ownClaims.push({ _id: slotKey(candidate), payload_id: held.payload_id, at });
         break;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
-        candidate = (await newest()) + 1;
+        // Taken: the head is a few slots on, none of them trimmed (they are newer than the
+        // one just taken); found by `_id` probes, not by reading every kept slot.
+        candidate = (await newestFrom(candidate)) + 1;
       }
     }
     claimedHere += 1;

@@ -162,6 +162,35 @@ describe('witness journal', () => {
       await client.close();
     }
   });
+  it('a writer idle while the slots after its last one were removed claims after the head, not a removed slot', async () => {
+    const { client, db } = await connectMongo(uri, freshDbName('witness_journal_idle_writer'));
+    try {
+      const options = { slotMinAgeMs: 200, trimIntervalMs: 0 };
+      const idle = createWitnessJournalRepo(db, options);
+      const busy = createWitnessJournalRepo(db, options);
+      await idle.append([step('first')]);
+      for (let i = 0; i < SLOTS_KEPT + 40; i += 1) await busy.append([step(`b${i}`)]);
+      const slotTwoGone = async () =>
+        (await db.collection('witness_slots').countDocuments({ _id: '000000000002' as never })) ===
+        0;
+      // Old enough now: the busy writer's next trims remove the early slots.
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      for (let i = 0; i < 40 && !(await slotTwoGone()); i += 1) {
+        await busy.append([step(`c${i}`)]);
+      }
+      await until(slotTwoGone);
+      expect(await slotTwoGone()).toBe(true);
+      const reader = createWitnessJournalRepo(db);
+      const head = await reader.head();
+      await idle.append([step('late')]);
+      const records = entriesOf(await reader.after(head)).flatMap((entry) => entry.records);
+      expect(records).toEqual([step('late')]);
+      expect(await slotTwoGone()).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('removes a payload whose claim never came (its writer died) on its first trim', async () => {
     const { client, db } = await connectMongo(uri, freshDbName('witness_journal_orphan'));
     try {
