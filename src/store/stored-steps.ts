@@ -1,4 +1,42 @@
-import type { SessionStepRecord } from './session-steps.repo';
+/**
+ * What a session has done up to and including one step: a fold over steps 1..`steps`,
+ * carried in every step record so the newest record alone describes the session.
+ */
+export interface SessionFold {
+  /** Steps taken, this one included. */
+  steps: number;
+  /** True once a `close` step has been taken (it is then the last step). */
+  closed: boolean;
+  /** Steps per command. */
+  by_command: Record<string, number>;
+  /** Notes taken. */
+  notes: number;
+  /** Step numbers of the newest notes (at most `NOTE_WINDOW`), oldest first. */
+  note_steps: number[];
+  /** World objects the session has inspected or referenced (newest last, bounded). */
+  objects: string[];
+  /** Hash chain over the notes: the session's memory, as a digest. */
+  memory_digest: string;
+  /** When the first step was taken. */
+  first_at: string;
+}
+
+/** One step of a session: written once, by one insert, and never changed. */
+export interface SessionStepRecord {
+  /** `<session_id>:<step>`: the unique `_id` is what makes a step number single-owner. */
+  _id: string;
+  session_id: string;
+  step: number;
+  command: string;
+  args: Record<string, unknown>;
+  output: Record<string, unknown>;
+  at: string;
+  /** The identity digest this step ran under. */
+  identity_digest: string;
+  actor: { principal_id: string; key_id: string };
+  /** The session after this step. */
+  state: SessionFold;
+}
 
 /**
  * A step as stored: its key and a few scalars as fields, everything else (arguments,
