@@ -34,6 +34,10 @@ export async function buildDeps(
   const repos = createRepos(db);
   await ensureIndexes(db);
   await ensureSystemRecords({ repos, config });
+  // Once per database: history reads the older way until it is done (docs/external-events.md).
+  const backfill = repos.externalEvents
+    .completeFeed()
+    .catch((error: unknown) => log.warn({ err: error }, 'events feed backfill failed'));
 
   const instanceId = `api-${randomBytes(6).toString('hex')}`;
   const limiter = new RateLimiter({
@@ -115,6 +119,7 @@ export async function buildDeps(
     ...infra,
     async close() {
       schedule?.stop();
+      await backfill;
       await monitor.stop();
       await limiter
         .stop()

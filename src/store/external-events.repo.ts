@@ -1,13 +1,8 @@
-import {
-  MongoBulkWriteError,
-  type Collection,
-  type Db,
-  type Document,
-  type Filter,
-  type OptionalUnlessRequiredId,
-  type WriteError,
-} from 'mongodb';
-import { insertOnce } from './mongo';
+import type { Db } from 'mongodb';
+import { createEventFeed } from './event-feed';
+import { createFeedBackfill } from './event-feed-backfill';
+import { createEventHistory } from './event-history';
+import { insertOnce, insertUnordered } from './mongo';
 import type { WitnessJournalRepo } from './witness-journal.repo';
 
 /**
@@ -72,27 +67,6 @@ export interface EventListFilter {
   world_object_ref?: string;
 }
 
-/**
- * Inserts `docs` in one unordered insert, so a refused document (a duplicate key) refuses
- * only itself, and answers the refusals (`index` into `docs`). Any other failure, or a
- * refusal `accepted` turns down, throws the driver's error.
- */
-async function insertUnordered<T extends Document>(
-  col: Collection<T>,
-  docs: OptionalUnlessRequiredId<T>[],
-  accepted: (refusal: WriteError) => boolean = () => true,
-): Promise<WriteError[]> {
-  try {
-    await col.insertMany(docs, { ordered: false });
-    return [];
-  } catch (error) {
-    if (!(error instanceof MongoBulkWriteError)) throw error;
-    const refusals = ([] as WriteError[]).concat(error.writeErrors);
-    if (!refusals.every(accepted)) throw error;
-    return refusals;
-  }
-}
-
 /** What the witnesses read of an external event: everything but its payload. */
 export type WitnessEvent = Omit<ExternalEventRecord, 'payload'>;
 export type WitnessReconciliation = Pick<StoredReconciliation, '_id' | 'outcome' | 'reconciled_at'>;
@@ -112,9 +86,17 @@ const witnessReconciliation = (row: WitnessReconciliation): EventChange => ({
 export function createExternalEventsRepo(db: Db, journal: WitnessJournalRepo) {
   const events = db.collection<ExternalEventRecord>('external_events');
   const reconciliations = db.collection<StoredReconciliation>('external_reconciliations');
+  const feed = createEventFeed(db);
+  const backfill = createFeedBackfill(db);
+  const history = createEventHistory({ events, feed, backfill });
   return {
-    /** Claims the record's key; false when an event with that key exists already. */
+    /**
+     * Claims the record's key; false when an event with that key exists already. The feed
+     * lists the event first (`event-feed.ts`): a duplicate's entry names an event id that
+     * is never stored, which history reads skip.
+     */
     async claim(record: ExternalEventRecord): Promise<boolean> {
+      await feed.record([record]);
       const created = await insertOnce(events, record);
       if (created) await journal.append([witnessEvent(record)]);
       return created;
@@ -123,6 +105,7 @@ export function createExternalEventsRepo(db: Db, journal: WitnessJournalRepo) {
     async claimMany(records: ExternalEventRecord[]): Promise<ClaimResult[]> {
       const results: ClaimResult[] = records.map(() => ({ status: 'created' }));
       if (records.length === 0) return results;
+      await feed.record(records);
       for (const writeError of await insertUnordered(events, records)) {
         results[writeError.index] =
           writeError.code === 11000
@@ -177,20 +160,13 @@ export function createExternalEventsRepo(db: Db, journal: WitnessJournalRepo) {
       const fields = { projection: { outcome: 1, reconciled_at: 1 } };
       for await (const row of reconciliations.find({}, fields)) yield witnessReconciliation(row);
     },
-    /** Events newest first (by `event_id`, a time-ordered ULID), keyset-paged. */
-    async list(filter: EventListFilter, limit: number, beforeEventId?: string) {
-      const query: Filter<ExternalEventRecord> = {
-        ...(filter.source_family ? { source_family: filter.source_family } : {}),
-        ...(filter.world_object_ref ? { world_object_ref: filter.world_object_ref } : {}),
-        ...(beforeEventId ? { event_id: { $lt: beforeEventId } } : {}),
-      };
-      const rows = await events
-        .find(query)
-        .sort({ event_id: -1 })
-        .limit(limit + 1)
-        .toArray();
-      return { items: rows.slice(0, limit), more: rows.length > limit };
-    },
+    /**
+     * Events newest recorded first, keyset-paged, read from the feed by `_id` alone
+     * (`event-history.ts`); before the feed's backfill has run, by `event_id`.
+     */
+    list: history.list,
+    /** Lists events recorded before the feed existed in it, once per database. */
+    completeFeed: backfill.complete,
     /** The outcomes of several events, one read by `_id` each (FerretDB scans for `$in`). */
     async outcomesOf(eventIds: string[]): Promise<Map<string, StoredReconciliation['outcome']>> {
       const found = await Promise.all(

@@ -13,6 +13,7 @@ import { createValidatorFactory, type InputValidator } from '../../lib/validatio
 import { newId } from '../../lib/ids';
 import { isoNow } from '../../lib/time';
 import type { ExternalEventRecord, StoredReconciliation } from '../../store/external-events.repo';
+import { decodeHistoryCursor, encodeHistoryCursor } from '../../store/event-history';
 import { decodeIdCursor, encodeIdCursor } from '../../store/paging';
 import { payloadIssues } from './payload';
 import { unmatched, type EventReconciliation } from './reconciler';
@@ -289,20 +290,19 @@ export async function getReconciliation(deps: Deps, eventId: string) {
   throw notFound(`external event ${eventId}`);
 }
 
-/** Ingested events, newest first. */
+/** Ingested events, newest recorded first (docs/external-events.md, "History"). */
 export async function eventHistory(deps: Deps, query: EventHistoryQuery) {
   const limit = query.limit ?? 50;
-  const before = query.cursor ? decodeIdCursor(query.cursor, 'evt') : undefined;
+  const after = query.cursor ? decodeHistoryCursor(query.cursor) : undefined;
   const page = await deps.repos.externalEvents.list(
     { source_family: query.source_family, world_object_ref: query.world_object_ref },
     limit,
-    before,
+    after,
   );
   const outcomes = await deps.repos.externalEvents.outcomesOf(page.items.map((e) => e.event_id));
-  const last = page.items[page.items.length - 1];
   return {
     items: page.items.map((record) => eventView(record, outcomes.get(record.event_id))),
-    next_cursor: page.more && last ? encodeIdCursor(last.event_id) : null,
+    next_cursor: page.next ? encodeHistoryCursor(page.next) : null,
   };
 }
 
