@@ -63,7 +63,7 @@ export function createFeedBackfill(db: Db) {
     /** Whether the backfill has run on this database (read by `_id` until it has). */
     isComplete,
     /** Runs the backfill unless it has run. */
-    async complete(): Promise<void> {
+    complete: async (): Promise<void> => {
       if (await isComplete()) return;
       const fields = { _id: 1, event_id: 1, source_family: 1, world_object_ref: 1 };
       const stored = await events.find({}, { projection: fields }).toArray();

@@ -149,11 +149,11 @@ export function createEventHistory(deps: {
 
   return {
     /** Events newest first (see above), `limit` of them, after `after`. */
-    async list(
+    list: async (
       filter: EventListFilter,
       limit: number,
       after?: HistoryPosition,
-    ): Promise<HistoryPage> {
+    ): Promise<HistoryPage> => {
       if (after?.kind === 'legacy') return legacyPage(filter, limit, after.eventId);
       if (!after && !(await backfill.isComplete())) return legacyPage(filter, limit);
       return feedPage(filter, limit, after);
