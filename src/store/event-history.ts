@@ -1,8 +1,19 @@
 import type { Collection, Filter } from 'mongodb';
 import { decodeCursor, encodeCursor } from '../lib/cursor';
-import { chainId, type EventFeed, type FeedEntry, type FeedKind } from './event-feed';
+import {
+  chainId,
+  type EventFeed,
+  type FeedEntry,
+  type FeedEvent,
+  type FeedKind,
+} from './event-feed';
 import type { FeedBackfill } from './event-feed-backfill';
-import type { EventListFilter, ExternalEventRecord } from './external-events.repo';
+
+/** The filters of a history read. */
+export interface EventListFilter {
+  source_family?: string;
+  world_object_ref?: string;
+}
 
 /**
  * Where a history page ends, to continue after: a place in a feed chain (the slot and the
@@ -13,7 +24,6 @@ export type HistoryPosition =
   | { kind: 'feed'; chain: FeedKind; slot: number; index: number }
   | { kind: 'legacy'; eventId: string };
 
-const FEED_KINDS: readonly string[] = ['all', 'family', 'object'] satisfies FeedKind[];
 const LEGACY_ID = /^evt_[0-9A-Za-z]{10,40}$/;
 
 /** Opaque cursor of a history position. */
@@ -22,8 +32,11 @@ export const encodeHistoryCursor = (position: HistoryPosition): string =>
     ? encodeCursor([position.eventId])
     : encodeCursor([position.chain, position.slot, position.index]);
 
-/** The position a history cursor holds; 422 on `cursor` unless it is one of ours. */
-export const decodeHistoryCursor = (cursor: string): HistoryPosition =>
+/**
+ * The position a history cursor holds; 422 on `cursor` unless it is one of ours, and a
+ * feed position of the chain `filter` walks (a cursor of another query means nothing here).
+ */
+export const decodeHistoryCursor = (cursor: string, filter: EventListFilter): HistoryPosition =>
   decodeCursor<HistoryPosition>(cursor, (parts) => {
     if (parts.length === 1) {
       const [eventId] = parts;
@@ -32,9 +45,7 @@ export const decodeHistoryCursor = (cursor: string): HistoryPosition =>
         : undefined;
     }
     const [chain, slot, index] = parts;
-    if (parts.length !== 3 || typeof chain !== 'string' || !FEED_KINDS.includes(chain)) {
-      return undefined;
-    }
+    if (parts.length !== 3 || chain !== chainFor(filter).kind) return undefined;
     if (!Number.isSafeInteger(slot) || !Number.isSafeInteger(index) || (index as number) < 0) {
       return undefined;
     }
@@ -42,13 +53,13 @@ export const decodeHistoryCursor = (cursor: string): HistoryPosition =>
   });
 
 /** A page of events, newest first, and where it ends when more follow. */
-export interface HistoryPage {
-  items: ExternalEventRecord[];
+export interface HistoryPage<T> {
+  items: T[];
   more: boolean;
   next?: HistoryPosition;
 }
 
-const matches = (record: ExternalEventRecord, filter: EventListFilter): boolean =>
+const matches = (record: FeedEvent, filter: EventListFilter): boolean =>
   (!filter.source_family || record.source_family === filter.source_family) &&
   (!filter.world_object_ref || record.world_object_ref === filter.world_object_ref);
 
@@ -70,24 +81,28 @@ function chainFor(filter: EventListFilter): { kind: FeedKind; id: string } {
  * size whatever the store holds; before the feed's backfill has run, and for a cursor from
  * then, by `event_id` as before the feed (a sort FerretDB does over every event).
  */
-export function createEventHistory(deps: {
-  events: Collection<ExternalEventRecord>;
+export function createEventHistory<T extends FeedEvent>(deps: {
+  events: Collection<T>;
   feed: EventFeed;
   backfill: FeedBackfill;
 }) {
   const { events, feed, backfill } = deps;
 
-  async function legacyPage(filter: EventListFilter, limit: number, beforeEventId?: string) {
-    const query: Filter<ExternalEventRecord> = {
+  async function legacyPage(
+    filter: EventListFilter,
+    limit: number,
+    beforeEventId?: string,
+  ): Promise<HistoryPage<T>> {
+    const query = {
       ...(filter.source_family ? { source_family: filter.source_family } : {}),
       ...(filter.world_object_ref ? { world_object_ref: filter.world_object_ref } : {}),
       ...(beforeEventId ? { event_id: { $lt: beforeEventId } } : {}),
-    };
-    const rows = await events
+    } as Filter<T>;
+    const rows = (await events
       .find(query)
       .sort({ event_id: -1 })
       .limit(limit + 1)
-      .toArray();
+      .toArray()) as T[];
     const items = rows.slice(0, limit);
     const last = items[items.length - 1];
     const more = rows.length > limit;
@@ -107,12 +122,12 @@ export function createEventHistory(deps: {
     filter: EventListFilter,
     limit: number,
     start?: { slot: number; index: number },
-  ): Promise<HistoryPage> {
+  ): Promise<HistoryPage<T>> {
     const chain = chainFor(filter);
     let slot = start?.slot ?? (await feed.head(chain.id));
     let entries: FeedEntry[] | null = await feed.entriesOf(chain.id, slot);
     let index = Math.min(start?.index ?? Infinity, entries?.length ?? 0);
-    const found: { record: ExternalEventRecord; slot: number; index: number }[] = [];
+    const found: { record: T; slot: number; index: number }[] = [];
     while (entries && found.length <= limit) {
       const batch: { entry: FeedEntry; slot: number; index: number }[] = [];
       while (entries && batch.length < limit + 1 - found.length) {
@@ -125,9 +140,9 @@ export function createEventHistory(deps: {
         entries = await feed.entriesOf(chain.id, slot);
         index = entries?.length ?? 0;
       }
-      const records = await Promise.all(
-        batch.map(({ entry }) => events.findOne({ _id: entry.key })),
-      );
+      const records = (await Promise.all(
+        batch.map(({ entry }) => events.findOne({ _id: entry.key } as Filter<T>)),
+      )) as (T | null)[];
       batch.forEach((place, i) => {
         const record = records[i];
         if (record && record.event_id === place.entry.eventId && matches(record, filter)) {
@@ -153,7 +168,7 @@ export function createEventHistory(deps: {
       filter: EventListFilter,
       limit: number,
       after?: HistoryPosition,
-    ): Promise<HistoryPage> => {
+    ): Promise<HistoryPage<T>> => {
       if (after?.kind === 'legacy') return legacyPage(filter, limit, after.eventId);
       if (!after && !(await backfill.isComplete())) return legacyPage(filter, limit);
       return feedPage(filter, limit, after);

@@ -62,10 +62,7 @@ export interface StoredReconciliation {
 export type ClaimResult =
   { status: 'created' } | { status: 'duplicate' } | { status: 'failed'; message: string };
 
-export interface EventListFilter {
-  source_family?: string;
-  world_object_ref?: string;
-}
+export type { EventListFilter } from './event-history';
 
 /** What the witnesses read of an external event: everything but its payload. */
 export type WitnessEvent = Omit<ExternalEventRecord, 'payload'>;

@@ -293,12 +293,9 @@ export async function getReconciliation(deps: Deps, eventId: string) {
 /** Ingested events, newest recorded first (docs/external-events.md, "History"). */
 export async function eventHistory(deps: Deps, query: EventHistoryQuery) {
   const limit = query.limit ?? 50;
-  const after = query.cursor ? decodeHistoryCursor(query.cursor) : undefined;
-  const page = await deps.repos.externalEvents.list(
-    { source_family: query.source_family, world_object_ref: query.world_object_ref },
-    limit,
-    after,
-  );
+  const filter = { source_family: query.source_family, world_object_ref: query.world_object_ref };
+  const after = query.cursor ? decodeHistoryCursor(query.cursor, filter) : undefined;
+  const page = await deps.repos.externalEvents.list(filter, limit, after);
   const outcomes = await deps.repos.externalEvents.outcomesOf(page.items.map((e) => e.event_id));
   return {
     items: page.items.map((record) => eventView(record, outcomes.get(record.event_id))),
