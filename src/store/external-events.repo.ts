@@ -98,21 +98,31 @@ export function createExternalEventsRepo(db: Db, journal: WitnessJournalRepo) {
       if (created) await journal.append([witnessEvent(record)]);
       return created;
     },
-    /** Claims many keys in one unordered insert; one result per record, in order. */
-    async claimMany(records: ExternalEventRecord[]): Promise<ClaimResult[]> {
+    /**
+     * Claims many keys in one unordered insert; one result per record, in order. The feed
+     * lists them first, outside `gate` (the caller's limit on writes in flight), which the
+     * insert and its journal append go through, as the whole claim did before the feed:
+     * callers queued at the gate have their feed entries written together meanwhile.
+     */
+    async claimMany(
+      records: ExternalEventRecord[],
+      gate: <T>(write: () => Promise<T>) => Promise<T> = (write) => write(),
+    ): Promise<ClaimResult[]> {
       const results: ClaimResult[] = records.map(() => ({ status: 'created' }));
       if (records.length === 0) return results;
       await feed.record(records);
-      for (const writeError of await insertUnordered(events, records)) {
-        results[writeError.index] =
-          writeError.code === 11000
-            ? { status: 'duplicate' }
-            : { status: 'failed', message: writeError.errmsg ?? 'write refused' };
-      }
-      await journal.append(
-        records.filter((_, index) => results[index].status === 'created').map(witnessEvent),
-      );
-      return results;
+      return gate(async () => {
+        for (const writeError of await insertUnordered(events, records)) {
+          results[writeError.index] =
+            writeError.code === 11000
+              ? { status: 'duplicate' }
+              : { status: 'failed', message: writeError.errmsg ?? 'write refused' };
+        }
+        await journal.append(
+          records.filter((_, index) => results[index].status === 'created').map(witnessEvent),
+        );
+        return results;
+      });
     },
     findByKey: (key: string) => events.findOne({ _id: key }),
     /**

@@ -203,7 +203,10 @@ export async function ingestBatch(deps: Deps, body: ExternalEventBatchRequest) {
   });
 
   // Claim every new key at once; a key taken already is a duplicate of the stored event.
-  const claims = await deps.reconciler.writes.run(() => repo.claimMany(fresh.map((f) => f.record)));
+  const claims = await repo.claimMany(
+    fresh.map((f) => f.record),
+    (write) => deps.reconciler.writes.run(write),
+  );
   const stored = new Map<string, { record: ExternalEventRecord; created: boolean }>();
   const taken: { index: number; key: string }[] = [];
   fresh.forEach(({ index, record }, position) => {
