@@ -1,7 +1,11 @@
 import type { CommandStartedEvent, Db, MongoClient } from 'mongodb';
 import { eventRecordOf } from '../../src/domain/events/events.service';
 import { createEventFeed, FEED_COLLECTION, type FeedSlot } from '../../src/store/event-feed';
-import type { HistoryPosition } from '../../src/store/event-history';
+import {
+  decodeHistoryCursor,
+  encodeHistoryCursor,
+  type HistoryPosition,
+} from '../../src/store/event-history';
 import {
   createExternalEventsRepo,
   type EventListFilter,
@@ -251,6 +255,20 @@ describe('events history (the feed)', () => {
       expect(legacySlots.map((slot) => slot._id)).toEqual(['all/0']);
     } finally {
       await closeAll(processes);
+    }
+  });
+
+  it('cursors: a feed position of the filter chain, or a legacy event id; anything else is a 422', () => {
+    const feed: HistoryPosition = { kind: 'feed', chain: 'object', slot: -2, index: 7 };
+    const cursor = encodeHistoryCursor(feed);
+    expect(decodeHistoryCursor(cursor, { world_object_ref: 'obj-1' })).toEqual(feed);
+    expect(() => decodeHistoryCursor(cursor, { source_family: 'fam' })).toThrow();
+    expect(() => decodeHistoryCursor(cursor, {})).toThrow();
+    const legacy: HistoryPosition = { kind: 'legacy', eventId: 'evt_01M89HKV9PJXR3R5XTMRETNX26' };
+    expect(decodeHistoryCursor(encodeHistoryCursor(legacy), {})).toEqual(legacy);
+    for (const parts of [['all', 1.5, 0], ['all', 1, -1], ['all', '1', 0], ['nope', 1, 0], ['x']]) {
+      const forged = Buffer.from(JSON.stringify(parts)).toString('base64url');
+      expect(() => decodeHistoryCursor(forged, {})).toThrow();
     }
   });
 });
