@@ -71,19 +71,28 @@ async function readAll(repo: Repo, filter: EventListFilter, limit: number): Prom
 const sorted = (ids: string[]) => [...ids].sort();
 
 describe('events history (the feed)', () => {
-  it('reads a page by `_id` alone: no filter but {_id: <string>}, no sort, no count', async () => {
+  it('writes one feed insert per ingest call; reads a page by `_id` alone: no other filter, no sort, no count', async () => {
     const processes = await openProcesses(freshDbName('events_history_ids'), 1);
     const { client, repo } = processes[0];
     try {
       await repo.completeFeed();
+      const commands: CommandStartedEvent[] = [];
+      const listen = (event: CommandStartedEvent) => commands.push(event);
+      client.on('commandStarted', listen);
       for (let call = 0; call < 6; call += 1) {
         await repo.claimMany(
           Array.from({ length: 20 }, (_, i) => record(`fam${i % 2}`, `obj-${i % 3}`)),
         );
       }
-      const commands: CommandStartedEvent[] = [];
-      const listen = (event: CommandStartedEvent) => commands.push(event);
-      client.on('commandStarted', listen);
+      // The feed costs one insert per ingest call (six chains' slots), and no read.
+      const feedCommands = commands.filter(({ command }) =>
+        Object.values(command).includes(FEED_COLLECTION),
+      );
+      expect(feedCommands.map(({ commandName }) => commandName)).toEqual(Array(6).fill('insert'));
+      expect(feedCommands.map(({ command }) => (command.documents as unknown[]).length)).toEqual(
+        Array(6).fill(6),
+      );
+      commands.length = 0;
       const first = await repo.list({}, 25);
       await repo.list({}, 25, first.next);
       await repo.list({ source_family: 'fam1' }, 10);
