@@ -54,7 +54,8 @@ export const ENTRIES_PER_SLOT = 1000;
  * Chains whose head a process remembers, the least recently used forgotten first. A chain
  * forgotten costs its next claim about 2·log2(slots) probes (a try at slot 1, then a
  * gallop): with the limit at 10,000 and 10,000 objects written in turn, every claim paid
- * that (the scale seeder at 100×, 10,000 objects, slowed from ~2,200 to a few hundred events/s). 100,000 heads take ~10 MB.
+ * that (the scale seeder at 100× slowed from ~2,200 to a few hundred events/s). 100,000
+ * heads take about 10 MB.
  */
 const HEADS_KEPT = 100_000;
 
