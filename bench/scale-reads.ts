@@ -23,12 +23,21 @@ const SAMPLES = Number(process.env['BENCH_SCALE_SAMPLES'] ?? 40);
 /** Time one route may take per scale before it stops sampling (after 3 samples). */
 const BUDGET_MS = Number(process.env['BENCH_SCALE_ROUTE_SECONDS'] ?? 10) * 1000;
 
-/** The reads measured, by name: the path, and whether each sample follows a world write. */
+/**
+ * The reads measured, by name: the path (`{object}`: a seeded object's id), and whether each
+ * sample follows a world write.
+ */
 export const ROUTES: Record<string, { path: string; afterWorldWrite?: boolean }> = {
   'worlds.state (cached)': { path: '/v1/worlds/state' },
   'worlds.state (after a world write)': { path: '/v1/worlds/state', afterWorldWrite: true },
   'actions inbox': { path: '/v1/external-actions?status=awaiting_approval' },
   'events.history': { path: '/v1/external-events/history' },
+  'events.history (source_family)': {
+    path: '/v1/external-events/history?source_family=bench.scale',
+  },
+  'events.history (world_object_ref)': {
+    path: '/v1/external-events/history?world_object_ref={object}',
+  },
   'runtime.self-report': { path: '/v1/runtime/self-report' },
   'shared-context commitments': { path: '/v1/shared-contexts/ctx-7/commitments' },
 };
@@ -109,7 +118,8 @@ export async function scaleReads(ctx: BenchContext, maxScale: number): Promise<S
         );
       }
       for (const [name, route] of Object.entries(ROUTES)) {
-        const sample = await sampleReads(`${base}${route.path}`, headers, processes, {
+        const path = route.path.replace('{object}', objectIds[7]);
+        const sample = await sampleReads(`${base}${path}`, headers, processes, {
           samples: SAMPLES,
           budgetMs: BUDGET_MS,
           // A world write as an object's patch reports it: the advance names the object.

@@ -1,14 +1,19 @@
 import { MongoClient } from 'mongodb';
 import { eventRecordOf } from '../../src/domain/events/events.service';
-import { witnessEvent, type ExternalEventRecord } from '../../src/store/external-events.repo';
+import {
+  createExternalEventsRepo,
+  type ExternalEventRecord,
+} from '../../src/store/external-events.repo';
 import { createWitnessJournalRepo } from '../../src/store/witness-journal.repo';
 
-/** Events per insertMany (what one ingest-batch claims at most is 500). */
+/** Events per claim (what one ingest-batch claims at most is 500). */
 const BATCH = 1000;
 
 /**
  * External events `from` … `from + count - 1`, shaped by the ingest route's own record
- * builder (`eventRecordOf`) and journalled for the witness index as the repository does.
+ * builder (`eventRecordOf`) and written by the repository's own claim (`claimMany`: the
+ * history feed's slots, the events, their witness journal slot), after the feed's backfill
+ * has run on the database as it does when an api first starts on it.
  * They are about `objects` in turn (none: about no object) and in `context`, or else in 100
  * shared contexts; no reconciliation records are written (the history page reads those by
  * `_id`, one per listed event, whatever the total).
@@ -22,8 +27,8 @@ export async function seedEvents(
   const objects = options.objects ?? [];
   const client = await MongoClient.connect(mongoUri);
   try {
-    const events = client.db().collection<ExternalEventRecord>('external_events');
-    const journal = createWitnessJournalRepo(client.db());
+    const repo = createExternalEventsRepo(client.db(), createWitnessJournalRepo(client.db()));
+    await repo.completeFeed();
     const at = new Date().toISOString();
     for (let start = from; start < from + count; start += BATCH) {
       const batch: ExternalEventRecord[] = [];
@@ -43,8 +48,7 @@ export async function seedEvents(
           ),
         );
       }
-      await events.insertMany(batch, { ordered: false });
-      await journal.append(batch.map(witnessEvent));
+      await repo.claimMany(batch);
     }
   } finally {
     await client.close();

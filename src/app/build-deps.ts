@@ -35,6 +35,10 @@ export async function buildDeps(
   const repos = createRepos(db);
   await ensureIndexes(db);
   await ensureSystemRecords({ repos, config });
+  // Once per database: history reads the older way until it is done (docs/external-events.md).
+  const backfill = repos.externalEvents
+    .completeFeed()
+    .catch((error: unknown) => log.warn({ err: error }, 'events feed backfill failed'));
 
   const instanceId = `api-${randomBytes(6).toString('hex')}`;
   const limiter = new RateLimiter({
@@ -118,6 +122,7 @@ export async function buildDeps(
     async close() {
       schedule?.stop();
       witnesses.stop();
+      await backfill;
       await monitor.stop();
       await limiter
         .stop()

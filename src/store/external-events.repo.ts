@@ -1,13 +1,8 @@
-import {
-  MongoBulkWriteError,
-  type Collection,
-  type Db,
-  type Document,
-  type Filter,
-  type OptionalUnlessRequiredId,
-  type WriteError,
-} from 'mongodb';
-import { insertOnce } from './mongo';
+import type { Db } from 'mongodb';
+import { createEventFeed } from './event-feed';
+import { createFeedBackfill } from './event-feed-backfill';
+import { createEventHistory } from './event-history';
+import { insertOnce, insertUnordered } from './mongo';
 import type { WitnessJournalRepo } from './witness-journal.repo';
 
 /**
@@ -67,31 +62,7 @@ export interface StoredReconciliation {
 export type ClaimResult =
   { status: 'created' } | { status: 'duplicate' } | { status: 'failed'; message: string };
 
-export interface EventListFilter {
-  source_family?: string;
-  world_object_ref?: string;
-}
-
-/**
- * Inserts `docs` in one unordered insert, so a refused document (a duplicate key) refuses
- * only itself, and answers the refusals (`index` into `docs`). Any other failure, or a
- * refusal `accepted` turns down, throws the driver's error.
- */
-async function insertUnordered<T extends Document>(
-  col: Collection<T>,
-  docs: OptionalUnlessRequiredId<T>[],
-  accepted: (refusal: WriteError) => boolean = () => true,
-): Promise<WriteError[]> {
-  try {
-    await col.insertMany(docs, { ordered: false });
-    return [];
-  } catch (error) {
-    if (!(error instanceof MongoBulkWriteError)) throw error;
-    const refusals = ([] as WriteError[]).concat(error.writeErrors);
-    if (!refusals.every(accepted)) throw error;
-    return refusals;
-  }
-}
+export type { EventListFilter } from './event-history';
 
 /** What the witnesses read of an external event: everything but its payload. */
 export type WitnessEvent = Omit<ExternalEventRecord, 'payload'>;
@@ -112,27 +83,46 @@ const witnessReconciliation = (row: WitnessReconciliation): EventChange => ({
 export function createExternalEventsRepo(db: Db, journal: WitnessJournalRepo) {
   const events = db.collection<ExternalEventRecord>('external_events');
   const reconciliations = db.collection<StoredReconciliation>('external_reconciliations');
+  const feed = createEventFeed(db);
+  const backfill = createFeedBackfill(db);
+  const history = createEventHistory({ events, feed, backfill });
   return {
-    /** Claims the record's key; false when an event with that key exists already. */
+    /**
+     * Claims the record's key; false when an event with that key exists already. The feed
+     * lists the event first (`event-feed.ts`): a duplicate's entry names an event id that
+     * is never stored, which history reads skip.
+     */
     async claim(record: ExternalEventRecord): Promise<boolean> {
+      await feed.record([record]);
       const created = await insertOnce(events, record);
       if (created) await journal.append([witnessEvent(record)]);
       return created;
     },
-    /** Claims many keys in one unordered insert; one result per record, in order. */
-    async claimMany(records: ExternalEventRecord[]): Promise<ClaimResult[]> {
+    /**
+     * Claims many keys in one unordered insert; one result per record, in order. The feed
+     * lists them first, outside `gate` (the caller's limit on writes in flight), which the
+     * insert and its journal append go through, as the whole claim did before the feed:
+     * callers queued at the gate have their feed entries written together meanwhile.
+     */
+    async claimMany(
+      records: ExternalEventRecord[],
+      gate: <T>(write: () => Promise<T>) => Promise<T> = (write) => write(),
+    ): Promise<ClaimResult[]> {
       const results: ClaimResult[] = records.map(() => ({ status: 'created' }));
       if (records.length === 0) return results;
-      for (const writeError of await insertUnordered(events, records)) {
-        results[writeError.index] =
-          writeError.code === 11000
-            ? { status: 'duplicate' }
-            : { status: 'failed', message: writeError.errmsg ?? 'write refused' };
-      }
-      await journal.append(
-        records.filter((_, index) => results[index].status === 'created').map(witnessEvent),
-      );
-      return results;
+      await feed.record(records);
+      return gate(async () => {
+        for (const writeError of await insertUnordered(events, records)) {
+          results[writeError.index] =
+            writeError.code === 11000
+              ? { status: 'duplicate' }
+              : { status: 'failed', message: writeError.errmsg ?? 'write refused' };
+        }
+        await journal.append(
+          records.filter((_, index) => results[index].status === 'created').map(witnessEvent),
+        );
+        return results;
+      });
     },
     findByKey: (key: string) => events.findOne({ _id: key }),
     /**
@@ -177,20 +167,13 @@ export function createExternalEventsRepo(db: Db, journal: WitnessJournalRepo) {
       const fields = { projection: { outcome: 1, reconciled_at: 1 } };
       for await (const row of reconciliations.find({}, fields)) yield witnessReconciliation(row);
     },
-    /** Events newest first (by `event_id`, a time-ordered ULID), keyset-paged. */
-    async list(filter: EventListFilter, limit: number, beforeEventId?: string) {
-      const query: Filter<ExternalEventRecord> = {
-        ...(filter.source_family ? { source_family: filter.source_family } : {}),
-        ...(filter.world_object_ref ? { world_object_ref: filter.world_object_ref } : {}),
-        ...(beforeEventId ? { event_id: { $lt: beforeEventId } } : {}),
-      };
-      const rows = await events
-        .find(query)
-        .sort({ event_id: -1 })
-        .limit(limit + 1)
-        .toArray();
-      return { items: rows.slice(0, limit), more: rows.length > limit };
-    },
+    /**
+     * Events newest recorded first, keyset-paged, read from the feed by `_id` alone
+     * (`event-history.ts`); before the feed's backfill has run, by `event_id`.
+     */
+    list: history.list,
+    /** Lists events recorded before the feed existed in it, once per database. */
+    completeFeed: backfill.complete,
     /** The outcomes of several events, one read by `_id` each (FerretDB scans for `$in`). */
     async outcomesOf(eventIds: string[]): Promise<Map<string, StoredReconciliation['outcome']>> {
       const found = await Promise.all(

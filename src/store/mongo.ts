@@ -1,4 +1,5 @@
 import {
+  MongoBulkWriteError,
   MongoClient,
   MongoNetworkError,
   MongoNotConnectedError,
@@ -10,6 +11,7 @@ import {
   type Document,
   type Filter,
   type OptionalUnlessRequiredId,
+  type WriteError,
 } from 'mongodb';
 
 /** Opens a client; the driver reconnects by itself, so a brief outage heals without us. */
@@ -51,6 +53,27 @@ export async function insertOnce<T extends Document>(col: Collection<T>, doc: T)
   } catch (error) {
     if (isDuplicateKey(error)) return false;
     throw error;
+  }
+}
+
+/**
+ * Inserts `docs` in one unordered insert, so a refused document (a duplicate key) refuses
+ * only itself, and answers the refusals (`index` into `docs`). Any other failure, or a
+ * refusal `accepted` turns down, throws the driver's error.
+ */
+export async function insertUnordered<T extends Document>(
+  col: Collection<T>,
+  docs: OptionalUnlessRequiredId<T>[],
+  accepted: (refusal: WriteError) => boolean = () => true,
+): Promise<WriteError[]> {
+  try {
+    await col.insertMany(docs, { ordered: false });
+    return [];
+  } catch (error) {
+    if (!(error instanceof MongoBulkWriteError)) throw error;
+    const refusals = ([] as WriteError[]).concat(error.writeErrors);
+    if (!refusals.every(accepted)) throw error;
+    return refusals;
   }
 }
 

@@ -13,6 +13,7 @@ import { createValidatorFactory, type InputValidator } from '../../lib/validatio
 import { newId } from '../../lib/ids';
 import { isoNow } from '../../lib/time';
 import type { ExternalEventRecord, StoredReconciliation } from '../../store/external-events.repo';
+import { decodeHistoryCursor, encodeHistoryCursor } from '../../store/event-history';
 import { decodeIdCursor, encodeIdCursor } from '../../store/paging';
 import { payloadIssues } from './payload';
 import { unmatched, type EventReconciliation } from './reconciler';
@@ -202,7 +203,10 @@ export async function ingestBatch(deps: Deps, body: ExternalEventBatchRequest) {
   });
 
   // Claim every new key at once; a key taken already is a duplicate of the stored event.
-  const claims = await deps.reconciler.writes.run(() => repo.claimMany(fresh.map((f) => f.record)));
+  const claims = await repo.claimMany(
+    fresh.map((f) => f.record),
+    (write) => deps.reconciler.writes.run(write),
+  );
   const stored = new Map<string, { record: ExternalEventRecord; created: boolean }>();
   const taken: { index: number; key: string }[] = [];
   fresh.forEach(({ index, record }, position) => {
@@ -289,20 +293,16 @@ export async function getReconciliation(deps: Deps, eventId: string) {
   throw notFound(`external event ${eventId}`);
 }
 
-/** Ingested events, newest first. */
+/** Ingested events, newest recorded first (docs/external-events.md, "History"). */
 export async function eventHistory(deps: Deps, query: EventHistoryQuery) {
   const limit = query.limit ?? 50;
-  const before = query.cursor ? decodeIdCursor(query.cursor, 'evt') : undefined;
-  const page = await deps.repos.externalEvents.list(
-    { source_family: query.source_family, world_object_ref: query.world_object_ref },
-    limit,
-    before,
-  );
+  const filter = { source_family: query.source_family, world_object_ref: query.world_object_ref };
+  const after = query.cursor ? decodeHistoryCursor(query.cursor, filter) : undefined;
+  const page = await deps.repos.externalEvents.list(filter, limit, after);
   const outcomes = await deps.repos.externalEvents.outcomesOf(page.items.map((e) => e.event_id));
-  const last = page.items[page.items.length - 1];
   return {
     items: page.items.map((record) => eventView(record, outcomes.get(record.event_id))),
-    next_cursor: page.more && last ? encodeIdCursor(last.event_id) : null,
+    next_cursor: page.next ? encodeHistoryCursor(page.next) : null,
   };
 }
 

@@ -5,6 +5,7 @@ import type { Repos } from '../../store';
 import { newestFilledSlot } from '../../lib/slot-chain';
 import type { WorldHistoryEvent } from '../../store/world-history.repo';
 import type { WorldObject } from '../../store/world-objects.repo';
+import type { HistoryPosition } from '../../store/event-history';
 import type { PagePosition } from '../../store/paging';
 import { RepairNotPossible, type RepairEvidence } from './diagnosis';
 import type { RepairStrategy } from './schemas';
@@ -70,16 +71,15 @@ export async function externalHeadOf(repos: Pick<Repos, 'worldExternalState'>, o
   return head.value?.state ?? null;
 }
 
-/** The object's ingested events, oldest first (bounded by `MAX_OBJECT_RECORDS`). */
+/** The object's ingested events, oldest recorded first (bounded by `MAX_OBJECT_RECORDS`). */
 async function objectEvents(repos: EvidenceRepos, objectId: string) {
   const events = [];
-  let before: string | undefined;
+  let after: HistoryPosition | undefined;
   for (;;) {
-    const page = await repos.externalEvents.list({ world_object_ref: objectId }, PAGE, before);
+    const page = await repos.externalEvents.list({ world_object_ref: objectId }, PAGE, after);
     events.push(...page.items);
-    const last = page.items[page.items.length - 1];
-    if (!page.more || !last || events.length >= MAX_OBJECT_RECORDS) break;
-    before = last.event_id;
+    if (!page.next || events.length >= MAX_OBJECT_RECORDS) break;
+    after = page.next;
   }
   return events.reverse();
 }
