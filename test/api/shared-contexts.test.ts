@@ -153,6 +153,35 @@ describe('shared contexts', () => {
     expect(reconciliation['counts']).toEqual({ applied: 1, stale: 1 });
   });
 
+  it("name in aboutness an event's object ref as long as ingest accepts (128 characters)", async () => {
+    const longContext = `ctx-long-${randomBytes(4).toString('hex')}`;
+    const longRef = `ref-${'x'.repeat(124)}`;
+    const ingested = await call(app.url, 'POST', '/v1/external-events/ingest', {
+      key: proposer.apiKey,
+      body: {
+        source_family: 'crm',
+        source_event_id: `${longContext}-1`,
+        event_type: 'account.updated',
+        occurred_at: '2026-01-03T00:00:00.000Z',
+        world_object_ref: longRef,
+        shared_context_id: longContext,
+        payload: { tier: 'gold' },
+      },
+    });
+    expect(ingested.status).toBe(201);
+    // The test app checks every answer against its documented schema (a mismatch is a 500).
+    const res = await call<{ payload: View }>(
+      app.url,
+      'GET',
+      `/v1/shared-contexts/${longContext}/aboutness`,
+      { key: proposer.apiKey },
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.payload['objects']).toEqual([
+      expect.objectContaining({ object_id: longRef, references: 1 }),
+    ]);
+  });
+
   it('give the evidence: ledger entries with their digests and the events', async () => {
     const evidence = await view('/evidence');
     const ledger = evidence['ledger'] as { action_id: string; digest: string }[];

@@ -42,7 +42,8 @@ export const contextAboutnessView = witness(
     referenced_objects: schema.count('World objects its records refer to.'),
     objects: list(
       {
-        object_id: id('The world object.'),
+        // As long as an event may name it (`world_object_ref`, 128).
+        object_id: schema.text('The world object, as its records name it.', 128),
         references: schema.count('Records referring to it.'),
         weight: Type.Number({
           minimum: 0,
