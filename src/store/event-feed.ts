@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Collection, Db } from 'mongodb';
 import { newestFilledSlot } from '../lib/slot-chain';
 import { insertUnordered } from './mongo';
@@ -100,17 +101,14 @@ interface Waiter {
  */
 export function createEventFeed(db: Db) {
   const col: Collection<FeedSlot> = db.collection<FeedSlot>(FEED_COLLECTION);
-  const heads = new Map<string, number>();
+  const heads = new LRUCache<string, number>({ max: HEADS_KEPT });
   const waiting: Waiter[] = [];
   let writing = false;
 
   const knownHead = (chain: string): number => heads.get(chain) ?? 0;
   /** Notes that `slot` of `chain` is filled; the chain becomes the most recently used. */
   function remember(chain: string, slot: number): void {
-    const known = Math.max(knownHead(chain), slot);
-    heads.delete(chain);
-    heads.set(chain, known);
-    if (heads.size > HEADS_KEPT) heads.delete(heads.keys().next().value!);
+    heads.set(chain, Math.max(knownHead(chain), slot));
   }
 
   const exists = async (chain: string, slot: number): Promise<boolean> =>
