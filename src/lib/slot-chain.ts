@@ -28,3 +28,18 @@ export async function newestFilledSlot<T>(
   }
   return { slot: low, value: best };
 }
+
+/**
+ * The newest filled slot at or after `from` (filled, or 0), when only whether a slot is
+ * filled matters: `newestFilledSlot` over a yes/no probe.
+ */
+export async function newestFilledFrom(
+  isFilled: (slot: number) => Promise<boolean>,
+  from: number,
+): Promise<number> {
+  const { slot } = await newestFilledSlot(
+    async (candidate) => ((await isFilled(candidate)) ? candidate : null),
+    { slot: from, value: from },
+  );
+  return slot;
+}

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Collection, Db } from 'mongodb';
-import { newestFilledSlot } from '../lib/slot-chain';
+import { newestFilledFrom } from '../lib/slot-chain';
 import { insertUnordered } from './mongo';
 
 /**
@@ -116,10 +116,7 @@ export function createEventFeed(db: Db) {
 
   /** The newest filled slot of `chain` at or after `from` (which is filled, or 0). */
   async function headFrom(chain: string, from: number): Promise<number> {
-    const { slot } = await newestFilledSlot(
-      async (candidate) => ((await exists(chain, candidate)) ? candidate : null),
-      { slot: from, value: from },
-    );
+    const slot = await newestFilledFrom((candidate) => exists(chain, candidate), from);
     remember(chain, slot);
     return slot;
   }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from 'mongodb';
-import { newestFilledSlot } from '../lib/slot-chain';
+import { newestFilledFrom } from '../lib/slot-chain';
 import { isDuplicateKey } from './mongo';
 import { packDocuments } from './packed-documents';
 import {
@@ -92,9 +92,9 @@ export function createWitnessJournalRepo(
   const newest = async (): Promise<number> => headOf(await keptSlots());
   /** The newest slot from `filled` on (a slot known to be claimed), by `_id` probes. */
   async function newestFrom(filled: number): Promise<number> {
-    const exists = async (slot: number) =>
-      (await claims.findOne({ _id: slotKey(slot) }, { projection: { _id: 1 } })) ? slot : null;
-    const { slot } = await newestFilledSlot(exists, { slot: filled, value: filled });
+    const claimed = async (slot: number) =>
+      (await claims.findOne({ _id: slotKey(slot) }, { projection: { _id: 1 } })) !== null;
+    const slot = await newestFilledFrom(claimed, filled);
     known = Math.max(known, slot);
     return slot;
   }

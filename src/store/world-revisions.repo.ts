@@ -1,5 +1,5 @@
 import { createJoinedReads } from '../lib/joined-reads';
-import { newestFilledSlot } from '../lib/slot-chain';
+import { newestFilledFrom } from '../lib/slot-chain';
 import type { Db } from 'mongodb';
 import { isDuplicateKey } from './mongo';
 
@@ -120,10 +120,7 @@ export function createWorldRevisionsRepo(db: Db) {
 
   /** The newest revision at or after `from` (which must exist): the slot chain of revisions. */
   async function newestFrom(from: number): Promise<number> {
-    const { slot } = await newestFilledSlot(
-      async (revision) => ((await exists(revision)) ? revision : null),
-      { slot: from, value: from },
-    );
+    const slot = await newestFilledFrom(exists, from);
     known = Math.max(known, slot);
     return slot;
   }
