@@ -30,8 +30,9 @@ export async function buildDeps(
 ): Promise<AppDeps & { close(): Promise<void> }> {
   const log = logger ?? pino({ level: config.logLevel, base: { service: 'api' } });
   const metrics = createMetrics();
-  const { client: mongo, db } = await connectMongo(config.mongodbUri, config.mongodbDb);
-  mongo.on('commandStarted', (event) => metrics.mongoCommands.inc({ command: event.commandName }));
+  const { client: mongo, db } = await connectMongo(config.mongodbUri, config.mongodbDb, {
+    onCommand: (command) => metrics.mongoCommands.inc({ command }),
+  });
   const repos = createRepos(db);
   await ensureIndexes(db);
   await ensureSystemRecords({ repos, config });

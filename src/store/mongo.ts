@@ -11,22 +11,40 @@ import {
   type Document,
   type Filter,
   type OptionalUnlessRequiredId,
+  type MongoClientOptions,
   type WriteError,
 } from 'mongodb';
+import { countingConnectionType, type ConnectionType } from './command-counter';
+
+/** How a client reports the commands it sends. */
+export interface CommandReporting {
+  /** Called with each command's name (the per-command metric). */
+  onCommand?: (name: string) => void;
+  /** The driver's command events (`commandStarted`, ...): for tests that inspect commands. */
+  monitorCommands?: boolean;
+}
 
 /** Opens a client; the driver reconnects by itself, so a brief outage heals without us. */
 export async function connectMongo(
   uri: string,
   dbName: string,
+  reporting: CommandReporting = {},
 ): Promise<{ client: MongoClient; db: Db }> {
-  const client = new MongoClient(uri, {
+  const { onCommand } = reporting;
+  // Counted by the connection class when the driver has one to extend (command-counter.ts
+  // says why not by the driver's command events); by those events otherwise.
+  const connectionType = onCommand ? countingConnectionType(onCommand) : undefined;
+  const eventsCount = onCommand !== undefined && connectionType === undefined;
+  const options: MongoClientOptions & { connectionType?: ConnectionType } = {
     serverSelectionTimeoutMS: 5000,
     connectTimeoutMS: 5000,
     maxPoolSize: 50,
     appName: 'governed-runtime',
-    // Feeds the per-command metric (docs/governance.md: the hot path's database cost).
-    monitorCommands: true,
-  });
+    monitorCommands: reporting.monitorCommands === true || eventsCount,
+    ...(connectionType ? { connectionType } : {}),
+  };
+  const client = new MongoClient(uri, options);
+  if (eventsCount) client.on('commandStarted', (event) => onCommand(event.commandName));
   await client.connect();
   return { client, db: client.db(dbName) };
 }

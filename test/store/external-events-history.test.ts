@@ -21,7 +21,9 @@ type Repo = ReturnType<typeof createExternalEventsRepo>;
 
 /** One "api process": its own connection and repository (own feed heads and queue). */
 async function openProcesses(dbName: string, count: number) {
-  const opened = await Promise.all(Array.from({ length: count }, () => connectMongo(uri, dbName)));
+  const opened = await Promise.all(
+    Array.from({ length: count }, () => connectMongo(uri, dbName, { monitorCommands: true })),
+  );
   return opened.map(({ client, db }) => ({
     client,
     db,
