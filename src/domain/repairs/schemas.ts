@@ -5,25 +5,14 @@ import * as schema from '../../lib/schema';
 export const REPAIR_STRATEGIES = ['revalidate', 'reconcile_external', 'restore_last_good'] as const;
 export type RepairStrategy = (typeof REPAIR_STRATEGIES)[number];
 
-/** Statuses in order; the last four are final. */
-export const REPAIR_STATUSES = [
-  'diagnosing',
-  'planned',
-  'awaiting_approval',
-  'applying',
-  'verifying',
-  'repaired',
-  'no_action_needed',
-  'rejected',
-  'failed',
-] as const;
+/** Statuses of a repair under way, in order. */
+const UNDER_WAY = ['diagnosing', 'planned', 'awaiting_approval', 'applying', 'verifying'] as const;
+/** Statuses a repair ends in. */
+const ENDED = ['repaired', 'no_action_needed', 'rejected', 'failed'] as const;
+/** Every status, in order: the open ones, then the final ones. */
+export const REPAIR_STATUSES = [...UNDER_WAY, ...ENDED] as const;
 export type RepairStatus = (typeof REPAIR_STATUSES)[number];
-export const FINAL_REPAIR_STATUSES: readonly RepairStatus[] = [
-  'repaired',
-  'no_action_needed',
-  'rejected',
-  'failed',
-];
+export const FINAL_REPAIR_STATUSES: readonly RepairStatus[] = ENDED;
 
 const objectId = schema.prefixedId('obj', 'World object id.');
 export const repairId = (description: string) => schema.idRef('rep', description);
