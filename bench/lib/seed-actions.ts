@@ -1,7 +1,8 @@
 import { MongoClient } from 'mongodb';
 import { newId } from '../../src/lib/ids';
 import { listEntryOf } from '../../src/domain/actions/action-views';
-import type { ActionListEntry, ActionRecord } from '../../src/store/external-actions.repo';
+import { createActionInboxRepo } from '../../src/store/action-inbox.repo';
+import type { ActionRecord } from '../../src/store/external-actions.repo';
 import { witnessAction } from '../../src/store/external-actions.repo';
 import { createWitnessJournalRepo } from '../../src/store/witness-journal.repo';
 
@@ -20,7 +21,7 @@ const STATUSES: ActionRecord['status'][] = [
 
 /**
  * `count` action projections as the workflows write them, one in ten awaiting approval
- * (those also in the inbox collection, as the record activity puts them), each journalled
+ * (those also in the inbox, written as the record activity writes them), each journalled
  * for the witness index as the repository does.
  */
 export async function seedActions(
@@ -32,7 +33,7 @@ export async function seedActions(
   const client = await MongoClient.connect(mongoUri);
   try {
     const actions = client.db().collection<ActionRecord>('external_actions');
-    const inbox = client.db().collection<ActionListEntry>('action_inbox');
+    const inbox = createActionInboxRepo(client.db());
     const journal = createWitnessJournalRepo(client.db());
     const at = new Date().toISOString();
     for (let start = 0; start < count; start += 500) {
@@ -87,9 +88,15 @@ export async function seedActions(
       }
       await actions.insertMany(batch, { ordered: false });
       await journal.append(batch.map(witnessAction));
+      // Through the inbox's own write, so its arrivals feed is as the record activity
+      // writes it; 20 at a time, as concurrent workflows would (their listings share slots).
       const awaiting = batch.filter((action) => action.status === 'awaiting_approval');
-      if (awaiting.length > 0) {
-        await inbox.insertMany(awaiting.map(listEntryOf), { ordered: false });
+      for (let i = 0; i < awaiting.length; i += 20) {
+        await Promise.all(
+          awaiting
+            .slice(i, i + 20)
+            .map((action) => inbox.project(listEntryOf(action), { fresh: true })),
+        );
       }
     }
   } finally {

@@ -37,9 +37,15 @@ export async function buildDeps(
   await ensureIndexes(db);
   await ensureSystemRecords({ repos, config });
   // Once per database: history reads the older way until it is done (docs/external-events.md).
-  const backfill = repos.externalEvents
-    .completeFeed()
-    .catch((error: unknown) => log.warn({ err: error }, 'events feed backfill failed'));
+  // The same for the inbox's arrivals feed (docs/actions.md, "The inbox").
+  const backfill = Promise.all([
+    repos.externalEvents
+      .completeFeed()
+      .catch((error: unknown) => log.warn({ err: error }, 'events feed backfill failed')),
+    repos.actionInbox
+      .completeArrivals()
+      .catch((error: unknown) => log.warn({ err: error }, 'inbox arrivals backfill failed')),
+  ]);
 
   const instanceId = `api-${randomBytes(6).toString('hex')}`;
   const limiter = new RateLimiter({

@@ -2,7 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import {
   ENTRIES_PER_SLOT,
   FEED_COLLECTION,
-  chainId,
+  chainsOf,
   formatEntries,
   parseEntries,
   slotId,
@@ -24,7 +24,7 @@ function legacySlots(chain: string, events: FeedEvent[], at: string): FeedSlot[]
     const entries: FeedEntry[] = events
       .slice(start, start + ENTRIES_PER_SLOT)
       .reverse()
-      .map((event) => ({ eventId: event.event_id, key: event._id }));
+      .map((event) => ({ tag: event.event_id, key: event._id }));
     slots.push({ _id: slotId(chain, -slots.length), at, entries: formatEntries(entries) });
   }
   return slots;
@@ -70,16 +70,14 @@ export function createFeedBackfill(db: Db) {
       const fed = new Set<string>();
       for await (const slot of feed.find({})) {
         if (!slot._id.startsWith('all/')) continue;
-        for (const entry of parseEntries(slot.entries)) fed.add(entry.eventId);
+        for (const entry of parseEntries(slot.entries)) fed.add(entry.tag);
       }
       const older = stored
         .filter((event) => !fed.has(event.event_id))
         .sort((a, b) => (a.event_id < b.event_id ? 1 : a.event_id > b.event_id ? -1 : 0));
       const byChain = new Map<string, FeedEvent[]>([['all', older]]);
       for (const event of older) {
-        const chains = [chainId('family', event.source_family)];
-        if (event.world_object_ref) chains.push(chainId('object', event.world_object_ref));
-        for (const chain of chains) {
+        for (const chain of chainsOf(event).filter((chain) => chain !== 'all')) {
           const list = byChain.get(chain) ?? [];
           list.push(event);
           byChain.set(chain, list);

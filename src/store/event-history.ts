@@ -7,6 +7,7 @@ import {
   type FeedEvent,
   type FeedKind,
 } from './event-feed';
+import { walkFeed, type Verdict } from './feed-walk';
 import type { FeedBackfill } from './event-feed-backfill';
 
 /** The filters of a history read. */
@@ -114,9 +115,9 @@ export function createEventHistory<T extends FeedEvent>(deps: {
   }
 
   /**
-   * Walks `chain` down from `start` (the head when absent) and keeps the events that exist
-   * under their entry's id and match `filter`, until `limit + 1` are found or a slot is
-   * missing (below slot 1 of a chain and its backfilled slots, or a forged cursor).
+   * Walks the filter's chain down from `start` (the head when absent) and keeps the events
+   * that exist under their entry's id and match `filter`, until `limit + 1` are found or a
+   * slot is missing (below slot 1 of a chain and its backfilled slots, or a forged cursor).
    */
   async function feedPage(
     filter: EventListFilter,
@@ -124,32 +125,21 @@ export function createEventHistory<T extends FeedEvent>(deps: {
     start?: { slot: number; index: number },
   ): Promise<HistoryPage<T>> {
     const chain = chainFor(filter);
-    let slot = start?.slot ?? (await feed.head(chain.id));
-    let entries: FeedEntry[] | null = await feed.entriesOf(chain.id, slot);
-    let index = Math.min(start?.index ?? Infinity, entries?.length ?? 0);
-    const found: { record: T; slot: number; index: number }[] = [];
-    while (entries && found.length <= limit) {
-      const batch: { entry: FeedEntry; slot: number; index: number }[] = [];
-      while (entries && batch.length < limit + 1 - found.length) {
-        if (index > 0) {
-          index -= 1;
-          batch.push({ entry: entries[index], slot, index });
-          continue;
-        }
-        slot -= 1;
-        entries = await feed.entriesOf(chain.id, slot);
-        index = entries?.length ?? 0;
-      }
-      const records = (await Promise.all(
-        batch.map(({ entry }) => events.findOne({ _id: entry.key } as Filter<T>)),
-      )) as (T | null)[];
-      batch.forEach((place, i) => {
-        const record = records[i];
-        if (record && record.event_id === place.entry.eventId && matches(record, filter)) {
-          found.push({ record, slot: place.slot, index: place.index });
-        }
-      });
-    }
+    const found = await walkFeed<T>({
+      feed,
+      chain: chain.id,
+      limit,
+      ...(start ? { start } : {}),
+      check: async (entries: FeedEntry[]) => {
+        const records = (await Promise.all(
+          entries.map((entry) => events.findOne({ _id: entry.key } as Filter<T>)),
+        )) as (T | null)[];
+        return records.map((record, i): Verdict<T> => {
+          if (!record || record.event_id !== entries[i].tag) return 'gone';
+          return matches(record, filter) ? { keep: record } : 'passed';
+        });
+      },
+    });
     const page = found.slice(0, limit);
     const last = page[page.length - 1];
     const more = found.length > limit;

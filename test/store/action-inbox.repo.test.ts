@@ -8,6 +8,8 @@ let client: MongoClient;
 const dbName = freshDbName('inbox');
 beforeAll(async () => {
   client = await MongoClient.connect(process.env['TEST_MONGODB_URI']!);
+  // Pages walk the arrivals feed once its backfill has run (`inbox-arrivals.test.ts`).
+  await createActionInboxRepo(client.db(dbName)).completeArrivals();
 });
 afterAll(async () => {
   await client.db(dbName).dropDatabase();

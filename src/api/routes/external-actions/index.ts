@@ -54,7 +54,7 @@ export const externalActionsRoutes: RouteDefinition[] = [
     family: 'external_action_proposal',
     summary: 'list actions by current status (the approvals inbox)',
     description:
-      'Lists actions by their current status, newest first, optionally by kind, shared context or proposer. `awaiting_me=true` is the inbox: what the calling principal may approve now (awaiting approval, not proposed or already approved by them, eligible under the rule in force). Each item carries the target, a one-line diff summary, the reason, approvals so far, the rule, the window end and what the key may do.',
+      'Lists actions by their current status, newest first (what awaits approval, and `awaiting_me=true`: newest to enter `awaiting_approval` first; any other status: newest proposed first), optionally by kind, shared context or proposer. `awaiting_me=true` is the inbox: what the calling principal may approve now (awaiting approval, not proposed or already approved by them, eligible under the rule in force). Each item carries the target, a one-line diff summary, the reason, approvals so far, the rule, the window end and what the key may do.',
     request: { query: actionsSchemas.actionListQuery },
     responses: {
       200: { description: 'A page of actions.', schema: page(actionsViews.actionSummaryView) },
