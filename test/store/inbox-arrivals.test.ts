@@ -19,7 +19,9 @@ let client: MongoClient;
 let db: Db;
 const commands: CommandStartedEvent[] = [];
 beforeAll(async () => {
-  ({ client, db } = await connectMongo(uri, freshDbName('inbox_arrivals')));
+  ({ client, db } = await connectMongo(uri, freshDbName('inbox_arrivals'), {
+    monitorCommands: true,
+  }));
   client.on('commandStarted', (event) => commands.push(event));
 });
 afterAll(async () => {
