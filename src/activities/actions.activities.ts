@@ -116,7 +116,10 @@ export function createActionActivities(deps: ActionActivityDeps) {
       // Only these statuses change the inbox (entering it, or the one way out of it).
       async (record) =>
         INBOX_STATUSES.has(record.status) &&
-        repos.actionInbox.project(listEntryOf(record), { fresh }),
+        repos.actionInbox.project(listEntryOf(record), {
+          fresh,
+          arriving: inputs.some((input) => input.event === 'awaiting_approval'),
+        }),
     );
     for (const input of inputs) await notifyOf(input);
     return prevDigest!;

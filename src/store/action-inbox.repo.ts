@@ -37,7 +37,6 @@ export function createActionInboxRepo(db: Db) {
   const departures = db.collection<Departure>('action_inbox_departures');
   const arrivals = createInboxArrivals(db, inbox);
   let lastPruneMs = 0;
-  const fields = { projection: { seq: 1, arrival_pending: 1 } };
   return {
     /**
      * `fresh`: the caller knows no later record can be stored yet (it is recording this
@@ -46,13 +45,21 @@ export function createActionInboxRepo(db: Db) {
      * there (listed) or arrives. A departure is remembered, then the entry removed (both by
      * `_id`); a departure not written fresh is written only for an action the store knows
      * (listed or departed).
+     *
+     * `arriving`: the records include the action's entry into `awaiting_approval`. Written
+     * fresh, the action has no entry yet: it arrives without that update. Written again (a
+     * retry), its first attempt may have died between the entry and its listing, so it
+     * arrives again under a new tag (a listing of the first, if written, no longer matches).
      */
-    async project(record: ActionListEntry, options: { fresh?: boolean } = {}): Promise<void> {
+    async project(
+      record: ActionListEntry,
+      options: { fresh?: boolean; arriving?: boolean } = {},
+    ): Promise<void> {
       const { _id, ...body } = record;
       let stored = 0;
       if (options.fresh !== true) {
         const [listed, departed] = await Promise.all([
-          inbox.findOne({ _id }, fields),
+          inbox.findOne({ _id }, { projection: { seq: 1 } }),
           departures.findOne({ _id }, { projection: { seq: 1 } }),
         ]);
         stored = Math.max(listed?.seq ?? 0, departed?.seq ?? 0);
@@ -60,20 +67,24 @@ export function createActionInboxRepo(db: Db) {
           // A retry finishing what its first attempt left half done: a departure whose entry
           // is still there, or an arrival that may never have been listed.
           if (listed && departed && departed.seq >= listed.seq) await inbox.deleteOne({ _id });
-          else if (listed?.arrival_pending && listed.seq === record.seq) {
+          else if (options.arriving === true && listed?.seq === record.seq) {
             await arrivals.arrive(record);
           }
           return;
         }
         if (record.status === 'awaiting_approval') {
-          if (listed && !listed.arrival_pending) await inbox.updateOne({ _id }, { $set: body });
+          if (listed && options.arriving !== true) await inbox.updateOne({ _id }, { $set: body });
           else await arrivals.arrive(record);
           return;
         }
       } else if (record.status === 'awaiting_approval') {
+        if (options.arriving === true) {
+          await arrivals.arrive(record);
+          return;
+        }
         // One write by `_id`: it updates a listed entry in place (its arrival kept).
         const before = await inbox.findOneAndUpdate({ _id }, { $set: body });
-        if (!before || before.arrival_pending) await arrivals.arrive(record);
+        if (!before) await arrivals.arrive(record);
         return;
       }
       if (options.fresh === true || stored > 0) {

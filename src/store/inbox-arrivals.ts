@@ -10,9 +10,9 @@ import { createSlotFeed, formatEntries, slotId, type FeedSlot, type Listing } fr
 /**
  * An inbox entry as stored: the list entry, and the arrival it is listed under. `arrival`
  * is absent on entries written before the arrivals feed (listed by its backfill, under
- * `BACKFILLED`); `arrival_pending` is set from the entry's write until its listing is.
+ * `BACKFILLED`).
  */
-export type InboxEntry = ActionListEntry & { arrival?: string; arrival_pending?: boolean };
+export type InboxEntry = ActionListEntry & { arrival?: string };
 
 /** The arrivals feed's collection. */
 export const ARRIVALS_COLLECTION = 'action_inbox_arrivals';
@@ -69,7 +69,7 @@ function matches(entry: ActionListEntry, filter: ActionListFilter): boolean {
 
 /** The list entry of a stored one. */
 function listEntry(stored: InboxEntry): ActionListEntry {
-  const { arrival: _arrival, arrival_pending: _pending, ...entry } = stored;
+  const { arrival: _arrival, ...entry } = stored;
   return entry;
 }
 
@@ -146,21 +146,16 @@ export function createInboxArrivals(db: Db, inbox: Collection<InboxEntry>) {
 
   return {
     /**
-     * Enters `entry` in the inbox under a new arrival: the entry first (marked pending), then
-     * its listing, then the mark cleared. A listed entry always exists first, so an entry
-     * missing when read has left for good; an entry still pending when its writer retries
-     * was perhaps never listed, and is listed again under another arrival.
+     * Enters `entry` in the inbox under a new arrival: the entry first, then its listing. A
+     * listed entry always exists first, so an entry missing when read has left for good; an
+     * entry whose listing was never written (its writer died between the two) is listed by
+     * the writer's retry, under another arrival (`ActionInboxRepo.project`, `arriving`).
      */
     async arrive(entry: ActionListEntry): Promise<void> {
       const arrival = randomBytes(6).toString('base64url');
-      await inbox.replaceOne(
-        { _id: entry._id },
-        { ...entry, arrival, arrival_pending: true },
-        { upsert: true },
-      );
+      await inbox.replaceOne({ _id: entry._id }, { ...entry, arrival }, { upsert: true });
       const listing: Listing = { chains: chainsOf(entry), entry: { tag: arrival, key: entry._id } };
       await feed.record([listing]);
-      await inbox.updateOne({ _id: entry._id }, { $unset: { arrival_pending: '' } });
     },
 
     /**

@@ -55,6 +55,31 @@ describe('the action inbox', () => {
     expect(await db.collection('action_inbox').countDocuments({ _id: never as never })).toBe(0);
   });
 
+  it('an arrival recorded fresh is written without reading, and keeps its place when it changes while awaiting', async () => {
+    const monitored = await MongoClient.connect(process.env['TEST_MONGODB_URI']!, {
+      monitorCommands: true,
+    });
+    try {
+      const inbox = createActionInboxRepo(monitored.db(dbName));
+      const [warm, first, second] = [newId('act'), newId('act'), newId('act')];
+      // This process learns its chains' heads with its first listing (other tests wrote them).
+      await inbox.project(record(warm, 2, 'awaiting_approval'), { fresh: true, arriving: true });
+      const commands: string[] = [];
+      monitored.on('commandStarted', (event) => commands.push(event.commandName));
+      await inbox.project(record(first, 2, 'awaiting_approval'), { fresh: true, arriving: true });
+      // The entry, then its listing: nothing read, no findAndModify.
+      expect(commands).toEqual(['update', 'insert']);
+      await inbox.project(record(second, 2, 'awaiting_approval'), { fresh: true, arriving: true });
+      // One approval of two: still awaiting, updated in place, so `first` stays below `second`.
+      await inbox.project(record(first, 3, 'awaiting_approval'), { fresh: true });
+      const listed = await inbox.list({}, 10);
+      expect(listed.map((r) => r._id).slice(0, 2)).toEqual([second, first]);
+      expect(listed.find((r) => r._id === first)?.seq).toBe(3);
+    } finally {
+      await monitored.close();
+    }
+  });
+
   it('forgets departures after an hour', async () => {
     const db = client.db(dbName);
     const inbox = createActionInboxRepo(db);

@@ -184,11 +184,10 @@ describe('the inbox arrivals feed', () => {
     await listed.insertOne({
       ...entry(half, 2, 'awaiting_approval'),
       arrival: 'deadbeef',
-      arrival_pending: true,
     } as never);
     expect(await readAll(inbox, {}, 5)).not.toContain(half);
-    await inbox.project(entry(half, 2, 'awaiting_approval')); // its retry
-    await inbox.project(entry(half, 2, 'awaiting_approval')); // and another
+    await inbox.project(entry(half, 2, 'awaiting_approval'), { arriving: true }); // its retry
+    await inbox.project(entry(half, 2, 'awaiting_approval'), { arriving: true }); // and another
     expect((await readAll(inbox, {}, 1)).filter((id) => id === half)).toEqual([half]);
 
     // A departure whose writer died after remembering it, before removing the entry.
