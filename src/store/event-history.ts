@@ -1,5 +1,4 @@
 import type { Collection, Filter } from 'mongodb';
-import { decodeCursor, encodeCursor } from '../lib/cursor';
 import {
   chainId,
   type EventFeed,
@@ -7,7 +6,13 @@ import {
   type FeedEvent,
   type FeedKind,
 } from './event-feed';
-import { walkFeed, type Verdict } from './feed-walk';
+import {
+  decodeFeedCursor,
+  encodeFeedCursor,
+  walkFeed,
+  type FeedPosition,
+  type Verdict,
+} from './feed-walk';
 import type { FeedBackfill } from './event-feed-backfill';
 
 /** The filters of a history read. */
@@ -21,37 +26,20 @@ export interface EventListFilter {
  * entry's index in it), or, for paging that began before the feed's backfill had run, the
  * last `event_id` (the order before the feed).
  */
-export type HistoryPosition =
-  | { kind: 'feed'; chain: FeedKind; slot: number; index: number }
-  | { kind: 'legacy'; eventId: string };
+export type HistoryPosition = FeedPosition<FeedKind>;
 
 const LEGACY_ID = /^evt_[0-9A-Za-z]{10,40}$/;
 
 /** Opaque cursor of a history position. */
 export const encodeHistoryCursor = (position: HistoryPosition): string =>
-  position.kind === 'legacy'
-    ? encodeCursor([position.eventId])
-    : encodeCursor([position.chain, position.slot, position.index]);
+  encodeFeedCursor(position);
 
 /**
  * The position a history cursor holds; 422 on `cursor` unless it is one of ours, and a
  * feed position of the chain `filter` walks (a cursor of another query means nothing here).
  */
 export const decodeHistoryCursor = (cursor: string, filter: EventListFilter): HistoryPosition =>
-  decodeCursor<HistoryPosition>(cursor, (parts) => {
-    if (parts.length === 1) {
-      const [eventId] = parts;
-      return typeof eventId === 'string' && LEGACY_ID.test(eventId)
-        ? { kind: 'legacy', eventId }
-        : undefined;
-    }
-    const [chain, slot, index] = parts;
-    if (parts.length !== 3 || chain !== chainFor(filter).kind) return undefined;
-    if (!Number.isSafeInteger(slot) || !Number.isSafeInteger(index) || (index as number) < 0) {
-      return undefined;
-    }
-    return { kind: 'feed', chain: chain as FeedKind, slot: slot as number, index: index as number };
-  });
+  decodeFeedCursor(cursor, chainFor(filter).kind, LEGACY_ID);
 
 /** A page of events, newest first, and where it ends when more follow. */
 export interface HistoryPage<T> {
@@ -110,7 +98,7 @@ export function createEventHistory<T extends FeedEvent>(deps: {
     return {
       items,
       more,
-      ...(more && last ? { next: { kind: 'legacy', eventId: last.event_id } as const } : {}),
+      ...(more && last ? { next: { kind: 'legacy', id: last.event_id } as const } : {}),
     };
   }
 
@@ -159,7 +147,7 @@ export function createEventHistory<T extends FeedEvent>(deps: {
       limit: number,
       after?: HistoryPosition,
     ): Promise<HistoryPage<T>> => {
-      if (after?.kind === 'legacy') return legacyPage(filter, limit, after.eventId);
+      if (after?.kind === 'legacy') return legacyPage(filter, limit, after.id);
       if (!after && !(await backfill.isComplete())) return legacyPage(filter, limit);
       return feedPage(filter, limit, after);
     },

@@ -1,3 +1,4 @@
+import { decodeCursor, encodeCursor } from '../lib/cursor';
 import { parseEntries, type FeedEntry, type SlotFeed } from './slot-feed';
 
 /**
@@ -11,6 +12,42 @@ export interface FeedPlace {
   slot: number;
   index: number;
 }
+
+/**
+ * Where a page of a feed ends: a place in the chain its filter walks (named by the kind of
+ * chain), or, for a page read before the feed was complete, the last id of the older read.
+ */
+export type FeedPosition<C extends string> =
+  ({ kind: 'feed'; chain: C } & FeedPlace) | { kind: 'legacy'; id: string };
+
+/** Opaque cursor of a feed position (a legacy one is the id cursor of the older read). */
+export const encodeFeedCursor = <C extends string>(position: FeedPosition<C>): string =>
+  position.kind === 'legacy'
+    ? encodeCursor([position.id])
+    : encodeCursor([position.chain, position.slot, position.index]);
+
+/**
+ * The position a feed cursor holds; 422 on `cursor` unless it is an id `legacyId` accepts
+ * (a cursor of the older read) or a place in `chain`, the chain this page's filter walks (a
+ * cursor of another query means nothing here).
+ */
+export const decodeFeedCursor = <C extends string>(
+  cursor: string,
+  chain: C,
+  legacyId: RegExp,
+): FeedPosition<C> =>
+  decodeCursor<FeedPosition<C>>(cursor, (parts) => {
+    if (parts.length === 1) {
+      const [id] = parts;
+      return typeof id === 'string' && legacyId.test(id) ? { kind: 'legacy', id } : undefined;
+    }
+    const [kind, slot, index] = parts;
+    if (parts.length !== 3 || kind !== chain) return undefined;
+    if (!Number.isSafeInteger(slot) || !Number.isSafeInteger(index) || (index as number) < 0) {
+      return undefined;
+    }
+    return { kind: 'feed', chain, slot: slot as number, index: index as number };
+  });
 
 /** A kept record and where its entry is. */
 export interface WalkRow<R> extends FeedPlace {

@@ -1,8 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Collection, Db, Filter } from 'mongodb';
-import { decodeCursor, encodeCursor } from '../lib/cursor';
 import type { ActionListEntry, ActionListFilter } from './external-actions.repo';
-import { walkFeed, type FeedPlace, type Verdict } from './feed-walk';
+import {
+  decodeFeedCursor,
+  encodeFeedCursor,
+  walkFeed,
+  type FeedPosition,
+  type Verdict,
+} from './feed-walk';
 import { insertOnce, insertUnordered } from './mongo';
 import { newestByIdPage } from './paging';
 import { createSlotFeed, formatEntries, slotId, type FeedSlot, type Listing } from './slot-feed';
@@ -25,8 +30,7 @@ const BACKFILL_DONE = 'backfilled';
 export type ArrivalChain = 'context' | 'proposer' | 'kind' | 'all';
 
 /** Where an inbox page ends: a place in an arrivals chain, or, for a cursor from before it, an id. */
-export type InboxPosition =
-  ({ kind: 'arrival'; chain: ArrivalChain } & FeedPlace) | { kind: 'legacy'; beforeId: string };
+export type InboxPosition = FeedPosition<ArrivalChain>;
 
 /** A page of entries newest first and where it ends when more follow. */
 export interface InboxPage {
@@ -74,35 +78,16 @@ function listEntry(stored: InboxEntry): ActionListEntry {
 }
 
 const LEGACY_ID = /^act_[0-9A-Za-z]{10,40}$/;
-const CHAINS: readonly string[] = ['context', 'proposer', 'kind', 'all'];
 
 /** Opaque cursor of an inbox position (a legacy one is the id cursor of every action list). */
-export const encodeInboxCursor = (position: InboxPosition): string =>
-  position.kind === 'legacy'
-    ? encodeCursor([position.beforeId])
-    : encodeCursor([position.chain, position.slot, position.index]);
+export const encodeInboxCursor = (position: InboxPosition): string => encodeFeedCursor(position);
 
 /**
  * The position an inbox cursor holds; 422 on `cursor` unless it is an action id (a cursor
  * from before the feed) or a place in the chain `filter` walks.
  */
 export const decodeInboxCursor = (cursor: string, filter: ActionListFilter): InboxPosition =>
-  decodeCursor<InboxPosition>(cursor, (parts) => {
-    if (parts.length === 1) {
-      const [id] = parts;
-      return typeof id === 'string' && LEGACY_ID.test(id)
-        ? { kind: 'legacy', beforeId: id }
-        : undefined;
-    }
-    const [chain, slot, index] = parts;
-    if (parts.length !== 3 || !CHAINS.includes(chain as string)) return undefined;
-    if (chain !== chainFor(filter).kind) return undefined;
-    if (!Number.isSafeInteger(slot) || !Number.isSafeInteger(index) || (index as number) < 0) {
-      return undefined;
-    }
-    const place = { slot: slot as number, index: index as number };
-    return { kind: 'arrival', chain: chain as ArrivalChain, ...place };
-  });
+  decodeFeedCursor(cursor, chainFor(filter).kind, LEGACY_ID);
 
 /**
  * The inbox's arrivals feed (`slot-feed.ts`, as the events history's): every time an action
@@ -168,10 +153,10 @@ export function createInboxArrivals(db: Db, inbox: Collection<InboxEntry>) {
       after?: InboxPosition,
     ): Promise<{ record: ActionListEntry; next: InboxPosition }[]> {
       if (after?.kind === 'legacy' || (!after && !(await isBackfilled()))) {
-        const rows = await legacyPage(filter, limit, after?.beforeId);
+        const rows = await legacyPage(filter, limit, after?.id);
         return rows.map((row) => ({
           record: row.record,
-          next: { kind: 'legacy', beforeId: row.id },
+          next: { kind: 'legacy', id: row.id },
         }));
       }
       const chain = chainFor(filter);
@@ -195,7 +180,7 @@ export function createInboxArrivals(db: Db, inbox: Collection<InboxEntry>) {
       });
       return found.map((row) => ({
         record: row.record,
-        next: { kind: 'arrival', chain: chain.kind, slot: row.slot, index: row.index },
+        next: { kind: 'feed', chain: chain.kind, slot: row.slot, index: row.index },
       }));
     },
 

@@ -667,6 +667,12 @@ describe('order independence', () => {
     const { createReconciler } = await import('../../src/domain/events/reconciler');
     const repo = app.deps.repos.worldExternalState;
     let lost = 0;
+    // In the racing part, the first three claims wait for each other, so a race happens
+    // however fast the store answers (they read the same head, and two of them lose).
+    let gated = false;
+    let waiting = 0;
+    let releaseClaims!: () => void;
+    const together = new Promise<void>((resolve) => (releaseClaims = resolve));
     const racing = () =>
       createReconciler({
         logger: app.deps.logger,
@@ -675,6 +681,11 @@ describe('order independence', () => {
           worldExternalState: {
             ...repo,
             claimRevision: async (revision: Parameters<typeof repo.claimRevision>[0]) => {
+              if (gated && waiting < 3) {
+                waiting += 1;
+                if (waiting === 3) releaseClaims();
+                await together;
+              }
               const won = await repo.claimRevision(revision);
               if (!won) lost += 1;
               return won;
@@ -693,6 +704,7 @@ describe('order independence', () => {
       payload: { [`f${n % 5}`]: n, last: n % 4 },
     }));
     for (const e of events) await writers[0].reconcile(reference._id, [e]);
+    gated = true;
     await Promise.all(
       shuffled(events, 11).map((e, i) => writers[i % writers.length].reconcile(object._id, [e])),
     );

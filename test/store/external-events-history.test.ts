@@ -275,7 +275,7 @@ describe('events history (the feed)', () => {
     expect(decodeHistoryCursor(cursor, { world_object_ref: 'obj-1' })).toEqual(feed);
     expect(() => decodeHistoryCursor(cursor, { source_family: 'fam' })).toThrow();
     expect(() => decodeHistoryCursor(cursor, {})).toThrow();
-    const legacy: HistoryPosition = { kind: 'legacy', eventId: 'evt_01M89HKV9PJXR3R5XTMRETNX26' };
+    const legacy: HistoryPosition = { kind: 'legacy', id: 'evt_01M89HKV9PJXR3R5XTMRETNX26' };
     expect(decodeHistoryCursor(encodeHistoryCursor(legacy), {})).toEqual(legacy);
     for (const parts of [['all', 1.5, 0], ['all', 1, -1], ['all', '1', 0], ['nope', 1, 0], ['x']]) {
       const forged = Buffer.from(JSON.stringify(parts)).toString('base64url');

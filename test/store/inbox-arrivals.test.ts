@@ -250,7 +250,7 @@ describe('the inbox arrivals feed', () => {
     const before = await a.page({}, 5);
     expect(before.map((row) => row.record._id)).toEqual([...older].reverse().slice(0, 6));
     const legacy = before[4].next;
-    expect(legacy).toEqual({ kind: 'legacy', beforeId: older[7] });
+    expect(legacy).toEqual({ kind: 'legacy', id: older[7] });
     expect(decodeInboxCursor(encodeCursor([older[7]]), {})).toEqual(legacy);
 
     await Promise.all([a.completeArrivals(), b.completeArrivals()]);
@@ -269,7 +269,7 @@ describe('the inbox arrivals feed', () => {
         .filter((id) => id !== older[5]),
     );
     // A place in another filter's chain is refused.
-    const place = encodeInboxCursor({ kind: 'arrival', chain: 'all', slot: 1, index: 0 });
+    const place = encodeInboxCursor({ kind: 'feed', chain: 'all', slot: 1, index: 0 });
     expect(() => decodeInboxCursor(place, { shared_context_id: 'ctx-a' })).toThrow();
     await own.dropDatabase();
   });
