@@ -65,7 +65,26 @@ export function createAuthenticator(options: AuthenticatorOptions) {
   });
   const adminKeyId = options.adminApiKey ? bootstrapKeyId(options.adminApiKey) : undefined;
 
-  async function load(keyId: string): Promise<CacheEntry> {
+  /**
+   * Reads in flight by key id: requests that miss the cache together (every request of a
+   * busy key when its entry expires) share one read instead of each reading the key, its
+   * principal, organization and limits. `invalidateAll` starts a new generation: a read
+   * begun before it neither fills the cache nor serves a request that comes after it.
+   */
+  const loading = new Map<string, Promise<CacheEntry>>();
+  let generation = 0;
+
+  function loadOnce(keyId: string): Promise<CacheEntry> {
+    const inFlight = loading.get(keyId);
+    if (inFlight) return inFlight;
+    const pending = load(keyId, generation).finally(() => {
+      if (loading.get(keyId) === pending) loading.delete(keyId);
+    });
+    loading.set(keyId, pending);
+    return pending;
+  }
+
+  async function load(keyId: string, startedIn: number): Promise<CacheEntry> {
     const key = await options.apiKeys.findById(keyId);
     let entry: CacheEntry;
     if (!key) {
@@ -78,7 +97,7 @@ export function createAuthenticator(options: AuthenticatorOptions) {
       ]);
       entry = { key, principal, organization, limits: override ?? CLASS_LIMITS[key.entitlement] };
     }
-    if (options.cacheTtlMs > 0) cache.set(keyId, entry);
+    if (options.cacheTtlMs > 0 && startedIn === generation) cache.set(keyId, entry);
     return entry;
   }
 
@@ -146,7 +165,7 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     if (!keyId) throw unauthorized('malformed API key');
     const cached = cache.get(keyId);
     if (cached) return resolveEntry(cached, presented);
-    return load(keyId).then((entry) => resolveEntry(entry, presented));
+    return loadOnce(keyId).then((entry) => resolveEntry(entry, presented));
   }
 
   return {
@@ -158,6 +177,8 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     resolve,
     /** Drops everything cached, so a change made here applies at once on this instance. */
     invalidateAll(): void {
+      generation += 1;
+      loading.clear();
       cache.clear();
     },
   };

@@ -90,6 +90,50 @@ describe('the authenticator', () => {
     expect(reads()).toBe(2);
   });
 
+  it('reads an uncached key once for the requests that miss the cache together', async () => {
+    const { authenticator, secret, reads } = world();
+    const callers = await Promise.all(
+      Array.from({ length: 10 }, () => authenticator.authenticate(secret)),
+    );
+    expect(callers.map((auth) => auth.keyId)).toEqual(Array(10).fill('a1b2c3d4e5f6'));
+    expect(reads()).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 120)); // past the 50 ms TTL
+    await Promise.all(Array.from({ length: 10 }, () => authenticator.authenticate(secret)));
+    expect(reads()).toBe(2);
+  });
+
+  it('serves nobody after invalidateAll from a read begun before it', async () => {
+    const { key, secret, principal, organization } = world();
+    // The first read of the key is held until the test lets it finish.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let reads = 0;
+    const authenticator = createAuthenticator({
+      apiKeys: {
+        findById: async () => {
+          reads += 1;
+          const snapshot = { ...key };
+          if (reads === 1) await held;
+          return snapshot;
+        },
+      } as unknown as ApiKeysRepo,
+      principals: { findById: async () => principal } as unknown as PrincipalsRepo,
+      organizations: { findById: async () => organization } as unknown as OrganizationsRepo,
+      pepper: PEPPER,
+      adminApiKey: undefined,
+      cacheTtlMs: 60_000,
+    });
+    const before = authenticator.authenticate(secret); // reads the key while it is active
+    key.status = 'revoked';
+    authenticator.invalidateAll();
+    expect(await refusal(authenticator.authenticate(secret))).toMatch(/revoked/);
+    release();
+    await expect(before).resolves.toBeDefined(); // it came before the change
+    expect(reads).toBe(2);
+    // The older read, finishing last, did not fill the cache with the active key.
+    expect(await refusal(authenticator.authenticate(secret))).toMatch(/revoked/);
+  });
+
   it('refuses expired keys and keys of inactive principals or organizations', async () => {
     const expired = world();
     expired.key.expires_at = '2026-05-01T00:00:00.000Z';
