@@ -10,7 +10,8 @@ import { Unauthorized } from '../../src/lib/errors';
 const PEPPER = 'unit-pepper-0123456789abcdef0123456789abcdef';
 const stamp = '2026-01-01T00:00:00.000Z';
 
-function world() {
+/** `holdFirstRead`: the first read of the key returns only once `release` is called. */
+function world(options: { cacheTtlMs?: number; holdFirstRead?: boolean } = {}) {
   const keyId = 'a1b2c3d4e5f6';
   const secret = mintApiKey(keyId);
   const key: ApiKeyRecord = {
@@ -27,22 +28,37 @@ function world() {
   const principal = { _id: 'prn_1', status: 'active', role: 'member' };
   const organization = { _id: 'org_1', status: 'active' };
   let reads = 0;
+  let release = (): void => undefined;
+  const held = options.holdFirstRead
+    ? new Promise<void>((resolve) => (release = resolve))
+    : undefined;
   const clock = { now: Date.parse('2026-06-01T00:00:00.000Z') };
   const authenticator = createAuthenticator({
     apiKeys: {
       findById: async (id: string) => {
         reads += 1;
-        return id === key._id ? { ...key } : null;
+        const found = id === key._id ? { ...key } : null;
+        if (held && reads === 1) await held;
+        return found;
       },
     } as unknown as ApiKeysRepo,
     principals: { findById: async () => principal } as unknown as PrincipalsRepo,
     organizations: { findById: async () => organization } as unknown as OrganizationsRepo,
     pepper: PEPPER,
     adminApiKey: undefined,
-    cacheTtlMs: 50,
+    cacheTtlMs: options.cacheTtlMs ?? 50,
     now: () => clock.now,
   });
-  return { key, secret, principal, organization, clock, authenticator, reads: () => reads };
+  return {
+    key,
+    secret,
+    principal,
+    organization,
+    clock,
+    authenticator,
+    reads: () => reads,
+    release: () => release(),
+  };
 }
 
 const refusal = async (promise: Promise<unknown>): Promise<string> => {
@@ -103,25 +119,9 @@ describe('the authenticator', () => {
   });
 
   it('serves nobody after invalidateAll from a read begun before it', async () => {
-    const { key, secret, principal, organization } = world();
-    // The first read of the key is held until the test lets it finish.
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let reads = 0;
-    const authenticator = createAuthenticator({
-      apiKeys: {
-        findById: async () => {
-          reads += 1;
-          const snapshot = { ...key };
-          if (reads === 1) await held;
-          return snapshot;
-        },
-      } as unknown as ApiKeysRepo,
-      principals: { findById: async () => principal } as unknown as PrincipalsRepo,
-      organizations: { findById: async () => organization } as unknown as OrganizationsRepo,
-      pepper: PEPPER,
-      adminApiKey: undefined,
+    const { authenticator, secret, key, reads, release } = world({
       cacheTtlMs: 60_000,
+      holdFirstRead: true,
     });
     const before = authenticator.authenticate(secret); // reads the key while it is active
     key.status = 'revoked';
@@ -129,7 +129,7 @@ describe('the authenticator', () => {
     expect(await refusal(authenticator.authenticate(secret))).toMatch(/revoked/);
     release();
     await expect(before).resolves.toBeDefined(); // it came before the change
-    expect(reads).toBe(2);
+    expect(reads()).toBe(2);
     // The older read, finishing last, did not fill the cache with the active key.
     expect(await refusal(authenticator.authenticate(secret))).toMatch(/revoked/);
   });
