@@ -118,9 +118,6 @@ export function createActionInboxRepo(db: Db) {
      */
     page: (filter: ActionListFilter, limit: number, after?: InboxPosition) =>
       arrivals.rows(filter, limit, after),
-    /** Awaiting actions newest first; `limit + 1` rows at most. */
-    list: async (filter: ActionListFilter, limit: number): Promise<ActionListEntry[]> =>
-      (await arrivals.rows(filter, limit)).map((row) => row.record),
     /** Lists the entries written before the arrivals feed, once per database. */
     completeArrivals: (): Promise<void> => arrivals.complete(),
   };

@@ -129,7 +129,7 @@ describe('external action activities: recording transitions', () => {
       status: 'awaiting_approval',
       ledger_head: head,
     });
-    expect((await repos.actionInbox.list({}, 10)).map((e) => e._id)).toEqual([actionId]);
+    expect((await repos.actionInbox.page({}, 10)).map((e) => e.record._id)).toEqual([actionId]);
 
     expect(await repos.witnessJournal.head()).toBe(before + 1);
     const tail = await repos.witnessJournal.after(before);
@@ -150,6 +150,6 @@ describe('external action activities: recording transitions', () => {
       status: 'approved',
       ledger_head: newest,
     });
-    expect((await repos.actionInbox.list({}, 10)).map((e) => e._id)).toEqual([]);
+    expect((await repos.actionInbox.page({}, 10)).map((e) => e.record._id)).toEqual([]);
   });
 });

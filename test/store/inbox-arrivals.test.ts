@@ -115,7 +115,9 @@ describe('the inbox arrivals feed', () => {
     const sequential = seen.filter((id) => ids.slice(0, 20).includes(id));
     expect(sequential).toEqual([...sequential].sort().reverse());
     // A first page now: the newest arrivals on top.
-    expect((await inbox.list({}, 2)).map((row) => row._id)).toEqual(arrived.slice(-3).reverse());
+    expect((await inbox.page({}, 2)).map((row) => row.record._id)).toEqual(
+      arrived.slice(-3).reverse(),
+    );
 
     const reads = commands.filter((c) => c.commandName === 'find');
     expect(reads.length).toBeGreaterThan(0);
