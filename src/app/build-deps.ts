@@ -37,7 +37,7 @@ export async function buildDeps(
   await ensureIndexes(db);
   await ensureSystemRecords({ repos, config });
   // Once per database: history reads the older way until it is done (docs/external-events.md).
-  // The same for the inbox's arrivals feed (docs/actions.md, "The inbox").
+  // The same for the inbox's arrivals feed (docs/approvals.md, "Pages read by `_id`").
   const backfill = Promise.all([
     repos.externalEvents
       .completeFeed()

@@ -26,7 +26,7 @@ const DEPARTURE_KEPT_MS = 60 * 60_000;
  * (`ActionListEntry`). FerretDB v1 pushes down only an `_id` equality, so a filtered, sorted
  * page even of this collection decodes every awaiting entry (2.1 s of CPU at 10,000); a page
  * walks the arrivals feed instead and reads the entries it lists by `_id`
- * (`inbox-arrivals.ts`, docs/actions.md "The inbox").
+ * (`inbox-arrivals.ts`, docs/approvals.md "Pages read by `_id`: the arrivals feed").
  *
  * Written by the action's record activity, guarded by `seq` like the projection, so a late
  * retry of an older record never goes back: an action that left is remembered for an hour
