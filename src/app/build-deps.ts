@@ -31,7 +31,7 @@ export async function buildDeps(
   const log = logger ?? pino({ level: config.logLevel, base: { service: 'api' } });
   const metrics = createMetrics();
   const { client: mongo, db } = await connectMongo(config.mongodbUri, config.mongodbDb, {
-    onCommand: (command) => metrics.mongoCommands.inc({ command }),
+    onCommand: (command) => metrics.countMongoCommand(command),
   });
   const repos = createRepos(db);
   await ensureIndexes(db);

@@ -23,7 +23,6 @@ export function observe(
       const auth = ctx.state.auth as AuthContext | undefined;
       const family = route?.family ?? 'unmatched';
       const status = ctx.status;
-      deps.metrics.requests.inc({ family, status });
       if (route && deps.config.validateResponses) {
         deps.answeredStatuses.add(`${route.operationId} ${status}`);
       }
