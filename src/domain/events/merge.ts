@@ -62,6 +62,14 @@ export const emptyMerged = (): MergedFields => ({
   last_event_id: null,
 });
 
+/** A copy of `state` for `mergeEventInto` to change (it replaces held entries, never edits). */
+export const ownedCopy = (state: MergedFields): MergedFields => ({
+  fields: { ...state.fields },
+  provenance: { ...state.provenance },
+  generation: state.generation,
+  last_event_id: state.last_event_id,
+});
+
 const canonical = (value: unknown): string => stringify(value) ?? 'undefined';
 const timeOf = (iso: string): number => Date.parse(iso);
 
@@ -87,8 +95,15 @@ export function compareStamps(
  * field, else `stale`.
  */
 export function mergeEvent(state: MergedFields, event: MergeEvent): MergeResult {
-  const fields = { ...state.fields };
-  const provenance = { ...state.provenance };
+  return mergeEventInto(ownedCopy(state), event);
+}
+
+/**
+ * `mergeEvent` into a state the caller owns (from `ownedCopy`), changed in place: a pass
+ * that merges many events into one object copies its fields once, not once per event.
+ */
+export function mergeEventInto(state: MergedFields, event: MergeEvent): MergeResult {
+  const { fields, provenance } = state;
   const applied: string[] = [];
   const stale: string[] = [];
   const conflicts: FieldConflict[] = [];
@@ -99,6 +114,7 @@ export function mergeEvent(state: MergedFields, event: MergeEvent): MergeResult 
     source_family: event.source_family,
     source_event_id: event.source_event_id,
   };
+  const eventTime = timeOf(event.occurred_at);
   for (const [field, value] of Object.entries(event.payload)) {
     const held = provenance[field];
     if (!held) {
@@ -108,12 +124,14 @@ export function mergeEvent(state: MergedFields, event: MergeEvent): MergeResult 
       won = changed = true;
       continue;
     }
-    const order = compareStamps(stamp, held);
+    const heldTime = timeOf(held.occurred_at);
+    const order =
+      eventTime !== heldTime ? (eventTime < heldTime ? -1 : 1) : compareStamps(stamp, held);
     if (order === 0) {
       applied.push(field);
       continue;
     }
-    const sameTime = timeOf(event.occurred_at) === timeOf(held.occurred_at);
+    const sameTime = eventTime === heldTime;
     const differs = sameTime && canonical(value) !== canonical(fields[field]);
     const other = {
       event_id: held.event_id,
@@ -142,13 +160,12 @@ export function mergeEvent(state: MergedFields, event: MergeEvent): MergeResult 
   }
   const outcome: MergeOutcome =
     conflicts.length > 0 ? 'conflict' : applied.length > 0 ? 'applied' : 'stale';
+  if (won) {
+    state.generation += 1;
+    state.last_event_id = event.event_id;
+  }
   return {
-    state: {
-      fields,
-      provenance,
-      generation: state.generation + (won ? 1 : 0),
-      last_event_id: won ? event.event_id : state.last_event_id,
-    },
+    state,
     outcome,
     applied_fields: applied,
     stale_fields: stale,

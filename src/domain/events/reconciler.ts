@@ -12,7 +12,7 @@ import {
   type FieldProvenance,
 } from '../../store/world-external-state.repo';
 import { settledConditions } from './conditions';
-import { mergeEvent, type FieldConflict, type MergeEvent, type MergedFields } from './merge';
+import { mergeEventInto, ownedCopy, type FieldConflict, type MergeEvent } from './merge';
 
 /** World history kind of a committed change of an object's external state. */
 export const EXTERNAL_STATE_CHANGED = 'object.external_state_changed';
@@ -163,13 +163,13 @@ export function createReconciler(deps: {
     if (!base) {
       return { done: true, results: batch.map((s) => s.events.map(() => unmatched(objectId))) };
     }
-    let merged: MergedFields = base.state;
+    // One copy for the pass; `base.state` stays as loaded (the change is described against it).
+    const merged = ownedCopy(base.state);
     let changed = false;
     const changers: string[] = [];
     const results = batch.map((submission) =>
       submission.events.map((event): EventReconciliation => {
-        const result = mergeEvent(merged, event);
-        merged = result.state;
+        const result = mergeEventInto(merged, event);
         if (result.changed) {
           changed = true;
           changers.push(event.event_id);

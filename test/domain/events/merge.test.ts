@@ -1,4 +1,10 @@
-import { emptyMerged, mergeEvent, type MergeEvent } from '../../../src/domain/events/merge';
+import {
+  emptyMerged,
+  mergeEvent,
+  mergeEventInto,
+  ownedCopy,
+  type MergeEvent,
+} from '../../../src/domain/events/merge';
 
 const event = (
   id: string,
@@ -75,5 +81,50 @@ describe('mergeEvent (the reconciliation merge)', () => {
       expect(result.provenance).toEqual(results[0].provenance);
     }
     expect(results[0].fields).toEqual({ status: 'review', owner: 'bob', size: 5 });
+  });
+
+  it('leaves the state it is given as it was', () => {
+    const state = mergeAll([event('1', '01', { status: 'draft' }), event('2', '02', { n: 1 })]);
+    const before = JSON.parse(JSON.stringify(state)) as typeof state;
+    mergeEvent(state, event('3', '03', { status: 'final', n: 2 }));
+    mergeEvent(state, event('4', '02', { n: 9 }, 'aaa'));
+    expect(state).toEqual(before);
+  });
+});
+
+describe('mergeEventInto (one copy per pass)', () => {
+  const events = [
+    event('1', '01', { status: 'draft', owner: 'ada' }),
+    event('2', '04', { status: 'review' }),
+    event('3', '02', { owner: 'bob', size: 3 }),
+    event('4', '04', { size: 5 }, 'crm'),
+    event('5', '04', { size: 6 }, 'erp'),
+    event('2', '04', { status: 'review' }),
+  ];
+
+  it('gives, event by event, what mergeEvent gives, in every arrival order', () => {
+    for (const order of permutations(events.slice(0, 5))) {
+      let pure = emptyMerged();
+      const owned = ownedCopy(emptyMerged());
+      for (const e of [...order, events[5]]) {
+        const expected = mergeEvent(pure, e);
+        const actual = mergeEventInto(owned, e);
+        const { state: expectedState, ...expectedRest } = expected;
+        const { state: actualState, ...actualRest } = actual;
+        expect(actualRest).toEqual(expectedRest);
+        expect(actualState).toEqual(expectedState);
+        pure = expected.state;
+      }
+    }
+  });
+
+  it('changes only the copy: the state it was copied from stays as it was', () => {
+    const base = mergeAll(events.slice(0, 3));
+    const before = JSON.parse(JSON.stringify(base)) as typeof base;
+    const owned = ownedCopy(base);
+    for (const e of events.slice(3)) mergeEventInto(owned, e);
+    expect(base).toEqual(before);
+    expect(owned.fields['size']).toBe(6);
+    expect(owned.generation).toBeGreaterThan(base.generation);
   });
 });
