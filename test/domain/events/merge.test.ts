@@ -30,6 +30,14 @@ const permutations = <T>(items: T[]): T[][] =>
         permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]),
       );
 
+/** Events over three fields, two of them at the same instant from different sources. */
+const fourEvents = [
+  event('1', '01', { status: 'draft', owner: 'ada' }),
+  event('2', '04', { status: 'review' }),
+  event('3', '02', { owner: 'bob', size: 3 }),
+  event('4', '04', { size: 5 }, 'crm'),
+];
+
 describe('mergeEvent (the reconciliation merge)', () => {
   it('keeps, per field, the value of the newest occurred_at', () => {
     const older = event('1', '01', { status: 'draft', owner: 'ada' });
@@ -69,13 +77,7 @@ describe('mergeEvent (the reconciliation merge)', () => {
   });
 
   it('ends in the same fields and provenance whatever the arrival order', () => {
-    const events = [
-      event('1', '01', { status: 'draft', owner: 'ada' }),
-      event('2', '04', { status: 'review' }),
-      event('3', '02', { owner: 'bob', size: 3 }),
-      event('4', '04', { size: 5 }, 'crm'),
-    ];
-    const results = permutations(events).map(mergeAll);
+    const results = permutations(fourEvents).map(mergeAll);
     for (const result of results) {
       expect(result.fields).toEqual(results[0].fields);
       expect(result.provenance).toEqual(results[0].provenance);
@@ -93,11 +95,9 @@ describe('mergeEvent (the reconciliation merge)', () => {
 });
 
 describe('mergeEventInto (one copy per pass)', () => {
+  // Four events, a fifth tied with two of them, and a re-delivery.
   const events = [
-    event('1', '01', { status: 'draft', owner: 'ada' }),
-    event('2', '04', { status: 'review' }),
-    event('3', '02', { owner: 'bob', size: 3 }),
-    event('4', '04', { size: 5 }, 'crm'),
+    ...fourEvents,
     event('5', '04', { size: 6 }, 'erp'),
     event('2', '04', { status: 'review' }),
   ];
