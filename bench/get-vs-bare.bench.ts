@@ -28,8 +28,9 @@ export interface GetVsBareOptions {
 /**
  * Foundation: our authenticated `GET /v1/runtime/status` (auth, family guard, rate limit,
  * validation, envelope, request log and ledger) against a bare Koa route that reads the
- * same MongoDB document. Targets: ≥ 0.7× the bare throughput, p99 ≤ 2× the bare p99, and
- * no database round trip per request for auth and limits in the steady state.
+ * same MongoDB document. Targets: ≥ 0.85× the bare throughput (issue 17; issue 10 asked
+ * 0.7×), p99 ≤ 2× the bare p99, and no database round trip per request for auth and limits
+ * in the steady state.
  */
 export const foundationBench = (ctx: BenchContext): Promise<BenchReport> =>
   getVsBare(ctx, {
@@ -37,7 +38,7 @@ export const foundationBench = (ctx: BenchContext): Promise<BenchReport> =>
     description:
       'GET /v1/runtime/status (authenticated, full middleware) vs bare Koa reading the same document',
     path: '/v1/runtime/status',
-    minThroughputRatio: 0.7,
+    minThroughputRatio: 0.85,
     maxP99Ratio: 2,
     maxDbCommandsPerRequest: 1.05,
   });
