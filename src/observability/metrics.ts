@@ -1,10 +1,11 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
- * The service's Prometheus metrics, on a registry of its own (no global state). Counts that
- * every request or command bumps are kept in plain maps and published when the registry is
- * scraped: prom-client hashes the label object on every `inc` (about 3 µs a call on the
- * request's path, docs/performance.md).
+ * The service's Prometheus metrics, on a registry of its own (no global state). The two
+ * counts bumped on every request or command are published when the registry is scraped (the
+ * request count from the latency histogram, command counts from a plain map): prom-client
+ * hashes the label object on every `inc`, about 3 µs a call on the request's path
+ * (docs/performance.md).
  */
 export function createMetrics() {
   const registry = new Registry();
