@@ -66,7 +66,7 @@ ferretdb_version() {
 resolve_bins() {
   TEMPORAL_BIN="$GR_CACHE_DIR/temporal-$TEMPORAL_VERSION/temporal"
   local hash
-  hash="$(sha256_of "$FERRETDB_SRC/go.mod" "$FERRETDB_SRC/go.sum" "$FERRETDB_SRC/main.go" "$FERRETDB_SRC/patched-build.sh" | cut -c1-12)"
+  hash="$(sha256_of "$FERRETDB_SRC/go.mod" "$FERRETDB_SRC/go.sum" "$FERRETDB_SRC/main.go" "$FERRETDB_SRC/lazy_attrs.go" "$FERRETDB_SRC/patched-build.sh" | cut -c1-12)"
   FERRETDB_BIN="$GR_CACHE_DIR/ferretdb-$(ferretdb_version)-$hash/ferretdb"
 }
 

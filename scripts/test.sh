@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite: types, lint, then every test against real FerretDB and Temporal
-# (started on test ports by the jest global setup, stopped at the end).
+# The whole test suite: types, lint, the Go test of our FerretDB build, then every test
+# against real FerretDB and Temporal (started on test ports by the jest global setup,
+# stopped at the end).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 cd "$GR_REPO_ROOT"
@@ -13,6 +14,8 @@ log "== lint"
 npx eslint .
 npx depcruise src --config .dependency-cruiser.cjs --output-type err
 npx prettier --check . --log-level warn
+log "== go test (tools/ferretdb: our FerretDB's logging handler)"
+(cd tools/ferretdb && go test ./...)
 log "== tests"
 results="$GR_REPO_ROOT/.data/jest-results.json"
 mkdir -p "$(dirname "$results")"
