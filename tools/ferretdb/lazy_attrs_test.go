@@ -19,13 +19,11 @@ func TestLazyAttrsKeepsWhatTheTextHandlerWrites(t *testing.T) {
 			return a
 		},
 	}
-	for _, out := range []struct {
-		logger *slog.Logger
-	}{
-		{slog.New(newLazyAttrs(slog.NewTextHandler(&lazy, options)))},
-		{slog.New(slog.NewTextHandler(&eager, options))},
+	for _, logger := range []*slog.Logger{
+		slog.New(newLazyAttrs(slog.NewTextHandler(&lazy, options))),
+		slog.New(slog.NewTextHandler(&eager, options)),
 	} {
-		l := out.logger.With("conn", "127.0.0.1:5000")
+		l := logger.With("conn", "127.0.0.1:5000")
 		l.With("args", []any{"doc"}).Debug(">>> INSERT")
 		l.With("n", 1).WithGroup("sql").With("table", "t1").Warn("slow", "ms", 250)
 		l.WithGroup("").With().Error("failed", "err", "boom")
