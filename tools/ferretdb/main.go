@@ -28,9 +28,9 @@ func main() {
 
 	// The collector runs when the heap has grown by 400% instead of Go's 100%: FerretDB
 	// allocates per document it converts, and with GOGC=100 collection took about a tenth
-	// of its CPU. Measured on an action-like mix of writes and reads: 460 -> 328 µs of CPU a
-	// command together with the leak tracking off (patched-build.sh), peak RSS 40 -> 51 MiB
-	// (docs/ferretdb.md). GOGC in the environment still wins.
+	// of its CPU. Measured on an action-like mix of writes and reads: a median of 479 -> 337 µs
+	// of CPU a command together with the leak tracking off (patched-build.sh), peak RSS
+	// 40 -> 50 MiB (docs/ferretdb.md). GOGC in the environment still wins.
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}

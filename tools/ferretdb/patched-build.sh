@@ -3,13 +3,14 @@
 # v1.24.2 is a copy with two changes (OUT_DIR/FerretDB, through a go.mod `replace`);
 # `go build` there builds our ferretdb. The module cache itself is left untouched.
 #
-# 1. `_id` lookups served by the index. Why: the SQLite backend's `_id` index is built on `_ferretdb_sjson->"_id"`, but its
-# pushed-down `_id` lookups ask for `_ferretdb_sjson->'$._id'`. The two mean the same JSON
-# path, yet SQLite only uses an expression index for the same expression, so every lookup,
-# update and delete by `_id` scanned the whole table (EXPLAIN: `SCAN`), and its cost grew
-# with the collection. Writing the lookup as `->'_id'` (the label form, the one the
-# PostgreSQL backend writes) makes it `SEARCH ... USING INDEX`, on new and existing
-# databases alike. Nothing else changes: same results, same files. See docs/ferretdb.md.
+# 1. `_id` lookups served by the index. Why: the SQLite backend's `_id` index is built on
+# `_ferretdb_sjson->"_id"`, but its pushed-down `_id` lookups ask for
+# `_ferretdb_sjson->'$._id'`. The two mean the same JSON path, yet SQLite only uses an
+# expression index for the same expression, so every lookup, update and delete by `_id`
+# scanned the whole table (EXPLAIN: `SCAN`), and its cost grew with the collection.
+# Writing the lookup as `->'_id'` (the label form, the one the PostgreSQL backend writes)
+# makes it `SEARCH ... USING INDEX`, on new and existing databases alike. Nothing else
+# changes: same results, same files. See docs/ferretdb.md.
 #
 # 2. No leak tracking of internal objects. FerretDB's `resource.Track` records every
 # transaction, row set and iterator in a pprof profile (a stack walk each) and arms a
