@@ -73,13 +73,16 @@ export const ownedCopy = (state: MergedFields): MergedFields => ({
 const canonical = (value: unknown): string => stringify(value) ?? 'undefined';
 const timeOf = (iso: string): number => Date.parse(iso);
 
+type Stamp = Pick<FieldProvenance, 'occurred_at' | 'source_family' | 'source_event_id'>;
+
 /** Total order of stamps: time, then source family, then source event id. */
-export function compareStamps(
-  a: Pick<FieldProvenance, 'occurred_at' | 'source_family' | 'source_event_id'>,
-  b: Pick<FieldProvenance, 'occurred_at' | 'source_family' | 'source_event_id'>,
-): number {
-  const byTime = timeOf(a.occurred_at) - timeOf(b.occurred_at);
-  if (byTime !== 0) return byTime < 0 ? -1 : 1;
+export function compareStamps(a: Stamp, b: Stamp): number {
+  return compareStampsAt(timeOf(a.occurred_at), a, timeOf(b.occurred_at), b);
+}
+
+/** `compareStamps` with both times already parsed (a merge parses each once). */
+function compareStampsAt(aTime: number, a: Stamp, bTime: number, b: Stamp): number {
+  if (aTime !== bTime) return aTime < bTime ? -1 : 1;
   if (a.source_family !== b.source_family) return a.source_family < b.source_family ? -1 : 1;
   if (a.source_event_id !== b.source_event_id)
     return a.source_event_id < b.source_event_id ? -1 : 1;
@@ -125,8 +128,7 @@ export function mergeEventInto(state: MergedFields, event: MergeEvent): MergeRes
       continue;
     }
     const heldTime = timeOf(held.occurred_at);
-    const order =
-      eventTime !== heldTime ? (eventTime < heldTime ? -1 : 1) : compareStamps(stamp, held);
+    const order = compareStampsAt(eventTime, stamp, heldTime, held);
     if (order === 0) {
       applied.push(field);
       continue;
