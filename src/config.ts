@@ -25,6 +25,8 @@ export interface Config {
   requestLedgerFlushMs: number;
   trustProxy: boolean;
   metricsListen: string | undefined;
+  /** Where the worker serves its Prometheus metrics (`host:port`); unset: not served. */
+  workerMetricsListen: string | undefined;
   /**
    * Check every 2xx body against its route's response schema and answer 500 on a mismatch
    * (tests turn it on; it costs a validation per response).
@@ -43,6 +45,12 @@ export interface Config {
   checkpointSchedule?: string;
   /** Ed25519 seed (32 bytes, hex or base64) the api signs decisions with; derived from KEY_PEPPER when unset. */
   decisionSigningKey?: string;
+  /**
+   * Ed25519 public keys (hex) whose signatures the worker and the proof checks accept on
+   * proposals and decisions; unset: the public key of the own signing key. Several during a
+   * key rotation (docs/actions.md).
+   */
+  decisionVerifyKeys?: string[];
   /** URL prefixes `webhook.post` actions may reach (empty: none). */
   webhookAllowlist: string[];
   webhookSigningSecret: string;
@@ -86,6 +94,7 @@ const envSchema = {
     IDEMPOTENCY_STALE_MS: { type: 'integer', minimum: 100, maximum: 86400000 },
     PROPOSE_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 600000 },
     METRICS_LISTEN: { type: 'string', pattern: '^[^\\s:]+:\\d+$' },
+    WORKER_METRICS_LISTEN: { type: 'string', pattern: '^[^\\s:]+:\\d+$' },
     SHUTDOWN_GRACE_MS: { type: 'integer', minimum: 0, maximum: 600000 },
     WEBHOOK_ALLOWLIST: { type: 'string', pattern: '^(https?://[^\\s,]+)(,https?://[^\\s,]+)*$' },
     WEBHOOK_SIGNING_SECRET: { type: 'string', minLength: 32 },
@@ -94,6 +103,7 @@ const envSchema = {
     COMPUTE_CONCURRENT_CHUNKS: { type: 'integer', minimum: 1, maximum: 64 },
     CHECKPOINT_SCHEDULE: { type: 'string', pattern: CHECKPOINT_SCHEDULE_PATTERN },
     DECISION_SIGNING_KEY: { type: 'string', pattern: '^([0-9a-f]{64}|[A-Za-z0-9+/]{43}=?)$' },
+    DECISION_VERIFY_KEYS: { type: 'string', pattern: '^[0-9a-f]{64}(,[0-9a-f]{64})*$' },
     WORKFLOW_BUNDLE_PATH: { type: 'string', minLength: 1 },
     AUDIT_RETENTION_DAYS: { type: 'integer', minimum: 1, maximum: 36500 },
     SERVICE_MONITOR_INTERVAL_MS: { type: 'integer', minimum: 50, maximum: 3600000 },
@@ -151,6 +161,7 @@ export function loadConfig(env: Env = process.env): Config {
     requestLedgerFlushMs: num('REQUEST_LEDGER_FLUSH_MS', 500),
     trustProxy: (v['TRUST_PROXY'] as boolean | undefined) ?? false,
     metricsListen: v['METRICS_LISTEN'] as string | undefined,
+    workerMetricsListen: v['WORKER_METRICS_LISTEN'] as string | undefined,
     validateResponses: (v['VALIDATE_RESPONSES'] as boolean | undefined) ?? false,
     idempotencyStaleMs: num('IDEMPOTENCY_STALE_MS', 60000),
     proposeTimeoutMs: num('PROPOSE_TIMEOUT_MS', 15000),
@@ -159,6 +170,7 @@ export function loadConfig(env: Env = process.env): Config {
     computeConcurrentChunks: num('COMPUTE_CONCURRENT_CHUNKS', 1),
     checkpointSchedule: v['CHECKPOINT_SCHEDULE'] as string | undefined,
     decisionSigningKey: v['DECISION_SIGNING_KEY'] as string | undefined,
+    decisionVerifyKeys: (v['DECISION_VERIFY_KEYS'] as string | undefined)?.split(','),
     webhookAllowlist: str('WEBHOOK_ALLOWLIST', '').split(',').filter(Boolean),
     // Without a secret of its own, webhooks are signed with a key derived from the pepper.
     webhookSigningSecret:

@@ -1,10 +1,15 @@
+import { createServer } from 'node:http';
 import { hostname } from 'node:os';
 import pino from 'pino';
 import { ConfigError, loadConfig } from './config';
+import { createMetrics } from './observability/metrics';
+import { metricsListener } from './observability/metrics-listener';
+import { createSecurityEventReporter } from './observability/security-events';
 import { ServiceEventRecorder } from './observability/service-events';
 import { createRepos, ensureIndexes } from './store';
 import { connectMongo, guardMongoClient } from './store/mongo';
 import { createWorker } from './worker/create-worker';
+import { createWorkerTrust } from './worker/trust';
 
 /**
  * How long the worker's MongoDB client may fail every ping before the guard asks a fresh
@@ -36,6 +41,17 @@ async function main(): Promise<void> {
   await ensureIndexes(db);
   const identity = `${process.pid}@${hostname()}`;
   const events = new ServiceEventRecorder(repos.serviceEvents, `worker-${identity}`, logger);
+  const metrics = createMetrics();
+  const metricsServer = config.workerMetricsListen
+    ? createServer(metricsListener(metrics.registry, logger)).listen(
+        Number(config.workerMetricsListen.split(':').pop()),
+        config.workerMetricsListen.split(':')[0],
+      )
+    : undefined;
+  const trust = createWorkerTrust(
+    config,
+    createSecurityEventReporter({ recorder: events, logger, counter: metrics.securityEvents }),
+  );
   const workers = await createWorker({
     identity,
     address: config.temporalAddress,
@@ -52,6 +68,7 @@ async function main(): Promise<void> {
       webhookSigningSecret: config.webhookSigningSecret,
       webhookTimeoutMs: config.webhookTimeoutMs,
       keyPepper: config.keyPepper,
+      trust,
     },
   });
   logger.info({ task_queue: config.taskQueue }, 'worker polling');
@@ -78,6 +95,7 @@ async function main(): Promise<void> {
     detail,
   });
   if (failed) throw failed.error;
+  metricsServer?.close();
   await workers.connection.close();
   await mongo.close();
 }

@@ -3,6 +3,7 @@ import { newId } from '../../src/lib/ids';
 import { listEntryOf } from '../../src/domain/actions/action-views';
 import { createActionInboxRepo } from '../../src/store/action-inbox.repo';
 import type { ActionRecord } from '../../src/store/external-actions.repo';
+import type { ActionContract } from '../../src/workflows/shared';
 import { witnessAction } from '../../src/store/external-actions.repo';
 import { createWitnessJournalRepo } from '../../src/store/witness-journal.repo';
 
@@ -41,17 +42,38 @@ export async function seedActions(
       for (let i = start; i < Math.min(count, start + 500); i += 1) {
         const id = newId('act');
         const status = STATUSES[i % STATUSES.length];
-        batch.push({
-          _id: id,
+        const contract: ActionContract = {
           action_kind: 'world.update_object',
           target: { world_object_ref: `obj_seed${String(i).padStart(20, '0')}` },
           parameters: { patch: { status: 'published' } },
           bounds: { allowed_fields: ['status'], expires_in_seconds: 86_400, required_approvals: 1 },
           shared_context_id: context ?? `ctx-${i % 50}`,
           reason: 'seeded for the inbox benchmark',
+        };
+        const proposedBy = {
+          principal_id: 'prn_seed0000000000000000000000',
+          key_id: '000000000000',
+        };
+        batch.push({
+          _id: id,
+          ...contract,
+          // Seeded projections were never signed: the `decisions_signed` proof would name them.
+          proposal: {
+            action_id: id,
+            contract,
+            proposed_by: proposedBy,
+            rule: null,
+            plan_digest: null,
+            created_at: at,
+            execute_when_approved: false,
+            authority: 'seed',
+            signed_at: at,
+            signer_key: '',
+            signature: '',
+          },
           status,
           status_timestamps: { proposed: at, [status]: at },
-          proposed_by: { principal_id: 'prn_seed0000000000000000000000', key_id: '000000000000' },
+          proposed_by: proposedBy,
           approvals: [],
           decisions: [],
           dry_run: {

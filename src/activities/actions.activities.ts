@@ -2,14 +2,23 @@ import { createHmac } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import stringify from 'safe-stable-stringify';
 import { ledgerDigest } from '../domain/actions/ledger-digest';
-import { planAction } from '../domain/actions/planner';
+import { planAction, planDigestOf } from '../domain/actions/planner';
 import type { Repos } from '../store';
 import type { ActionLedgerEntry } from '../store/external-actions.repo';
 import { diffSummary, listEntryOf } from '../domain/actions/action-views';
 import { NOTIFICATION_EVENTS, type NotificationEvent } from '../domain/notifications/schemas';
-import type { ActionActor, ActionContract, ActionPlan, ActionState } from '../workflows/shared';
+import {
+  ACTION_ERRORS,
+  proposalClaimOf,
+  type ActionActor,
+  type ActionContract,
+  type ActionPlan,
+  type ActionState,
+  type ActionWorkflowInput,
+} from '../workflows/shared';
 import type { NotifiableEvent } from './notifications.activities';
 import { restoreObject } from './restore-object';
+import type { SecurityEvent, WorkerTrust } from './trust';
 
 export interface ActionActivityDeps {
   repos: Pick<
@@ -26,7 +35,14 @@ export interface ActionActivityDeps {
   webhookAllowlist: readonly string[];
   webhookSigningSecret: string;
   webhookTimeoutMs: number;
+  /** What trust is decided with: the worker's own keys (`src/activities/trust.ts`). */
+  trust: Pick<WorkerTrust, 'authority' | 'acceptedSignerKeys' | 'reportSecurityEvent'>;
 }
+
+/** How an action's workflow opens: a trusted proposal and its dry run, or a refusal. */
+export type OpenedProposal =
+  | { trusted: true; accepted_keys: string[]; plan: ActionPlan }
+  | { trusted: false; problem: string };
 
 export interface RecordTransitionInput {
   state: ActionState;
@@ -90,6 +106,10 @@ export function createActionActivities(deps: ActionActivityDeps) {
   async function recordActionTransitions(inputs: RecordTransitionInput[]): Promise<string> {
     const last = inputs[inputs.length - 1];
     if (!last) throw ApplicationFailure.nonRetryable('no transition to record');
+    for (const { state, event } of inputs) {
+      const problem = deps.trust.authority.stateProblem(state);
+      if (problem) await refuse('security.unsigned_record', state, problem, { event });
+    }
     const entries: ActionLedgerEntry[] = [];
     let prevDigest = inputs[0].state.ledger_head;
     let fresh = true;
@@ -125,43 +145,113 @@ export function createActionActivities(deps: ActionActivityDeps) {
     return prevDigest!;
   }
 
+  /** Reports the refusal, then fails the activity for good (nothing was written). */
+  async function refuse(
+    kind: SecurityEvent['kind'],
+    state: Pick<ActionState, 'action_id' | 'status'>,
+    problem: string,
+    detail: Record<string, unknown> = {},
+  ): Promise<never> {
+    const info = Context.current().info;
+    await deps.trust.reportSecurityEvent({
+      kind,
+      message: `refused for action ${state.action_id}: ${problem}`,
+      dedup_key: `${info.workflowExecution.workflowId}/${info.workflowExecution.runId}/${info.activityId}`,
+      detail: {
+        action_id: state.action_id,
+        status: state.status,
+        workflow_id: info.workflowExecution.workflowId,
+        run_id: info.workflowExecution.runId,
+        problem,
+        ...detail,
+      },
+    });
+    throw ApplicationFailure.nonRetryable(problem, ACTION_ERRORS.unsignedProposal);
+  }
+
+  /** The dry-run plan of a contract against the world as it is now. */
+  async function planActionContract(
+    contract: ActionContract,
+    options: { actionId?: string } = {},
+  ): Promise<ActionPlan> {
+    const objectId = contract.target.world_object_ref;
+    const object =
+      contract.action_kind.startsWith('world.') && objectId
+        ? await repos.worldObjects.findById(objectId)
+        : null;
+    const plan = planAction(contract, {
+      object,
+      webhookAllowlist: deps.webhookAllowlist,
+      now: new Date().toISOString(),
+    });
+    const applied = options.actionId && object?.last_action_id === options.actionId;
+    return applied ? { ...plan, already_applied: true } : plan;
+  }
+
   return {
-    /** The dry-run plan of a contract against the world as it is now. */
-    async planActionContract(
-      contract: ActionContract,
-      options: { actionId?: string } = {},
-    ): Promise<ActionPlan> {
-      const objectId = contract.target.world_object_ref;
-      const object =
-        contract.action_kind.startsWith('world.') && objectId
-          ? await repos.worldObjects.findById(objectId)
-          : null;
-      const plan = planAction(contract, {
-        object,
-        webhookAllowlist: deps.webhookAllowlist,
-        now: new Date().toISOString(),
-      });
-      const applied = options.actionId && object?.last_action_id === options.actionId;
-      return applied ? { ...plan, already_applied: true } : plan;
+    /**
+     * The first step of every action workflow: its start input must be a proposal the api
+     * signed (with a key the worker accepts). A refused one is reported and nothing else
+     * happens; a trusted one is dry-run, and the keys decisions are checked with come back.
+     */
+    async openActionProposal(input: ActionWorkflowInput): Promise<OpenedProposal> {
+      const problem = deps.trust.authority.proposalProblem(
+        input.proposal_signature && { ...proposalClaimOf(input), ...input.proposal_signature },
+      );
+      if (problem) {
+        const info = Context.current().info;
+        await deps.trust.reportSecurityEvent({
+          kind: 'security.unsigned_proposal',
+          message: `refused to run workflow ${info.workflowExecution.workflowId}: ${problem}`,
+          dedup_key: `${info.workflowExecution.workflowId}/${info.workflowExecution.runId}`,
+          detail: {
+            action_id: input.action_id,
+            workflow_id: info.workflowExecution.workflowId,
+            run_id: info.workflowExecution.runId,
+            claimed_proposer: input.proposed_by,
+            problem,
+          },
+        });
+        return { trusted: false, problem };
+      }
+      return {
+        trusted: true,
+        accepted_keys: [...deps.trust.acceptedSignerKeys],
+        plan: await planActionContract(input.contract),
+      };
     },
 
-    /**
-     * Appends the transition to the action's hash-chained ledger and writes the state
-     * projection; returns the new ledger head (the stored one, on a retry). Kept for action
-     * workflows that started before records were batched (their histories call it).
-     */
-    async recordActionTransition(input: RecordTransitionInput): Promise<string> {
-      return recordActionTransitions([input]);
-    },
+    planActionContract,
 
     recordActionTransitions,
 
-    /** Applies the effect once: a retry recognises its own earlier success. */
+    /**
+     * Applies the effect once: a retry recognises its own earlier success. Nothing the
+     * workflow hands over is believed: the effect re-plans the signed contract and acts only
+     * when the api's signatures authorise that very plan (`ActionAuthority.executionProblem`).
+     */
     async applyAction(input: {
       state: ActionState;
       plan: ActionPlan;
     }): Promise<Record<string, unknown>> {
-      const { state, plan } = input;
+      const { contract } = input.state.proposal;
+      const state: ActionState = { ...input.state, ...contract };
+      const replan = await planActionContract(contract, { actionId: state.action_id });
+      // Its own change already applied (a retry after a lost answer): the approved plan.
+      const plan = replan.already_applied ? input.plan : replan;
+      if (!replan.already_applied && replan.plan_digest !== input.plan.plan_digest) {
+        throw ApplicationFailure.nonRetryable(
+          `the world changed since the plan (${replan.plan_digest}, approved ${input.plan.plan_digest})`,
+          EXECUTION_FAILURES.planDrift,
+        );
+      }
+      const problem =
+        deps.trust.authority.executionProblem(input.state, plan.plan_digest) ??
+        (planDigestOf(contract, plan) === plan.plan_digest
+          ? null
+          : 'the plan handed to the effect is not the plan its digest names') ??
+        (plan.ok ? null : `policy refuses it: ${plan.policy.reasons.join('; ')}`);
+      if (problem) await refuse('security.unsigned_effect', state, problem);
       const now = new Date().toISOString();
       switch (state.action_kind) {
         case 'world.update_object': {

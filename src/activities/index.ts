@@ -10,6 +10,7 @@ import { createProofActivities, type ProofActivityDeps } from './proofs.activiti
 import { createScenarioActivities, type ScenarioActivityDeps } from './scenarios.activities';
 import { createRepairActivities, type RepairActivityDeps } from './repairs.activities';
 import { createSubstrateActivities, type SubstrateActivityDeps } from './substrates.activities';
+import type { WorkerTrust } from './trust';
 
 export type ProbeActivities = ReturnType<typeof createProbeActivities>;
 export type ActionActivities = ReturnType<typeof createActionActivities>;
@@ -21,7 +22,8 @@ export type ProofActivities = ReturnType<typeof createProofActivities>;
 export type ScenarioActivities = ReturnType<typeof createScenarioActivities>;
 
 export interface ActivityDeps
-  extends Omit<ActionActivityDeps, 'notify'>, Omit<NotificationDeps, 'repos'> {
+  extends Omit<ActionActivityDeps, 'notify' | 'trust'>, Omit<NotificationDeps, 'repos'> {
+  trust: WorkerTrust;
   repos: ActionActivityDeps['repos'] &
     SubstrateActivityDeps['repos'] &
     NotificationDeps['repos'] &

@@ -7,10 +7,20 @@ import { externalHeadOf, gatherEvidence, type EvidenceRepos } from '../domain/re
 import { ledgerEntryOf } from '../domain/repairs/ledger';
 import type { Repos } from '../store';
 import type { RepairFinding, RepairRecord } from '../store/repairs.repo';
-import type { ActionContract, ActionWorkflowInput } from '../workflows/shared';
+import { Context } from '@temporalio/activity';
+import type { ClaimSignature } from '../lib/signed-claims';
+import {
+  ACTION_ERRORS,
+  proposalClaimOf,
+  repairRequestClaimOf,
+  type ActionContract,
+  type ActionWorkflowInput,
+} from '../workflows/shared';
+import type { WorkerTrust } from './trust';
 
 export interface RepairActivityDeps {
   repos: EvidenceRepos & Pick<Repos, 'repairs' | 'approvalRules'>;
+  trust: Pick<WorkerTrust, 'claimProblem' | 'signClaim' | 'reportSecurityEvent'>;
 }
 
 /** Failure types a repair step ends with; none of them is retried. */
@@ -37,25 +47,27 @@ export function createRepairActivities(deps: RepairActivityDeps) {
     return object;
   }
 
+  /** Reads the object's records and diagnoses it under the repair's strategy. */
+  async function diagnoseRepair(record: RepairRecord): Promise<Diagnosis> {
+    const object = await objectOf(record.object_id);
+    try {
+      const evidence = await gatherEvidence(repos, object, record.strategy, record.checkpoint_id);
+      return diagnose(record.strategy, evidence, { to_version: record.to_version });
+    } catch (error) {
+      if (error instanceof RepairNotPossible) {
+        throw ApplicationFailure.nonRetryable(error.message, REPAIR_FAILURES.notPossible);
+      }
+      throw error;
+    }
+  }
+
   return {
     /** Projects the repair's record (the workflow is its single writer). */
     async recordRepair(record: RepairRecord): Promise<void> {
       await repos.repairs.project(record);
     },
 
-    /** Reads the object's records and diagnoses it under the repair's strategy. */
-    async diagnoseRepair(record: RepairRecord): Promise<Diagnosis> {
-      const object = await objectOf(record.object_id);
-      try {
-        const evidence = await gatherEvidence(repos, object, record.strategy, record.checkpoint_id);
-        return diagnose(record.strategy, evidence, { to_version: record.to_version });
-      } catch (error) {
-        if (error instanceof RepairNotPossible) {
-          throw ApplicationFailure.nonRetryable(error.message, REPAIR_FAILURES.notPossible);
-        }
-        throw error;
-      }
-    },
+    diagnoseRepair,
 
     /**
      * The `world.restore_object` action that applies the plan, proposed by the requester
@@ -63,10 +75,35 @@ export function createRepairActivities(deps: RepairActivityDeps) {
      */
     async prepareRestoreAction(input: {
       record: RepairRecord;
-      decision_public_key?: string;
+      request_signature?: ClaimSignature;
     }): Promise<ActionWorkflowInput> {
       const { record } = input;
-      const plan = record.plan!;
+      // The worker vouches for the child action only when the api signed the repair, and
+      // only for the plan its own diagnosis makes now (not one the workflow hands over).
+      const problem = deps.trust.claimProblem(
+        'repair-request',
+        repairRequestClaimOf(record),
+        input.request_signature,
+        'the repair request',
+      );
+      if (problem) {
+        const { workflowId, runId } = Context.current().info.workflowExecution;
+        await deps.trust.reportSecurityEvent({
+          kind: 'security.unsigned_repair',
+          message: `refused to propose the child action of repair ${record._id}: ${problem}`,
+          dedup_key: `${workflowId}/${runId}`,
+          detail: { repair_id: record._id, workflow_id: workflowId, run_id: runId, problem },
+        });
+        throw ApplicationFailure.nonRetryable(problem, ACTION_ERRORS.unsignedProposal);
+      }
+      const diagnosed = await diagnoseRepair(record);
+      const plan = diagnosed.plan;
+      if (!plan || plan.digest !== record.plan?.digest) {
+        throw ApplicationFailure.nonRetryable(
+          `the repair's plan is not what a diagnosis makes now (${plan?.digest ?? 'nothing to do'})`,
+          REPAIR_FAILURES.notPossible,
+        );
+      }
       const contract: ActionContract = {
         action_kind: 'world.restore_object',
         target: { world_object_ref: record.object_id },
@@ -86,14 +123,19 @@ export function createRepairActivities(deps: RepairActivityDeps) {
       ) {
         contract.bounds.required_approvals = rule.required_approvals;
       }
-      return {
+      const action: ActionWorkflowInput = {
         action_id: childActionIdOf(record._id),
         contract,
         rule,
         proposed_by: record.requested_by,
         created_at: record.status_timestamps.planned ?? record.updated_at,
-        decision_public_key: input.decision_public_key,
         execute_when_approved: true,
+        plan_digest: null,
+        authority: `repair:${record._id}`,
+      };
+      return {
+        ...action,
+        proposal_signature: deps.trust.signClaim('proposal', proposalClaimOf(action)),
       };
     },
 

@@ -1,6 +1,7 @@
 import { createPrivateKey, createPublicKey, hkdfSync, sign } from 'node:crypto';
 import { decisionMessage, type DecisionClaim } from '../lib/decision-signature';
 import { newId } from '../lib/ids';
+import { claimMessage, type ClaimKind, type ClaimSignature } from '../lib/signed-claims';
 
 /** The signature fields a forwarded decision carries. */
 export interface DecisionSignature {
@@ -8,14 +9,18 @@ export interface DecisionSignature {
   signed_at: string;
   /** Ed25519 over `decisionMessage`, hex. */
   signature: string;
+  /** The public key that signed it, hex (the verifier accepts it only from its own list). */
+  signer_key: string;
 }
 
 export interface DecisionSigner {
-  /** The raw 32-byte public key, hex: what each action workflow is started with. */
+  /** The raw 32-byte public key, hex: what verifiers list among their accepted keys. */
   publicKeyHex: string;
   /** The same public key as PEM (SPKI), for `openssl pkeyutl -verify`. */
   publicKeyPem: string;
   sign(claim: Omit<DecisionClaim, 'decision_id' | 'signed_at'>): DecisionSignature;
+  /** Signs a proposal or a repair request (`src/lib/signed-claims.ts`), now. */
+  signClaim(kind: ClaimKind, claim: object): ClaimSignature;
   /** Ed25519 over any message (a repair certificate), hex: the same key signs both. */
   signMessage(message: Uint8Array): string;
 }
@@ -26,8 +31,9 @@ const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'he
 /**
  * The signing seed: `DECISION_SIGNING_KEY` (32 bytes, hex or base64) when set, as production should;
  * otherwise derived from `KEY_PEPPER` with HKDF, so the embedded default keeps one key across
- * restarts without a second secret to keep. Changing either changes the public key, and
- * actions still awaiting approval then refuse every decision (docs/actions.md).
+ * restarts without a second secret to keep. Changing either changes the public key: keep the
+ * old one in the workers' `DECISION_VERIFY_KEYS` until the actions it signed have ended
+ * (docs/actions.md, key rotation).
  */
 export function decisionSeed(config: { decisionSigningKey?: string; keyPepper: string }): Buffer {
   const key = config.decisionSigningKey;
@@ -46,8 +52,9 @@ export function createDecisionSigner(seed: Buffer): DecisionSigner {
   });
   const publicKey = createPublicKey(privateKey);
   const spki = publicKey.export({ format: 'der', type: 'spki' });
+  const publicKeyHex = spki.subarray(spki.length - 32).toString('hex');
   return {
-    publicKeyHex: spki.subarray(spki.length - 32).toString('hex'),
+    publicKeyHex,
     publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString(),
     signMessage: (message) => sign(null, message, privateKey).toString('hex'),
     sign(claim) {
@@ -60,7 +67,28 @@ export function createDecisionSigner(seed: Buffer): DecisionSigner {
         decision_id: full.decision_id,
         signed_at: full.signed_at,
         signature: sign(null, decisionMessage(full), privateKey).toString('hex'),
+        signer_key: publicKeyHex,
+      };
+    },
+    signClaim(kind, claim) {
+      const signedAt = new Date().toISOString();
+      return {
+        signed_at: signedAt,
+        signer_key: publicKeyHex,
+        signature: sign(null, claimMessage(kind, claim, signedAt), privateKey).toString('hex'),
       };
     },
   };
+}
+
+/**
+ * The public keys a verifier (the worker, a proof check) accepts signatures from: the
+ * configured `DECISION_VERIFY_KEYS`, or else the public key of its own signing seed. Never
+ * a key named by the signed thing itself.
+ */
+export function acceptedSignerKeys(
+  config: { decisionVerifyKeys?: readonly string[] },
+  own: Pick<DecisionSigner, 'publicKeyHex'>,
+): string[] {
+  return config.decisionVerifyKeys?.length ? [...config.decisionVerifyKeys] : [own.publicKeyHex];
 }

@@ -4,9 +4,9 @@ import { sha512 } from '@noble/hashes/sha2';
 
 /**
  * What a signed decision binds: who decided what on which action and plan, why, and when.
- * The api signs it (Ed25519, `src/auth/decision-signer.ts`); the action workflow verifies
- * it with the public key from its input, so an update sent around the api (the Temporal UI's
- * "Send an Update", the CLI) is refused. Pure and deterministic: it runs in the workflow
+ * The api signs it (Ed25519, `src/auth/decision-signer.ts`); the worker verifies it with the
+ * keys of its own configuration, never with anything a workflow's input names, so an update
+ * sent around the api (the Temporal UI's "Send an Update", the CLI) is refused. Pure and deterministic: it runs in the workflow
  * sandbox (no Buffer, no node:crypto), so keys and signatures travel as hex.
  */
 export interface DecisionClaim {
@@ -70,13 +70,13 @@ function publicKeyPoint(publicKeyHex: string): EdPoint {
 }
 
 /**
- * True when `signatureHex` is the key's Ed25519 signature of the claim. The same check as
+ * True when `signatureHex` is the key's Ed25519 signature of `message`. The same check as
  * `ed25519.verify` with its defaults (ZIP 215 decoding, `[8][S]B = [8]R + [8][k]A`), over a
  * precomputed public key; the tests hold the two to the same answers.
  */
-export function verifyDecision(
+export function verifySignature(
   publicKeyHex: string,
-  claim: DecisionClaim,
+  message: Uint8Array,
   signatureHex: string,
 ): boolean {
   if (!HEX.test(signatureHex) || signatureHex.length !== 128) return false;
@@ -87,10 +87,17 @@ export function verifyDecision(
     const R = ed25519.Point.fromBytes(signature.subarray(0, 32), true);
     // Throws unless 0 <= S < L.
     const SB = ed25519.Point.BASE.multiplyUnsafe(bytesToNumberLE(signature.subarray(32)));
-    const hash = sha512(concatBytes(R.toBytes(), A.toBytes(), decisionMessage(claim)));
+    const hash = sha512(concatBytes(R.toBytes(), A.toBytes(), message));
     const k = ed25519.Point.Fn.create(bytesToNumberLE(hash));
     return R.add(A.multiplyUnsafe(k)).subtract(SB).clearCofactor().is0();
   } catch {
     return false;
   }
 }
+
+/** True when `signatureHex` is the key's Ed25519 signature of the decision claim. */
+export const verifyDecision = (
+  publicKeyHex: string,
+  claim: DecisionClaim,
+  signatureHex: string,
+): boolean => verifySignature(publicKeyHex, decisionMessage(claim), signatureHex);

@@ -63,6 +63,12 @@ export function createMetrics() {
       labelNames: ['workflow_type'] as const,
       registers: [registry],
     }),
+    securityEvents: new Counter({
+      name: 'gr_security_events_total',
+      help: 'Starts, records and effects the worker refused because the api did not sign them, by kind.',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+    }),
   };
 }
 

@@ -3,7 +3,6 @@ import {
   allHandlersFinished,
   condition,
   getExternalWorkflowHandle,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -22,7 +21,7 @@ import {
 import { actionCurrentDetails, recordSummary, type ActionNames } from './action-details';
 import { actionTargetText } from './action-text';
 import { refuseEarlyExecute, refuseRepeatApproval, validateDecider } from './action-validation';
-import { createSignatureCheck } from './signature-check';
+import { createDecisionGate } from './decision-gate';
 import {
   ACTION_ERRORS,
   ActionStatusKey,
@@ -32,38 +31,31 @@ import {
   childActionStatusSignal,
   executeActionUpdate,
   planSettledUpdate,
+  proposalClaimOf,
   rejectActionUpdate,
   type ActionActor,
-  type ActionDecision,
   type ActionDecisionInput,
   type ActionState,
   type ActionStatus,
   type ActionWorkflowInput,
 } from './shared';
 
-const { planActionContract, recordActionTransition, recordActionTransitions } =
+const { openActionProposal, planActionContract, recordActionTransitions } =
   proxyLocalActivities<ActionActivities>(STORE_STEP);
-/**
- * Workflows started since this patch record transitions in batches (`recordActionTransitions`)
- * and record `proposed` with the plan's outcome; older histories replay the one-at-a-time way.
- */
-const BATCHED_RECORDS = 'action-records-batched';
 
 // Webhooks leave the process (a regular activity); our own store's effects are local.
 const { applyAction: applyExternalEffect } = proxyActivities<ActionActivities>(EFFECT_STEP);
 const { applyAction: applyInternalEffect } = proxyLocalActivities<ActionActivities>(EFFECT_STEP);
 
 const now = (): string => new Date().toISOString();
+/** Who a ledger entry names as its actor (the signed decision goes in its detail). */
+const actorOf = (d: ActionDecisionInput): ActionActor => ({
+  principal_id: d.principal_id,
+  key_id: d.key_id,
+});
 
-/**
- * Refused decisions recorded in the ledger per action; past that they are refused without a
- * trace in history, so a flood of forged updates cannot grow the history without bound.
- */
-const MAX_RECORDED_REFUSALS = 20;
 /** A deep copy that the workflow sandbox can always make (plain JSON state). */
 const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
-
-type DecisionKind = ActionDecision['decision'];
 
 /**
  * One approval-gated outbound action, from proposal to its final status. The workflow is
@@ -96,6 +88,7 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
     refused_decisions: 0,
     rule: input.rule ?? null,
     executable_at: null,
+    proposal: { ...proposalClaimOf(input), ...input.proposal_signature! },
   };
 
   // Names for what people read (the api resolved them at the start; deciders bring theirs).
@@ -109,7 +102,6 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
   // Records run one after another, so the ledger chain and projection follow the state.
   // Transitions queue up while a record runs and the next record takes them all at once:
   // one local activity, one projection write and one witness slot for the batch.
-  const batched = patched(BATCHED_RECORDS);
   const queued: Array<RecordTransitionInput & { summary: string }> = [];
   let recording: Promise<void> = Promise.resolve();
   const record = (
@@ -121,14 +113,12 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
     const summary = recordSummary(event, actor?.principal_id ?? null, state, names);
     queued.push({ state: copy(state), event, actor, detail, summary });
     recording = recording.then(async () => {
-      const batch = queued.splice(0, batched ? queued.length : 1);
+      const batch = queued.splice(0, queued.length);
       if (batch.length === 0) return; // an earlier record took it
       batch[0].state.ledger_head = state.ledger_head;
       const inputs = batch.map(({ summary: _summary, ...input }) => input);
       const options = { ...STORE_STEP, summary: batch.map((b) => b.summary).join('; ') };
-      state.ledger_head = batched
-        ? await recordActionTransitions.executeWithOptions(options, [inputs])
-        : await recordActionTransition.executeWithOptions(options, [inputs[0]]);
+      state.ledger_head = await recordActionTransitions.executeWithOptions(options, [inputs]);
     });
     return recording;
   };
@@ -137,6 +127,8 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
     actor: ActionActor | null,
     detail?: Record<string, unknown>,
   ): Promise<void> => {
+    // Refusals still unrecorded go into the ledger before the status they happened under ends.
+    void gate.recordRefusalAggregate();
     const at = now();
     state.status = status;
     state.status_timestamps[status] = at;
@@ -162,47 +154,8 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
   // A durable timer, named for the history: "wait for approvals until 2026-11-24 14:05Z".
   const waitUntil = (done: () => boolean, ms: number, summary: string) =>
     condition(done, ms, { summary });
-  const decision = (kind: ActionDecision['decision'], d: ActionDecisionInput): ActionDecision => {
-    if (d.principal_name) names.principals[d.principal_id] = d.principal_name;
-    return {
-      decision: kind,
-      principal_id: d.principal_id,
-      key_id: d.key_id,
-      reason: d.reason ?? null,
-      plan_digest: d.plan_digest ?? null,
-      at: now(),
-    };
-  };
-  // Decisions must carry the api's signature over exactly what they claim (DESIGN.md §10).
-  const signatures = createSignatureCheck(input.decision_public_key, state.action_id);
-  const signatureProblem = signatures.problemOf;
-  const unsigned = (message: string) =>
-    ApplicationFailure.create({ type: ACTION_ERRORS.unsigned, message, nonRetryable: true });
-  /** A refused decision gets into history only this way: counted and in the ledger. */
-  const signedValidator =
-    (kind: DecisionKind, validate: (d: ActionDecisionInput) => void) =>
-    (d: ActionDecisionInput): void => {
-      const problem = signatureProblem(d, kind);
-      if (!problem) return validate(d);
-      if ((state.refused_decisions ?? 0) >= MAX_RECORDED_REFUSALS) throw unsigned(problem);
-    };
-  // Synchronous when the signature holds, so the handler takes the decision in the same
-  // turn its validator passed (no other update slips in between).
-  const refusalOf = (d: ActionDecisionInput, kind: DecisionKind): Promise<never> | null => {
-    const problem = signatureProblem(d, kind);
-    if (!problem) {
-      if (d.decision_id) signatures.markUsed(d.decision_id);
-      return null;
-    }
-    state.refused_decisions = (state.refused_decisions ?? 0) + 1;
-    return record('decision_refused', null, {
-      decision: kind,
-      claimed_by: { principal_id: d.principal_id, key_id: d.key_id },
-      problem,
-    }).then(() => {
-      throw unsigned(problem);
-    });
-  };
+  const gate = createDecisionGate(state, record, () => recording, names);
+  const { decision, refusalOf, signedValidator } = gate;
 
   setHandler(actionStateQuery, () => state);
   setHandler(planSettledUpdate, async () => {
@@ -219,11 +172,14 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
       state.approvals.push(approval);
       state.decisions.push(approval);
       if (state.approvals.length >= state.bounds.required_approvals)
-        await moveTo('approved', d, { reason: approval.reason });
+        await moveTo('approved', actorOf(d), { reason: approval.reason, decision: approval });
       else {
         upsertSearchAttributes([{ key: ApprovalsRemainingKey, value: remaining() }]);
         showDetails();
-        await record('approval_recorded', d, { reason: approval.reason });
+        await record('approval_recorded', actorOf(d), {
+          reason: approval.reason,
+          decision: approval,
+        });
       }
       return state;
     },
@@ -241,7 +197,7 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
       if (refused) return refused;
       const rejection = decision('reject', d);
       state.decisions.push(rejection);
-      await moveTo('rejected', d, { reason: rejection.reason });
+      await moveTo('rejected', actorOf(d), { reason: rejection.reason, decision: rejection });
       return state;
     },
     { validator: signedValidator('reject', (d) => validateDecider(state, d, 'reject')) },
@@ -251,25 +207,37 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
     async (d: ActionDecisionInput) => {
       const refused = refusalOf(d, 'execute');
       if (refused) return refused;
-      state.decisions.push(decision('execute', d));
-      await moveTo('executing', d, { reason: d.reason ?? null });
+      const execution = decision('execute', d);
+      state.decisions.push(execution);
+      await moveTo('executing', actorOf(d), { reason: d.reason ?? null, decision: execution });
       return state;
     },
     { validator: signedValidator('execute', () => refuseEarlyExecute(state)) },
   );
 
-  // The start set ActionStatus=proposed. The proposal is recorded with the plan's outcome,
-  // in one batch (before the patch: recording it and planning ran side by side).
+  // The start set ActionStatus=proposed. Nothing is recorded before the worker has checked
+  // the api's signature on the proposal: a forged start leaves no action the api would show.
   showDetails();
-  const proposed = batched ? null : record('proposed', state.proposed_by, { reason: state.reason });
-  state.dry_run = await planActionContract.executeWithOptions(
-    { ...STORE_STEP, summary: `dry-run ${state.action_kind} → ${target}` },
-    [input.contract],
+  const opened = await openActionProposal.executeWithOptions(
+    {
+      ...STORE_STEP,
+      summary: `check the api's signature on the proposal, dry-run ${state.action_kind} → ${target}`,
+    },
+    [input],
   );
-  // Not awaited when batched: the outcome's record below queues beside it, so one record
-  // takes both (and awaiting that one awaits this).
-  if (proposed) await proposed;
-  else void record('proposed', state.proposed_by, { reason: state.reason });
+  if (!opened.trusted) {
+    upsertSearchAttributes([{ key: ActionStatusKey, value: 'refused' }]);
+    setCurrentDetails(`**Refused:** ${opened.problem}. Nothing was recorded and nothing done.`);
+    throw ApplicationFailure.create({
+      type: ACTION_ERRORS.unsignedProposal,
+      message: `refused: ${opened.problem}`,
+      nonRetryable: true,
+    });
+  }
+  gate.trust(opened.accepted_keys);
+  state.dry_run = opened.plan;
+  // Not awaited: the outcome's record below queues beside it, so one record takes both.
+  void record('proposed', state.proposed_by, { reason: state.reason, proposal: state.proposal });
   if (!state.dry_run.ok) {
     await moveTo('dry_run_failed', null, { reasons: state.dry_run.policy.reasons });
     return finish();
@@ -386,6 +354,7 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
   return finish();
 
   async function finish(): Promise<ActionState> {
+    await gate.recordRefusalAggregate();
     await recording;
     await condition(allHandlersFinished);
     return state;

@@ -120,7 +120,7 @@ export async function repairWorkflow(input: RepairWorkflowInput): Promise<Repair
   await moveTo('planned');
 
   const actionInput = {
-    ...(await prepareRestoreAction({ record, decision_public_key: input.decision_public_key })),
+    ...(await prepareRestoreAction({ record, request_signature: input.request_signature })),
     names: input.names,
   };
   record.child_action_id = actionInput.action_id;

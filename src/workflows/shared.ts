@@ -7,6 +7,14 @@ import type { CheckpointRecord } from '../store/checkpoints.repo';
 import type { RepairRecord } from '../store/repairs.repo';
 import type { DeploymentRecord, NormalizedSpec } from '../store/substrate-deployments.repo';
 import type { DisplayNames } from './action-text';
+import type {
+  ActionActor,
+  ActionContract,
+  ActionDecisionInput,
+  ActionRule,
+  SignedActionProposal,
+} from './action-contract';
+import type { ClaimSignature } from '../lib/signed-claims';
 
 // What the Web UI shows of an action before it starts: built by its starter (api, repair).
 export {
@@ -68,34 +76,6 @@ export const FINAL_ACTION_STATUSES: readonly ActionStatus[] = [
   'failed',
 ];
 
-/** The contract as proposed, with bounds defaults filled in. */
-export interface ActionContract {
-  action_kind: ActionKind;
-  target: { world_object_ref?: string; url?: string };
-  parameters: Record<string, unknown>;
-  bounds: { allowed_fields: string[]; expires_in_seconds: number; required_approvals: number };
-  shared_context_id: string | null;
-  reason: string | null;
-}
-
-/**
- * The approval rule in force for an action (DESIGN.md section 10), as it was when the action
- * was proposed: later changes to the rule do not reach actions already proposed.
- */
-export interface ActionRule {
-  rule_id: string;
-  name: string;
-  version: number;
-  /** What the rule asked for; the contract's `required_approvals` already includes it. */
-  required_approvals: number | null;
-  /** Who may approve or reject; both empty: anyone but the proposer. */
-  approver_roles: string[];
-  approver_principals: string[];
-  require_reason: boolean;
-  wait_seconds: number;
-  auto_execute: boolean;
-}
-
 /** True when the rule in force admits this principal to approve or reject. */
 export function mayDecideUnder(
   rule: ActionRule | null | undefined,
@@ -131,16 +111,20 @@ export interface ActionPlan {
   already_applied?: true;
 }
 
-export interface ActionActor {
-  principal_id: string;
-  key_id: string;
-}
-
 export interface ActionDecision extends ActionActor {
   decision: 'approve' | 'reject' | 'execute';
   reason: string | null;
   plan_digest: string | null;
   at: string;
+  /**
+   * The api's signature and what it covers beyond the fields above (absent on the workflow's
+   * own `auto` execute): kept so the effect and the proofs can verify the decision again.
+   */
+  role?: string | null;
+  decision_id?: string;
+  signed_at?: string;
+  signature?: string;
+  signer_key?: string;
 }
 
 export interface ActionExecution {
@@ -150,6 +134,9 @@ export interface ActionExecution {
   started_at: string;
   finished_at: string;
 }
+
+// The contract, what a start input and a decision carry, and what the api signs of them.
+export * from './action-contract';
 
 /** The authoritative state of an action, held by its workflow (the single writer). */
 export interface ActionState extends ActionContract {
@@ -176,43 +163,8 @@ export interface ActionState extends ActionContract {
   rule?: ActionRule | null;
   /** When execution may start: approval plus the rule's wait (set once approved). */
   executable_at?: string | null;
-}
-
-export interface ActionWorkflowInput {
-  action_id: string;
-  contract: ActionContract;
-  proposed_by: ActionActor;
-  created_at: string;
-  /** The approval rule in force, if any matched. */
-  rule?: ActionRule | null;
-  /**
-   * The api's Ed25519 public key (hex): decisions must carry its signature. Absent only in
-   * workflows started before decisions were signed, which accept unsigned decisions.
-   */
-  decision_public_key?: string;
-  /**
-   * Executes as soon as it is approved (and the rule's wait is over): the repair that
-   * proposed it asked for its effect, so nobody has to call `execute` as well.
-   */
-  execute_when_approved?: boolean;
-  /** Names the starter resolved for what people read in the Web UI (display only). */
-  names?: DisplayNames;
-}
-
-/**
- * What a decision update carries: who decides (the calling key's principal) and why, signed
- * by the api that authenticated them (`src/lib/decision-signature.ts`).
- */
-export interface ActionDecisionInput extends ActionActor {
-  /** The decider's role, as the api authenticated it (rules may admit roles). */
-  role?: string;
-  reason?: string;
-  plan_digest?: string;
-  decision_id?: string;
-  signed_at?: string;
-  signature?: string;
-  /** The decider's name, for the Web UI only: not signed, never an identity. */
-  principal_name?: string;
+  /** The signed proposal the workflow started with: what every effect is checked against. */
+  proposal: SignedActionProposal;
 }
 
 /** Error types the action workflow's update validators throw; the api maps them to HTTP. */
@@ -222,6 +174,8 @@ export const ACTION_ERRORS = {
   conflict: 'Conflict',
   /** A decision without a valid api signature: forged, replayed or stale. */
   unsigned: 'UnsignedDecision',
+  /** A start input without a valid api signature: the workflow does nothing. */
+  unsignedProposal: 'UnsignedProposal',
   /** The rule in force wants a reason and the decision gave none (422 naming `reason`). */
   reasonRequired: 'ReasonRequired',
 } as const;
@@ -344,8 +298,11 @@ export const checkpointWorkflowId = (checkpointId: string): string => `checkpoin
 /** What a repair workflow is started with: its first record. */
 export interface RepairWorkflowInput {
   record: RepairRecord;
-  /** The api's decision public key, handed to the child action it may start. */
-  decision_public_key?: string;
+  /**
+   * The api's signature over the request (`repairRequestClaimOf`): without it the worker
+   * does not propose the child action that would apply the repair.
+   */
+  request_signature?: ClaimSignature;
   /** The object's and the requester's names, for the Web UI (and the child action's). */
   names?: DisplayNames;
   /** `PUBLIC_BASE_URL`: where the child action's static details link back to. */
@@ -353,6 +310,18 @@ export interface RepairWorkflowInput {
 }
 
 export const repairWorkflowId = (repairId: string): string => `repair-${repairId}`;
+
+/** What the api signs when it starts a repair (kind `repair-request`). */
+export const repairRequestClaimOf = (record: RepairRecord) => ({
+  repair_id: record._id,
+  object_id: record.object_id,
+  strategy: record.strategy,
+  reason: record.reason,
+  to_version: record.to_version,
+  checkpoint_id: record.checkpoint_id,
+  requested_by: record.requested_by,
+  created_at: record.created_at,
+});
 export const repairStateQuery = defineQuery<RepairRecord>('repairState');
 
 /** A child action tells the repair that started it of each status it enters. */

@@ -9,20 +9,23 @@ const MAX_CLOCK_SKEW_MS = 5 * 60_000;
 type DecisionKind = DecisionClaim['decision'];
 
 /**
- * The action workflow's check of signed decisions (DESIGN.md §10): each must carry the api's
- * Ed25519 signature over exactly what it claims, within the accepted window, used once.
- * Without a public key (workflows started before decisions were signed) nothing is checked.
- * Deterministic: it runs in the workflow sandbox, on the workflow's clock.
+ * The action workflow's check of signed decisions: each must carry the api's Ed25519
+ * signature over exactly what it claims, by one of `acceptedKeys` (the worker's own
+ * configuration, as its first activity reported them: never a key from the workflow's
+ * input), within the accepted window, used once. Deterministic: it runs in the workflow
+ * sandbox, on the workflow's clock. The effect checks the same signatures again.
  */
-export function createSignatureCheck(publicKey: string | undefined, actionId: string) {
+export function createSignatureCheck(acceptedKeys: () => readonly string[], actionId: string) {
   const usedDecisionIds = new Set<string>();
   const verified = new Map<string, boolean>();
   return {
     /** Why the decision is refused, or null when its signature holds. */
     problemOf: (d: ActionDecisionInput, kind: DecisionKind): string | null => {
-      if (!publicKey) return null;
-      if (!d.signature || !d.decision_id || !d.signed_at) {
+      if (!d.signature || !d.decision_id || !d.signed_at || !d.signer_key) {
         return `this ${kind} is not signed by the api; decide through the api`;
+      }
+      if (!acceptedKeys().includes(d.signer_key)) {
+        return `this ${kind} is signed by key ${d.signer_key.slice(0, 16)}…, which the worker does not accept`;
       }
       if (usedDecisionIds.has(d.decision_id)) {
         return `decision ${d.decision_id} was used already (a replay)`;
@@ -43,10 +46,10 @@ export function createSignatureCheck(publicKey: string | undefined, actionId: st
         signed_at: d.signed_at,
       };
       // The validator and then the handler check each decision: verify its signature once.
-      const key = `${kind}|${d.decision_id}|${d.signature}|${JSON.stringify(claim)}`;
+      const key = `${kind}|${d.signer_key}|${d.signature}|${JSON.stringify(claim)}`;
       let valid = verified.get(key);
       if (valid === undefined) {
-        valid = verifyDecision(publicKey, claim, d.signature);
+        valid = verifyDecision(d.signer_key, claim, d.signature);
         verified.set(key, valid);
       }
       return valid ? null : `the signature does not match this ${kind}`;

@@ -3,6 +3,7 @@ import { MongoClient } from 'mongodb';
 import { createActionActivities } from '../../src/activities/actions.activities';
 import { createRepos } from '../../src/store';
 import type { ActionContract, ActionState, ActionStatus } from '../../src/workflows/shared';
+import { signedDecision, signedInput, signingWorld, stateOf } from '../helpers/signed-actions';
 
 // Found by `npm run chaos` (docs/chaos.md): a worker died after its execution had applied a
 // world change but before the workflow recorded it; the retried execute re-planned, saw the
@@ -12,11 +13,13 @@ import type { ActionContract, ActionState, ActionStatus } from '../../src/workfl
 const client = new MongoClient(process.env['TEST_MONGODB_URI']!);
 const db = client.db(`t_action_acts_${randomBytes(3).toString('hex')}`);
 const repos = createRepos(db);
+const { signer, trust } = signingWorld();
 const activities = createActionActivities({
   repos,
   webhookAllowlist: [],
   webhookSigningSecret: 'x'.repeat(32),
   webhookTimeoutMs: 1000,
+  trust,
 });
 
 afterAll(async () => {
@@ -38,23 +41,27 @@ describe('external action activities: an execution that already took effect', ()
       created_at: now,
       updated_at: now,
     });
-    const contract = {
+    const contract: ActionContract = {
       action_kind: 'world.update_object',
       target: { world_object_ref: objectId },
       parameters: { patch: { status: 'on' } },
-      bounds: { allowed_fields: ['status'] },
-    } as unknown as ActionContract;
+      bounds: { allowed_fields: ['status'], expires_in_seconds: 3600, required_approvals: 1 },
+      shared_context_id: null,
+      reason: null,
+    };
     const actionId = 'act_01TESTALREADYAPPLIED00001';
     const approved = await activities.planActionContract(contract, { actionId });
     expect(approved.ok).toBe(true);
     expect(approved.already_applied).toBeUndefined();
 
-    const state = {
-      action_id: actionId,
-      action_kind: 'world.update_object',
-      target: contract.target,
-      parameters: contract.parameters,
-    } as unknown as ActionState;
+    const input = signedInput(signer, { action_id: actionId, contract });
+    const state: ActionState = stateOf(input, {
+      status: 'executing',
+      decisions: [
+        signedDecision(signer, actionId, 'approve', 'prn_approver', approved.plan_digest),
+        signedDecision(signer, actionId, 'execute', 'prn_approver', null),
+      ],
+    });
     await activities.applyAction({ state, plan: approved });
     expect((await repos.worldObjects.findById(objectId))?.version).toBe(2);
 
@@ -87,28 +94,31 @@ describe('external action activities: an execution that already took effect', ()
 describe('external action activities: recording transitions', () => {
   const actionId = `act_01TESTRECORDS${randomBytes(6).toString('hex').toUpperCase()}`;
   const at = new Date().toISOString();
-  const stateAt = (seq: number, status: ActionStatus, ledgerHead: string | null) =>
-    ({
-      action_id: actionId,
+  const input = signedInput(signer, {
+    action_id: actionId,
+    contract: {
       action_kind: 'notify',
       target: {},
       parameters: { message: 'hi' },
-      bounds: { required_approvals: 1, expires_in_seconds: 3600 },
+      bounds: { allowed_fields: [], required_approvals: 1, expires_in_seconds: 3600 },
       shared_context_id: null,
+      reason: null,
+    },
+    proposed_by: { principal_id: 'prn_a', key_id: 'k1' },
+  });
+  const approval = signedDecision(signer, actionId, 'approve', 'prn_b', null);
+  const stateAt = (seq: number, status: ActionStatus, ledgerHead: string | null) =>
+    stateOf(input, {
       status,
       status_timestamps: { [status]: at },
-      proposed_by: { principal_id: 'prn_a', key_id: 'k1' },
-      approvals: [],
-      decisions: [],
-      dry_run: null,
-      execution: null,
+      decisions: status === 'approved' ? [approval] : [],
+      approvals: status === 'approved' ? [approval] : [],
       expires_at: at,
       created_at: at,
       updated_at: at,
       seq,
       ledger_head: ledgerHead,
-      rule: null,
-    }) as unknown as ActionState;
+    });
   const proposal = (ledgerHead: string | null) => [
     { state: stateAt(1, 'proposed', ledgerHead), event: 'proposed', actor: null },
     { state: stateAt(2, 'awaiting_approval', ledgerHead), event: 'awaiting_approval', actor: null },

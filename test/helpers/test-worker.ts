@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { Worker } from '@temporalio/worker';
 import type { AppDeps } from '../../src/app/deps';
+import { createSecurityEventReporter } from '../../src/observability/security-events';
 import { createWorker } from '../../src/worker/create-worker';
+import { createWorkerTrust } from '../../src/worker/trust';
 import { WORKFLOW_BUNDLE_PATH } from '../test-env';
 
 export interface TestWorker {
@@ -17,6 +19,14 @@ export const activityDepsOf = (deps: AppDeps) => ({
   webhookSigningSecret: deps.config.webhookSigningSecret,
   webhookTimeoutMs: deps.config.webhookTimeoutMs,
   keyPepper: deps.config.keyPepper,
+  trust: createWorkerTrust(
+    deps.config,
+    createSecurityEventReporter({
+      recorder: deps.serviceEvents,
+      logger: deps.logger,
+      counter: deps.metrics.securityEvents,
+    }),
+  ),
 });
 
 /** A real worker on the app's task queue, running the pre-built workflow bundle. */

@@ -3,6 +3,7 @@ import {
   ActionStatusKey,
   actionWorkflowId,
   planSettledUpdate,
+  proposalClaimOf,
   type ActionState,
   type ActionWorkflowInput,
 } from '../../src/workflows/shared';
@@ -40,11 +41,11 @@ const decide = (id: string, decision: string) =>
     body: {},
   });
 
-/** Starts an action workflow directly, with a window shorter than the API allows. */
+/** Starts an action workflow directly (signed as the api signs), with a window shorter than the API allows. */
 async function startShortLived(expiresInSeconds: number): Promise<string> {
   const client = await app.deps.temporal.getClient();
   const actionId = newId('act');
-  const input: ActionWorkflowInput = {
+  const unsigned: ActionWorkflowInput = {
     action_id: actionId,
     contract: {
       action_kind: 'notify',
@@ -56,6 +57,10 @@ async function startShortLived(expiresInSeconds: number): Promise<string> {
     },
     proposed_by: { principal_id: proposer.principalId, key_id: proposer.keyId },
     created_at: new Date().toISOString(),
+  };
+  const input: ActionWorkflowInput = {
+    ...unsigned,
+    proposal_signature: app.deps.decisionSigner.signClaim('proposal', proposalClaimOf(unsigned)),
   };
   const handle = await client.workflow.start('externalActionWorkflow', {
     workflowId: actionWorkflowId(actionId),

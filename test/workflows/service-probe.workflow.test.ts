@@ -29,6 +29,7 @@ describe('serviceProbeWorkflow', () => {
         webhookSigningSecret: 'unused-by-the-probe-0123456789abcdef',
         webhookTimeoutMs: 1000,
         keyPepper: 'unused-by-the-probe',
+        trust: {} as never, // nor trust
       },
     });
     const requestedAt = new Date().toISOString();

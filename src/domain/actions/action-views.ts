@@ -2,7 +2,7 @@ import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
 import { FAMILIES, entitlementRank } from '../../auth/families';
 import type { ActionListEntry, ActionRecord } from '../../store/external-actions.repo';
-import { mayDecideUnder } from '../../workflows/shared';
+import { mayDecideUnder, type ActionDecision } from '../../workflows/shared';
 import { targetOf } from '../approvals/rules.service';
 import { workflowUrlOf } from '../workflow-links';
 
@@ -42,10 +42,20 @@ export function actionView(
   record: ActionRecord,
   auth: AuthContext,
 ) {
-  const { _id, seq: _seq, proposed_by, approved_by: _by, eligible: _eligible, ...rest } = record;
+  const {
+    _id,
+    seq: _seq,
+    proposed_by,
+    approved_by: _by,
+    eligible: _eligible,
+    proposal: _proposal,
+    ...rest
+  } = record;
   return {
     action_id: _id,
     ...rest,
+    approvals: record.approvals.map(publicDecision),
+    decisions: record.decisions.map(publicDecision),
     proposed_by: proposed_by.principal_id,
     allowed: allowedFor(record, auth),
     workflow_url: workflowUrlOf(deps, record.workflow_id),
@@ -54,6 +64,23 @@ export function actionView(
     },
   };
 }
+
+/** A decision as clients see it (its signature is in the ledger, for the proofs). */
+const publicDecision = ({
+  decision,
+  principal_id,
+  key_id,
+  reason,
+  plan_digest,
+  at,
+}: ActionDecision) => ({
+  decision,
+  principal_id,
+  key_id,
+  reason,
+  plan_digest,
+  at,
+});
 
 /** What a list keeps of an action (and the inbox stores). */
 export function listEntryOf(record: ActionRecord): ActionListEntry {
@@ -66,7 +93,7 @@ export function listEntryOf(record: ActionRecord): ActionListEntry {
     reason: record.reason,
     shared_context_id: record.shared_context_id,
     proposed_by: record.proposed_by,
-    approvals: record.approvals,
+    approvals: record.approvals.map(publicDecision),
     bounds: record.bounds,
     rule: record.rule ?? null,
     expires_at: record.expires_at,

@@ -37,6 +37,7 @@ import {
   approveActionUpdate,
   executeActionUpdate,
   planSettledUpdate,
+  proposalClaimOf,
   rejectActionUpdate,
   type ActionState,
   type ActionWorkflowInput,
@@ -77,23 +78,30 @@ export async function proposeAction(deps: Deps, auth: AuthContext, body: Externa
     contract.bounds.required_approvals = rule.required_approvals;
   }
   const actionId = newId('act');
-  const input: ActionWorkflowInput = {
+  const createdAt = new Date().toISOString();
+  // The plan as the api sees it now, signed with the proposal and shown in the static
+  // details (the workflow's own dry run is the one approvals bind to).
+  const plan = planAction(contract, {
+    object,
+    webhookAllowlist: deps.config.webhookAllowlist,
+    now: createdAt,
+  });
+  const unsigned: ActionWorkflowInput = {
     action_id: actionId,
     rule,
     contract,
     proposed_by: { principal_id: auth.principalId, key_id: auth.keyId },
-    created_at: new Date().toISOString(),
-    decision_public_key: deps.decisionSigner.publicKeyHex,
+    created_at: createdAt,
+    plan_digest: plan.plan_digest,
+    authority: 'api',
     names: { requester: auth.principalName, target: object?.name },
   };
+  // The worker does nothing for a start input the api did not sign (docs/actions.md).
+  const input: ActionWorkflowInput = {
+    ...unsigned,
+    proposal_signature: deps.decisionSigner.signClaim('proposal', proposalClaimOf(unsigned)),
+  };
   const client = await temporalClient(deps);
-  // The plan as the api sees it now, for the static details (the workflow's own dry run is
-  // the one approvals bind to; the current details show it).
-  const plan = planAction(contract, {
-    object,
-    webhookAllowlist: deps.config.webhookAllowlist,
-    now: input.created_at,
-  });
   // Start and wait for the dry run in one call (update-with-start).
   const startWorkflowOperation = new WithStartWorkflowOperation('externalActionWorkflow', {
     workflowId: actionWorkflowId(actionId),
@@ -193,8 +201,15 @@ export async function decideAction(
   decision: Decision,
   body: ExternalActionDecisionRequest | undefined,
 ) {
-  // Nothing is read first: the workflow's validator checks status, rule and reason, and an
-  // unknown action is told by the refused update (`decisionError`).
+  // The workflow's validator checks status, rule and reason, and an unknown action is told
+  // by the refused update (`decisionError`). An approval or rejection always binds a plan:
+  // the one the caller named, or else the action's dry run (the effect executes only a plan
+  // every approval's signature names).
+  const planDigest =
+    body?.plan_digest ??
+    (decision === 'execute'
+      ? null
+      : ((await deps.repos.externalActions.findById(actionId))?.dry_run?.plan_digest ?? null));
   const client = await temporalClient(deps);
   const handle = client.workflow.getHandle(actionWorkflowId(actionId));
   const claim = {
@@ -203,7 +218,7 @@ export async function decideAction(
     principal_id: auth.principalId,
     key_id: auth.keyId,
     role: auth.role,
-    plan_digest: body?.plan_digest ?? null,
+    plan_digest: planDigest,
     reason: body?.reason ?? null,
   };
   let state: ActionState;
@@ -215,7 +230,7 @@ export async function decideAction(
           key_id: auth.keyId,
           role: auth.role,
           reason: body?.reason,
-          plan_digest: body?.plan_digest,
+          plan_digest: planDigest ?? undefined,
           principal_name: auth.principalName,
           ...deps.decisionSigner.sign(claim),
         },

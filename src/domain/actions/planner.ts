@@ -90,20 +90,9 @@ export function planAction(contract: ActionContract, context: PlanContext): Acti
   }
 
   const policy = { allowed: reasons.length === 0, reasons };
-  const digest = createHash('sha256')
-    .update(
-      stringify({
-        kind: contract.action_kind,
-        target: contract.target,
-        diff,
-        request,
-        bounds: contract.bounds,
-        policy,
-      }) ?? '',
-    )
-    .digest('hex');
+  const digest = planDigestOf(contract, { diff, request, policy });
   return {
-    plan_digest: `sha256:${digest}`,
+    plan_digest: digest,
     ok: policy.allowed,
     diff,
     request,
@@ -111,6 +100,28 @@ export function planAction(contract: ActionContract, context: PlanContext): Acti
     policy,
     planned_at: context.now,
   };
+}
+
+/**
+ * The digest approvals bind to: what the plan would do (diff or request) and its verdict, for
+ * this contract's kind, target and bounds. The effect recomputes it from the signed
+ * contract, so a plan handed to it cannot differ from the one approved.
+ */
+export function planDigestOf(
+  contract: Pick<ActionContract, 'action_kind' | 'target' | 'bounds'>,
+  plan: Pick<ActionPlan, 'diff' | 'request' | 'policy'>,
+): string {
+  const canonical = stringify({
+    kind: contract.action_kind,
+    target: contract.target,
+    diff: plan.diff,
+    request: plan.request,
+    bounds: contract.bounds,
+    policy: plan.policy,
+  });
+  return `sha256:${createHash('sha256')
+    .update(canonical ?? '')
+    .digest('hex')}`;
 }
 
 /** `url` is under `prefix` (same origin, and path at or below the prefix's). */

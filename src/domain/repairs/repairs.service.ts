@@ -10,6 +10,7 @@ import {
   WorldObjectIdKey,
   repairWorkflowId,
   type RepairWorkflowInput,
+  repairRequestClaimOf,
 } from '../../workflows/shared';
 import { code, mdText, detailsMarkdown, oneLine } from '../../lib/workflow-text';
 import { linksOf, workflowUrlOf, type LinkDeps } from '../workflow-links';
@@ -110,7 +111,10 @@ export async function requestRepair(deps: Deps, auth: AuthContext, body: RepairR
   await claimObject(deps, object._id, id, now);
   const input: RepairWorkflowInput = {
     record,
-    decision_public_key: deps.decisionSigner.publicKeyHex,
+    request_signature: deps.decisionSigner.signClaim(
+      'repair-request',
+      repairRequestClaimOf(record),
+    ),
     names: { requester: auth.principalName, target: object.name },
     public_base_url: deps.config.publicBaseUrl,
   };

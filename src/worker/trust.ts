@@ -1,0 +1,34 @@
+import type { SecurityEvent, WorkerTrust } from '../activities/trust';
+import { acceptedSignerKeys, createDecisionSigner, decisionSeed } from '../auth/decision-signer';
+import { createActionAuthority } from '../domain/actions/authority';
+import { claimMessage, signatureProblem } from '../lib/signed-claims';
+
+/**
+ * The worker's trust, from its own configuration: the keys it accepts (`DECISION_VERIFY_KEYS`,
+ * else its own signing key's) and the signing key it signs derived proposals with
+ * (`DECISION_SIGNING_KEY`, else derived from `KEY_PEPPER`, as the api's).
+ */
+export function createWorkerTrust(
+  config: {
+    decisionSigningKey?: string;
+    decisionVerifyKeys?: readonly string[];
+    keyPepper: string;
+  },
+  reportSecurityEvent: (event: SecurityEvent) => Promise<void>,
+): WorkerTrust {
+  const signer = createDecisionSigner(decisionSeed(config));
+  const accepted = acceptedSignerKeys(config, signer);
+  return {
+    authority: createActionAuthority(accepted),
+    acceptedSignerKeys: accepted,
+    claimProblem: (kind, claim, signature, what) =>
+      signatureProblem(
+        accepted,
+        claimMessage(kind, claim, signature?.signed_at ?? ''),
+        signature,
+        what,
+      ),
+    signClaim: (kind, claim) => signer.signClaim(kind, claim),
+    reportSecurityEvent,
+  };
+}

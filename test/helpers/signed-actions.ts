@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto';
+import { createDecisionSigner, type DecisionSigner } from '../../src/auth/decision-signer';
+import type { SecurityEvent, WorkerTrust } from '../../src/activities/trust';
+import { createWorkerTrust } from '../../src/worker/trust';
+import {
+  proposalClaimOf,
+  type ActionContract,
+  type ActionDecision,
+  type ActionState,
+  type ActionWorkflowInput,
+} from '../../src/workflows/shared';
+
+/** A signer standing in for the api, and a worker trust that accepts it (and reports). */
+export function signingWorld(seed = randomBytes(32)): {
+  signer: DecisionSigner;
+  trust: WorkerTrust;
+  reported: SecurityEvent[];
+} {
+  const signer = createDecisionSigner(seed);
+  const reported: SecurityEvent[] = [];
+  const trust = createWorkerTrust(
+    { keyPepper: 'unused', decisionSigningKey: seed.toString('hex') },
+    async (event) => {
+      reported.push(event);
+    },
+  );
+  return { signer, trust, reported };
+}
+
+/** A start input as the api signs it. */
+export function signedInput(
+  signer: DecisionSigner,
+  fields: Pick<ActionWorkflowInput, 'action_id' | 'contract'> & Partial<ActionWorkflowInput>,
+): ActionWorkflowInput {
+  const input: ActionWorkflowInput = {
+    proposed_by: { principal_id: 'prn_proposer', key_id: 'proposerkey0' },
+    created_at: new Date().toISOString(),
+    rule: null,
+    ...fields,
+  };
+  return { ...input, proposal_signature: signer.signClaim('proposal', proposalClaimOf(input)) };
+}
+
+/** A decision as the api signs it and the workflow keeps it. */
+export function signedDecision(
+  signer: DecisionSigner,
+  actionId: string,
+  decision: ActionDecision['decision'],
+  principalId: string,
+  planDigest: string | null,
+): ActionDecision {
+  const claim = {
+    action_id: actionId,
+    decision,
+    principal_id: principalId,
+    key_id: `${principalId.slice(-8)}key0`,
+    role: 'member',
+    plan_digest: planDigest,
+    reason: null,
+  };
+  const signed = signer.sign(claim);
+  return { ...claim, ...signed, at: signed.signed_at };
+}
+
+/** The state an action workflow holds, with its signed proposal. */
+export function stateOf(
+  input: ActionWorkflowInput,
+  fields: Partial<ActionState> = {},
+): ActionState {
+  const contract: ActionContract = input.contract;
+  return {
+    ...contract,
+    action_id: input.action_id,
+    status: 'proposed',
+    status_timestamps: { proposed: input.created_at },
+    proposed_by: input.proposed_by,
+    approvals: [],
+    decisions: [],
+    dry_run: null,
+    execution: null,
+    expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+    workflow_id: `action-${input.action_id}`,
+    run_id: 'run',
+    created_at: input.created_at,
+    updated_at: input.created_at,
+    seq: 1,
+    ledger_head: null,
+    rule: input.rule ?? null,
+    proposal: { ...proposalClaimOf(input), ...input.proposal_signature! },
+    ...fields,
+  };
+}
