@@ -9,6 +9,7 @@ import { diffSummary, listEntryOf } from '../domain/actions/action-views';
 import { NOTIFICATION_EVENTS, type NotificationEvent } from '../domain/notifications/schemas';
 import {
   ACTION_ERRORS,
+  actionWorkflowId,
   proposalClaimOf,
   type ActionActor,
   type ActionContract,
@@ -169,6 +170,18 @@ export function createActionActivities(deps: ActionActivityDeps) {
     throw ApplicationFailure.nonRetryable(problem, ACTION_ERRORS.unsignedProposal);
   }
 
+  /**
+   * A signed proposal started again under a new workflow (after its first was terminated)
+   * is a replay: the action it names was opened by another run chain. A reset keeps its
+   * chain's first run id, so a reset run may open it again.
+   */
+  async function replayProblem(actionId: string, firstRunId: string): Promise<string | null> {
+    const opened = await repos.externalActions.findById(actionId);
+    return opened && opened.run_id !== firstRunId
+      ? `action ${actionId} was opened by workflow run ${opened.run_id} already (a replayed proposal)`
+      : null;
+  }
+
   /** The dry-run plan of a contract against the world as it is now. */
   async function planActionContract(
     contract: ActionContract,
@@ -194,12 +207,21 @@ export function createActionActivities(deps: ActionActivityDeps) {
      * signed (with a key the worker accepts). A refused one is reported and nothing else
      * happens; a trusted one is dry-run, and the keys decisions are checked with come back.
      */
-    async openActionProposal(input: ActionWorkflowInput): Promise<OpenedProposal> {
-      const problem = deps.trust.authority.proposalProblem(
-        input.proposal_signature && { ...proposalClaimOf(input), ...input.proposal_signature },
-      );
+    async openActionProposal(
+      input: ActionWorkflowInput,
+      run: { first_run_id: string },
+    ): Promise<OpenedProposal> {
+      const info = Context.current().info;
+      const { workflowId } = info.workflowExecution;
+      const problem =
+        deps.trust.authority.proposalProblem(
+          input.proposal_signature && { ...proposalClaimOf(input), ...input.proposal_signature },
+        ) ??
+        (workflowId === actionWorkflowId(input.action_id)
+          ? null
+          : `workflow ${workflowId} is not the workflow of action ${input.action_id}`) ??
+        (await replayProblem(input.action_id, run.first_run_id));
       if (problem) {
-        const info = Context.current().info;
         await deps.trust.reportSecurityEvent({
           kind: 'security.unsigned_proposal',
           message: `refused to run workflow ${info.workflowExecution.workflowId}: ${problem}`,

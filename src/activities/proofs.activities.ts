@@ -2,9 +2,11 @@ import { runProofCheck } from '../domain/proofs/run-check';
 import type { ProofCheck } from '../domain/proofs/schemas';
 import type { Repos } from '../store';
 import type { ProofRunRecord } from '../store/proofs.repo';
+import type { WorkerTrust } from './trust';
 
 export interface ProofActivityDeps {
   repos: Pick<Repos, 'proofs' | 'collectionReader' | 'artifacts'>;
+  trust: Pick<WorkerTrust, 'authority'>;
 }
 
 /** The proof run's activities: each check (reads only), and the run record. */
@@ -12,7 +14,7 @@ export function createProofActivities(deps: ProofActivityDeps) {
   return {
     /** Runs one check; it only reads, so a retry computes it again. */
     runProofCheck: (input: { run_id: string; check: ProofCheck; max_records: number }) =>
-      runProofCheck(deps, input),
+      runProofCheck({ repos: deps.repos, authority: deps.trust.authority }, input),
     /** Writes the run as its workflow sees it (`seq`-guarded). */
     async recordProofRun(record: ProofRunRecord): Promise<void> {
       await deps.repos.proofs.project(record);

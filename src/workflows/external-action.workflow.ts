@@ -223,7 +223,7 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
       ...STORE_STEP,
       summary: `check the api's signature on the proposal, dry-run ${state.action_kind} → ${target}`,
     },
-    [input],
+    [input, { first_run_id: info.firstExecutionRunId }],
   );
   if (!opened.trusted) {
     upsertSearchAttributes([{ key: ActionStatusKey, value: 'refused' }]);

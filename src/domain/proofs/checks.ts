@@ -4,7 +4,13 @@ import type { ExternalEventRecord } from '../../store/external-events.repo';
 import type { RepairLedgerEntry } from '../../store/repairs.repo';
 import type { WorldHistoryEvent } from '../../store/world-history.repo';
 import type { WorldObject } from '../../store/world-objects.repo';
+import type { ActionAuthority } from '../actions/authority';
 import { ledgerDigest } from '../actions/ledger-digest';
+import type {
+  ActionDecision,
+  ActionState,
+  SignedActionProposal,
+} from '../../workflows/shared';
 import { ledgerDigest as repairLedgerDigest, LEDGER_GENESIS } from '../repairs/ledger';
 import { replayVersions } from '../repairs/diagnosis';
 import type { Violation } from './schemas';
@@ -81,6 +87,58 @@ export function executionsApproved(actions: ActionRecord[]): CheckFindings {
     ].filter((problem): problem is string => typeof problem === 'string');
     for (const problem of problems)
       violations.push(violation('external_actions', action._id, problem));
+  }
+  return { checked, violations };
+}
+
+/**
+ * `decisions_signed`: each action whose ledger shows it executing carries, in that ledger,
+ * the api's signature over its proposal and signed decisions that authorise what ran: the
+ * rule's approvals by distinct principals other than the proposer, each naming the plan the
+ * action awaited approval with and signed before the window ended, and a signed execute
+ * unless the rule or the proposal executes by itself (`ActionAuthority.executionProblem`,
+ * the very check the effect ran). `complete`: every entry was read (else an action whose
+ * proposal entry was not read is skipped, not judged).
+ */
+export function decisionsSigned(
+  entries: ActionLedgerEntry[],
+  authority: ActionAuthority,
+  complete: boolean,
+): CheckFindings {
+  const byAction = new Map<string, ActionLedgerEntry[]>();
+  for (const entry of entries) {
+    const list = byAction.get(entry.action_id) ?? [];
+    list.push(entry);
+    byAction.set(entry.action_id, list);
+  }
+  const violations: Violation[] = [];
+  let checked = 0;
+  for (const [actionId, chain] of byAction) {
+    chain.sort((a, b) => a.seq - b.seq);
+    const executing = chain.find((entry) => entry.status === 'executing');
+    if (!executing) continue;
+    const proposed = chain.find((entry) => entry.event === 'proposed');
+    if (!proposed && !complete) continue;
+    checked += 1;
+    const proposal = proposed?.detail['proposal'] as SignedActionProposal | undefined;
+    const planDigest = chain.find((entry) => entry.event === 'awaiting_approval')?.detail[
+      'plan_digest'
+    ] as string | undefined;
+    const decisions = chain
+      .map((entry) => entry.detail['decision'] as ActionDecision | undefined)
+      .filter((decision): decision is ActionDecision => decision !== undefined);
+    const state = {
+      action_id: actionId,
+      status: 'executing',
+      proposal,
+      decisions,
+    } as unknown as ActionState;
+    const problem = !proposal
+      ? 'its ledger has no signed proposal'
+      : !planDigest
+        ? 'its ledger names no plan it awaited approval with'
+        : authority.executionProblem(state, planDigest);
+    if (problem) violations.push(violation('action_ledger', executing._id, problem));
   }
   return { checked, violations };
 }

@@ -1,3 +1,4 @@
+import type { ActionAuthority } from '../actions/authority';
 import type { Repos } from '../../store';
 import type { ActionLedgerEntry, ActionRecord } from '../../store/external-actions.repo';
 import type { ExternalEventRecord } from '../../store/external-events.repo';
@@ -10,6 +11,7 @@ import { eventKey } from '../events/events.service';
 import {
   actionLedgerChain,
   artifactsIntegrity,
+  decisionsSigned,
   eventDedup,
   executionsApproved,
   noSecrets,
@@ -19,7 +21,11 @@ import {
 } from './checks';
 import { LISTED_VIOLATIONS, type ProofCheck } from './schemas';
 
-type Deps = { repos: Pick<Repos, 'collectionReader' | 'artifacts'> };
+type Deps = {
+  repos: Pick<Repos, 'collectionReader' | 'artifacts'>;
+  /** Judges signatures with the verifier's own accepted keys (`decisions_signed`). */
+  authority: ActionAuthority;
+};
 
 /** History events read per object checked, at most (the replay needs all of an object's). */
 const HISTORY_PER_OBJECT = 20;
@@ -35,6 +41,10 @@ async function findingsOf(
     case 'action_ledger_chain': {
       const { rows, more } = await reader.firstOf<ActionLedgerEntry>('action_ledger', max);
       return { ...actionLedgerChain(rows, !more), bound_reached: more };
+    }
+    case 'decisions_signed': {
+      const { rows, more } = await reader.firstOf<ActionLedgerEntry>('action_ledger', max);
+      return { ...decisionsSigned(rows, deps.authority, !more), bound_reached: more };
     }
     case 'executions_approved': {
       const { rows, more } = await reader.firstOf<ActionRecord>('external_actions', max);

@@ -5,6 +5,7 @@ import * as schema from '../../lib/schema';
 export const PROOF_CHECKS = [
   'action_ledger_chain',
   'executions_approved',
+  'decisions_signed',
   'world_history_replay',
   'event_dedup',
   'no_secrets',
