@@ -1,6 +1,4 @@
-import { createHmac } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import stringify from 'safe-stable-stringify';
 import { ledgerDigest } from '../domain/actions/ledger-digest';
 import { planAction, planDigestOf } from '../domain/actions/planner';
 import type { Repos } from '../store';
@@ -20,6 +18,9 @@ import {
 import type { NotifiableEvent } from './notifications.activities';
 import { restoreObject } from './restore-object';
 import type { SecurityEvent, WorkerTrust } from './trust';
+import { EXECUTION_FAILURES, postWebhook } from './webhook-post';
+
+export { EXECUTION_FAILURES };
 
 export interface ActionActivityDeps {
   repos: Pick<
@@ -51,12 +52,6 @@ export interface RecordTransitionInput {
   actor: ActionActor | null;
   detail?: Record<string, unknown>;
 }
-
-/** Failure types execution can end with; none of them is retried. */
-export const EXECUTION_FAILURES = {
-  planDrift: 'PlanDrift',
-  webhookRejected: 'WebhookRejected',
-} as const;
 
 /** The ledger entry of a transition, chained to `prevDigest`, before its digest. */
 function ledgerBodyOf(
@@ -311,45 +306,8 @@ export function createActionActivities(deps: ActionActivityDeps) {
         }
         case 'world.restore_object':
           return restoreObject(repos, state, now);
-        case 'webhook.post': {
-          const url = state.target.url!;
-          const text = stringify(state.parameters['body'] ?? state.parameters) ?? 'null';
-          const signature = createHmac('sha256', deps.webhookSigningSecret)
-            .update(text)
-            .digest('hex');
-          const attempt = Context.current().info.attempt;
-          let response: Response;
-          try {
-            response = await fetch(url, {
-              method: 'POST',
-              headers: {
-                'Content-Type': 'application/json',
-                'Idempotency-Key': state.action_id,
-                'X-Governed-Action-Id': state.action_id,
-                'X-Governed-Signature': `sha256=${signature}`,
-              },
-              body: text,
-              signal: AbortSignal.timeout(deps.webhookTimeoutMs),
-            });
-          } catch (error) {
-            throw new Error(
-              `webhook POST ${url} failed: ${error instanceof Error ? error.message : String(error)}`,
-            );
-          }
-          if (response.ok) return { status: response.status, attempt, url };
-          if (
-            response.status >= 400 &&
-            response.status < 500 &&
-            response.status !== 408 &&
-            response.status !== 429
-          ) {
-            throw ApplicationFailure.nonRetryable(
-              `webhook answered ${response.status}`,
-              EXECUTION_FAILURES.webhookRejected,
-            );
-          }
-          throw new Error(`webhook answered ${response.status}; will retry`);
-        }
+        case 'webhook.post':
+          return postWebhook(deps, state);
         case 'notify': {
           const message = await repos.outbox.putOnce({
             _id: state.action_id,
