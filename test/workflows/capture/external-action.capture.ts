@@ -97,7 +97,8 @@ describe('externalActionWorkflow histories', () => {
     });
     expect(await decide(id, 'approve', alice)).toBe('awaiting_approval');
     expect(await decide(id, 'approve', bob)).toBe('approved');
-    await save('rule-two-approvals-wait-auto-execute', id);
+    const { result } = await save('rule-two-approvals-wait-auto-execute', id);
+    expect(result).toMatchObject({ status: 'executed', approvals: [{}, {}] });
   });
 
   it('rejected', async () => {
@@ -128,7 +129,7 @@ describe('externalActionWorkflow histories', () => {
       args: [input],
     });
     await handle.executeUpdate(planSettledUpdate);
-    await save('expired', actionId);
+    expect((await save('expired', actionId)).result).toMatchObject({ status: 'expired' });
   });
 
   it('dry_run_failed: the patch leaves its allowed fields', async () => {
@@ -136,7 +137,7 @@ describe('externalActionWorkflow histories', () => {
       patch: { owner: 'eve' },
       bounds: { allowed_fields: ['status'] },
     });
-    await save('dry-run-failed', id);
+    expect((await save('dry-run-failed', id)).result).toMatchObject({ status: 'dry_run_failed' });
   });
 
   it('failed: the object changed between approval and execute (plan drift)', async () => {
@@ -168,7 +169,8 @@ describe('externalActionWorkflow histories', () => {
     expect(forged.output).toMatch(/not signed by the api/);
     await decide(id, 'approve', alice);
     expect(await decide(id, 'execute', alice)).toBe('executed');
-    await save('forged-approval-refused-then-executed', id);
+    const { result } = await save('forged-approval-refused-then-executed', id);
+    expect(result).toMatchObject({ status: 'executed', refused_decisions: 1 });
   });
 
   it('executed: a webhook.post', async () => {

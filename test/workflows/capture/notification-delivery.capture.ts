@@ -95,18 +95,24 @@ describe('notificationDeliveryWorkflow histories', () => {
     const { subscriptionId, context } = await subscribed(['action.awaiting_approval']);
     await propose(context);
     const delivery = await onlyDelivery(subscriptionId);
-    await saveHistory(client, 'delivered', notificationWorkflowId(delivery.delivery_id));
+    const { result } = await saveHistory(
+      client,
+      'delivered',
+      notificationWorkflowId(delivery.delivery_id),
+    );
+    expect(result).toBe('delivered');
   });
 
   it('delivered after waiting until due: action.reminder', async () => {
     const { subscriptionId, context } = await subscribed(['action.reminder'], 58);
     await propose(context);
     const delivery = await onlyDelivery(subscriptionId);
-    await saveHistory(
+    const { result } = await saveHistory(
       client,
       'reminder-waited-delivered',
       notificationWorkflowId(delivery.delivery_id),
     );
+    expect(result).toBe('delivered');
   });
 
   it('skipped: a reminder whose action was decided before it was due', async () => {
@@ -118,6 +124,11 @@ describe('notificationDeliveryWorkflow histories', () => {
       body: { reason: 'no' },
     });
     expect(rejected.status).toBe(200);
-    await saveHistory(client, 'reminder-skipped', notificationWorkflowId(delivery.delivery_id));
+    const { result } = await saveHistory(
+      client,
+      'reminder-skipped',
+      notificationWorkflowId(delivery.delivery_id),
+    );
+    expect(result).toBe('skipped');
   });
 });

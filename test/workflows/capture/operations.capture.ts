@@ -42,12 +42,14 @@ describe('operations workflow histories', () => {
       '/v1/continuous-ops/checkpoint',
       { label: 'captured for the replay test', scope: ['world', 'actions'] },
     );
-    await saveHistory(client, 'completed', checkpointWorkflowId(checkpoint_id));
+    const { result } = await saveHistory(client, 'completed', checkpointWorkflowId(checkpoint_id));
+    expect(result).toMatchObject({ status: 'completed' });
   });
 
   it('proofWorkflow: completed, every check', async () => {
     const { run_id } = await post<{ run_id: string }>('/v1/proofs/checks', {});
-    await saveHistory(client, 'completed', proofWorkflowId(run_id));
+    const { result } = await saveHistory(client, 'completed', proofWorkflowId(run_id));
+    expect(result).toMatchObject({ status: 'completed' });
   });
 
   it('scenarioWorkflow: glider-transit passed', async () => {
@@ -55,7 +57,8 @@ describe('operations workflow histories', () => {
       scenario: 'glider-transit',
       params: { side: 16 },
     });
-    await saveHistory(client, 'glider-transit-passed', run.workflow_id);
+    const { result } = await saveHistory(client, 'glider-transit-passed', run.workflow_id);
+    expect(result).toMatchObject({ status: 'passed' });
   });
 
   it('serviceProbeWorkflow: one round trip', async () => {
@@ -65,6 +68,7 @@ describe('operations workflow histories', () => {
       taskQueue: app.deps.config.taskQueue,
       args: [input],
     });
-    await saveHistory(client, 'completed', handle.workflowId);
+    const { result } = await saveHistory(client, 'completed', handle.workflowId);
+    expect(result).toMatchObject({ requestedAt: input.requestedAt });
   });
 });

@@ -85,7 +85,8 @@ describe('repairWorkflow histories', () => {
     const repairId = await requestRepair(objectId);
     const childId = await childActionOf(repairId, objectId);
     await decideChild(childId, 'approve');
-    await saveHistory(client, 'repaired', repairWorkflowId(repairId));
+    const { result } = await saveHistory(client, 'repaired', repairWorkflowId(repairId));
+    expect(result).toMatchObject({ status: 'repaired' });
     await saveHistory(client, 'repair-child-restore-object-executed', actionWorkflowId(childId));
   });
 
@@ -94,16 +95,15 @@ describe('repairWorkflow histories', () => {
     const repairId = await requestRepair(objectId);
     const childId = await childActionOf(repairId, objectId);
     await decideChild(childId, 'reject');
-    await saveHistory(client, 'rejected', repairWorkflowId(repairId));
+    const { result } = await saveHistory(client, 'rejected', repairWorkflowId(repairId));
+    expect(result).toMatchObject({ status: 'rejected' });
     await saveHistory(client, 'repair-child-restore-object-rejected', actionWorkflowId(childId));
   });
 
   it('no_action_needed, for a healthy object', async () => {
     const object = await seedRecordedObject(app);
-    await saveHistory(
-      client,
-      'no-action-needed',
-      repairWorkflowId(await requestRepair(object._id)),
-    );
+    const repairId = await requestRepair(object._id);
+    const { result } = await saveHistory(client, 'no-action-needed', repairWorkflowId(repairId));
+    expect(result).toMatchObject({ status: 'no_action_needed' });
   });
 });

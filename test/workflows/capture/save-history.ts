@@ -15,17 +15,18 @@ const CLOSING_EVENTS = [
  * Waits for a workflow run to close, then stores its history as
  * `captured/<workflowType>/<name>.json` in the JSON form `temporal workflow show --output json`
  * writes and `historyFromJSON` reads. One event per line, so a re-capture diffs readably.
- * A run still open would replay as a prefix only: it is refused.
+ * A run still open would replay as a prefix only: it is refused. Answers the run's result too.
  */
 export async function saveHistory(
   client: Client,
   name: string,
   workflowId: string,
   runId?: string,
-): Promise<History> {
+): Promise<{ history: History; result: unknown }> {
   const handle = client.workflow.getHandle(workflowId, runId, { followRuns: false });
   await untilStarted(handle);
-  await handle.result().catch(() => undefined); // failed and cancelled runs are histories too
+  // Failed and cancelled runs are histories too (their result is undefined here).
+  const result: unknown = await handle.result().catch(() => undefined);
   const history = await handle.fetchHistory();
   const last = history.events?.at(-1);
   if (!last || !CLOSING_EVENTS.some((attributes) => last[attributes])) {
@@ -38,7 +39,7 @@ export async function saveHistory(
     join(CAPTURED_DIR, type, `${name}.json`),
     `{"events":[\n${events.map((event) => JSON.stringify(event)).join(',\n')}\n]}\n`,
   );
-  return history;
+  return { history, result };
 }
 
 /** Some workflows are started by an activity a moment after their record appears. */
@@ -68,7 +69,7 @@ export async function saveRunChain(
   let runs = 0;
   while (runId) {
     runs += 1;
-    const history = await saveHistory(client, `${name}-run${runs}`, workflowId, runId);
+    const { history } = await saveHistory(client, `${name}-run${runs}`, workflowId, runId);
     runId =
       history.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
   }

@@ -60,7 +60,8 @@ describe('substrateDeploymentWorkflow histories', () => {
       },
     );
     expect(res.status).toBe(201);
-    await saveHistory(client, 'ready', deploymentWorkflowId(res.body.payload.deployment_id));
+    const id = deploymentWorkflowId(res.body.payload.deployment_id);
+    expect((await saveHistory(client, 'ready', id)).result).toMatchObject({ stage: 'ready' });
   });
 
   it('continued as new: 30 ticks in chunks of 5, two chunks per run', async () => {
