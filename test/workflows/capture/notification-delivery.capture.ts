@@ -116,7 +116,7 @@ describe('notificationDeliveryWorkflow histories', () => {
   });
 
   it('skipped: a reminder whose action was decided before it was due', async () => {
-    const { subscriptionId, context } = await subscribed(['action.reminder'], 55);
+    const { subscriptionId, context } = await subscribed(['action.reminder'], 50);
     const actionId = await propose(context);
     const delivery = await onlyDelivery(subscriptionId);
     const rejected = await call(app.url, 'POST', `/v1/external-actions/${actionId}/reject`, {
