@@ -33,15 +33,21 @@ export const activityDepsOf = (deps: AppDeps) => ({
 export async function startTestWorker(
   deps: AppDeps,
   taskQueue = deps.config.taskQueue,
-  options: { compute?: boolean; computeConcurrentChunks?: number } = {},
+  options: {
+    compute?: boolean;
+    computeConcurrentChunks?: number;
+    /** Another build of the workflows (the rolling-upgrade test); default the pre-built one. */
+    workflowBundleCode?: string;
+  } = {},
 ): Promise<TestWorker> {
+  const { workflowBundleCode, ...workerOptions } = options;
   const workers = await createWorker({
-    ...options,
+    ...workerOptions,
     address: process.env['TEST_TEMPORAL_ADDRESS']!,
     namespace: 'default',
     publicBaseUrl: deps.config.publicBaseUrl,
     taskQueue,
-    workflowBundle: { code: readFileSync(WORKFLOW_BUNDLE_PATH, 'utf8') },
+    workflowBundle: { code: workflowBundleCode ?? readFileSync(WORKFLOW_BUNDLE_PATH, 'utf8') },
     activityDeps: activityDepsOf(deps),
   });
   const running = workers.run();
