@@ -48,6 +48,8 @@ export type OpenedProposal =
 
 export interface RecordTransitionInput {
   state: ActionState;
+  /** When it happened (the workflow's clock); the status's own time when absent. */
+  at?: string;
   event: string;
   actor: ActionActor | null;
   detail?: Record<string, unknown>;
@@ -63,7 +65,7 @@ function ledgerBodyOf(
     _id: `${state.action_id}:${state.seq}`,
     action_id: state.action_id,
     seq: state.seq,
-    at: state.updated_at,
+    at: input.at ?? state.updated_at,
     event: input.event,
     status: state.status,
     action_kind: state.action_kind,

@@ -2,7 +2,7 @@ import { countBy } from './count-by';
 import type { Db, Filter } from 'mongodb';
 import type { ActionState } from '../workflows/shared';
 import { isDuplicateKey, replaceIfNewer } from './mongo';
-import { afterPosition, newestByIdPage, toPage, type PagePosition } from './paging';
+import { newestByIdPage, toPage, type PagePosition } from './paging';
 import type { WitnessJournalRepo } from './witness-journal.repo';
 
 /**
@@ -215,11 +215,13 @@ export function createExternalActionsRepo(db: Db, journal: WitnessJournalRepo) {
           : {}),
         ...(filter.shared_context_id ? { shared_context_id: filter.shared_context_id } : {}),
         ...(filter.action_id ? { action_id: filter.action_id } : {}),
-        ...afterPosition(after),
+        ...afterLedgerPosition(after),
       };
+      // Newest first across actions; within an action (and a millisecond) by its sequence,
+      // never by the text of `<action_id>:<seq>` (which puts `:9` before `:12`).
       const rows = await ledger
         .find(query)
-        .sort({ at: -1, _id: -1 })
+        .sort({ at: -1, action_id: -1, seq: -1 })
         .limit(limit + 1)
         .toArray();
       return toPage(rows, limit);
@@ -246,3 +248,18 @@ export function createExternalActionsRepo(db: Db, journal: WitnessJournalRepo) {
 }
 
 export type ExternalActionsRepo = ReturnType<typeof createExternalActionsRepo>;
+
+/** Strictly after a ledger position (`at`, then the action, then its `seq`), newest first. */
+function afterLedgerPosition(position: PagePosition | undefined): Filter<ActionLedgerEntry> {
+  if (!position) return {};
+  const split = position.id.lastIndexOf(':');
+  const actionId = position.id.slice(0, split);
+  const seq = Number(position.id.slice(split + 1));
+  return {
+    $or: [
+      { at: { $lt: position.at } },
+      { at: position.at, action_id: { $lt: actionId } },
+      { at: position.at, action_id: actionId, seq: { $lt: Number.isSafeInteger(seq) ? seq : 0 } },
+    ],
+  };
+}

@@ -9,7 +9,7 @@ import type { Db, IndexDescription } from 'mongodb';
 export const INDEXES: Record<string, IndexDescription[]> = {
   action_inbox: [{ key: { status: 1, _id: -1 }, name: 'by_status' }],
   action_ledger: [
-    { key: { at: -1, _id: -1 }, name: 'by_time' },
+    { key: { at: -1, action_id: -1, seq: -1 }, name: 'by_time_and_seq' },
     { key: { action_id: 1, seq: 1 }, name: 'by_action' },
     { key: { shared_context_id: 1, at: 1 }, name: 'by_context' },
   ],

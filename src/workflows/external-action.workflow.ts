@@ -111,7 +111,7 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
   ): Promise<void> => {
     state.seq += 1;
     const summary = recordSummary(event, actor?.principal_id ?? null, state, names);
-    queued.push({ state: copy(state), event, actor, detail, summary });
+    queued.push({ state: copy(state), at: now(), event, actor, detail, summary });
     recording = recording.then(async () => {
       const batch = queued.splice(0, queued.length);
       if (batch.length === 0) return; // an earlier record took it

@@ -234,6 +234,62 @@ describe('decisions sent around the api', () => {
   });
 });
 
+describe('the ledger', () => {
+  it('stamps each entry when it happened and orders an action by its sequence (12+ entries)', async () => {
+    const actionId = await proposeUpdate(app, proposer, {
+      patch: { status: 'published' },
+      bounds: { required_approvals: 2 },
+    });
+    const client = await app.deps.temporal.getClient();
+    const handle = client.workflow.getHandle(actionWorkflowId(actionId));
+    for (let i = 0; i < 10; i += 1) {
+      await handle
+        .executeUpdate('approve', { args: [{ principal_id: `prn_junk${i}`, key_id: 'x' }] })
+        .catch(() => undefined);
+    }
+    const second = await createTestKey(app, { entitlement: 'strategic', accessLayer: 2 });
+    const approve = (key: TestKey) =>
+      call(app.url, 'POST', `/v1/external-actions/${actionId}/approve`, {
+        key: key.apiKey,
+        body: {},
+      });
+    expect((await approve(approver)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await approve(second)).status).toBe(200);
+
+    const page = await call<{
+      payload: { items: { entry_id: string; seq: number; at: string; event: string }[] };
+    }>(app.url, 'GET', `/v1/external-actions/history?action_id=${actionId}&limit=50`, {
+      key: approver.apiKey,
+    });
+    const items = page.body.payload.items;
+    expect(items.length).toBeGreaterThanOrEqual(14);
+    // Newest first, by sequence: `…:14` before `…:9`.
+    expect(items.map((e) => e.seq)).toEqual(
+      Array.from({ length: items.length }, (_, i) => items.length - i),
+    );
+    const at = (event: string) => Date.parse(items.find((e) => e.event === event)!.at);
+    expect(at('approved') - at('approval_recorded')).toBeGreaterThanOrEqual(1000);
+    const refusals = items.filter((e) => e.event === 'decision_refused').map((e) => e.at);
+    expect(Math.min(...refusals.map(Date.parse))).toBeGreaterThan(at('awaiting_approval'));
+    // Pages continue in the same order.
+    const first = await call<{
+      payload: { items: { seq: number }[]; next_cursor: string | null };
+    }>(app.url, 'GET', `/v1/external-actions/history?action_id=${actionId}&limit=5`, {
+      key: approver.apiKey,
+    });
+    const rest = await call<{ payload: { items: { seq: number }[] } }>(
+      app.url,
+      'GET',
+      `/v1/external-actions/history?action_id=${actionId}&limit=50&cursor=${first.body.payload.next_cursor}`,
+      { key: approver.apiKey },
+    );
+    expect([...first.body.payload.items, ...rest.body.payload.items].map((e) => e.seq)).toEqual(
+      items.map((e) => e.seq),
+    );
+  });
+});
+
 describe('proofs', () => {
   it('decisions_signed passes over real executions, and names an execution whose ledger lost a signature', async () => {
     const actionId = await proposeUpdate(app, proposer, { patch: { status: 'published' } });

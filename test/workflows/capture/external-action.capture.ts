@@ -3,6 +3,7 @@ import { newId } from '../../../src/lib/ids';
 import {
   actionWorkflowId,
   planSettledUpdate,
+  proposalClaimOf,
   type ActionWorkflowInput,
 } from '../../../src/workflows/shared';
 import { proposeUpdate, seedObject } from '../../helpers/actions';
@@ -110,7 +111,7 @@ describe('externalActionWorkflow histories', () => {
   it('expired: nobody decided within a short window', async () => {
     // The api's shortest window is a minute; the workflow itself takes any.
     const actionId = newId('act');
-    const input: ActionWorkflowInput = {
+    const unsigned: ActionWorkflowInput = {
       action_id: actionId,
       contract: {
         action_kind: 'notify',
@@ -122,6 +123,11 @@ describe('externalActionWorkflow histories', () => {
       },
       proposed_by: { principal_id: proposer.principalId, key_id: proposer.keyId },
       created_at: new Date().toISOString(),
+    };
+    // Signed as the api signs what it proposes: the worker runs nothing else.
+    const input: ActionWorkflowInput = {
+      ...unsigned,
+      proposal_signature: app.deps.decisionSigner.signClaim('proposal', proposalClaimOf(unsigned)),
     };
     const handle = await client.workflow.start('externalActionWorkflow', {
       workflowId: actionWorkflowId(actionId),
