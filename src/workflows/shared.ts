@@ -59,13 +59,17 @@ export interface ServiceProbeResult {
 // The action vocabulary is the domain's (a type-only import keeps TypeBox out of the bundle).
 export type { ActionKind, ActionStatus };
 
-/** Statuses after which the workflow ends. */
+/**
+ * Statuses after which the workflow ends; `aborted` is recorded by the api when the
+ * workflow was ended from Temporal instead (docs/actions.md).
+ */
 export const FINAL_ACTION_STATUSES: readonly ActionStatus[] = [
   'dry_run_failed',
   'rejected',
   'expired',
   'executed',
   'failed',
+  'aborted',
 ];
 
 /** The contract as proposed, with bounds defaults filled in. */
