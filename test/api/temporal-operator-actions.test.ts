@@ -7,6 +7,7 @@ import { createTestKey, type TestKey } from '../helpers/keys';
 import { temporalCliOk } from '../helpers/temporal-cli';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { startTestWorker, type TestWorker } from '../helpers/test-worker';
+import { WebhookReceiver } from '../helpers/webhook-receiver';
 
 // What an operator with access to the Temporal server (CLI, Web UI) does to our workflows is
 // reflected truthfully by the api (docs/actions.md, "Temporal operator actions"): a run ended
@@ -32,6 +33,8 @@ interface LedgerEntry {
   digest: string;
 }
 
+const receiver = new WebhookReceiver();
+let receiverUrl: string;
 let app: TestApp;
 /** An app on a task queue no worker polls: its workflows start and wait. */
 let idle: TestApp;
@@ -42,7 +45,10 @@ let idleKey: TestKey;
 // The service monitor (and with it the closed-run watcher) ticks every 300 ms here.
 const WATCH = { SERVICE_MONITOR_INTERVAL_MS: '300' };
 beforeAll(async () => {
-  app = await startTestApp('operator-actions', { env: WATCH });
+  receiverUrl = await receiver.start();
+  app = await startTestApp('operator-actions', {
+    env: { ...WATCH, WEBHOOK_ALLOWLIST: `${receiverUrl}/` },
+  });
   idle = await startTestApp('operator-idle', { env: WATCH });
   worker = await startTestWorker(app.deps);
   const strategic = { entitlement: 'strategic', accessLayer: 2 } as const;
@@ -56,6 +62,7 @@ afterAll(async () => {
   await worker.stop();
   await idle.close();
   await app.close();
+  await receiver.stop();
 });
 
 const get = async <T>(target: TestApp, key: TestKey, path: string) => {
@@ -191,6 +198,52 @@ describe('an action workflow ended from Temporal', () => {
     const stored = app.deps.db.collection<{ _id: string }>('action_inbox');
     expect(await stored.findOne({ _id: action.action_id })).toBeNull();
     expect(await chainCheck()).toMatchObject({ status: 'passed' });
+  });
+
+  it('tells subscribers of action.aborted', async () => {
+    const context = `ctx-aborted-${Date.now()}`;
+    const subscribed = await call<{ payload: { subscription_id: string } }>(
+      app.url,
+      'POST',
+      '/v1/admin/subscriptions/create',
+      {
+        key: app.adminKey,
+        body: {
+          name: 'aborted actions',
+          url: `${receiverUrl}/aborted`,
+          events: ['action.aborted'],
+          match: { shared_context_id: context },
+        },
+      },
+    );
+    expect(subscribed.status).toBe(201);
+    const id = await proposeUpdate(app, proposer, {
+      patch: { status: 'published' },
+      shared_context_id: context,
+    });
+    await temporalCliOk(app, [
+      ...['workflow', 'terminate', '--workflow-id', `action-${id}`, '--reason', 'tell them'],
+    ]);
+    const delivered = await eventually(
+      async () =>
+        (
+          await call<{
+            payload: { items: { event: string; status: string; data: { status: string } }[] };
+          }>(
+            app.url,
+            'GET',
+            `/v1/admin/subscriptions/${subscribed.body.payload.subscription_id}/deliveries`,
+            { key: app.adminKey },
+          )
+        ).body.payload.items,
+      (items) => items.some((item) => item.status === 'delivered'),
+    );
+    expect(delivered).toEqual([
+      expect.objectContaining({
+        event: 'action.aborted',
+        data: expect.objectContaining({ status: 'aborted' }),
+      }),
+    ]);
   });
 
   it('two api processes reflecting the same termination write one ledger entry', async () => {
@@ -383,6 +436,77 @@ describe('deployments, checkpoints and repairs ended from Temporal', () => {
     expect(next.status).toBe(202);
   });
 
+  it('a cancelled repair is failed and frees its object; its child action is aborted', async () => {
+    const { repair, child, objectId } = await repairAwaitingApproval();
+    await temporalCliOk(app, ['workflow', 'cancel', '--workflow-id', `repair-${repair}`]);
+    const failed = await eventually(
+      () => repairOf(repair, objectId),
+      (view) => view.status === 'failed',
+    );
+    expect(failed.error).toMatch(/was cancelled in Temporal/);
+    const aborted = await eventually(
+      () => actionOf(child),
+      (view) => view.status === 'aborted',
+    );
+    expect(aborted.status).toBe('aborted');
+    expect((await requestRepair(objectId)).status).toBe(202);
+  });
+
+  it('a cancelled checkpoint is failed; a cancelled deployment records its own cancellation', async () => {
+    const checkpoint = await call<{ payload: { checkpoint_id: string; workflow_id: string } }>(
+      idle.url,
+      'POST',
+      '/v1/continuous-ops/checkpoint',
+      { key: idleKey.apiKey, body: { scope: ['world'] } },
+    );
+    const deployment = await call<{ payload: { deployment_id: string; workflow_id: string } }>(
+      idle.url,
+      'POST',
+      '/v1/substrates/deploy',
+      {
+        key: idleKey.apiKey,
+        body: {
+          spec: {
+            scaffold: 'life-lattice',
+            params: { width: 16, height: 16, rule: 'B3/S23', ticks: 8, pattern: 'glider' },
+          },
+        },
+      },
+    );
+    for (const started of [checkpoint, deployment]) {
+      await temporalCliOk(idle, [
+        ...['workflow', 'cancel', '--workflow-id', started.body.payload.workflow_id],
+      ]);
+    }
+    // A worker takes them up with the cancellation already requested.
+    const idleWorker = await startTestWorker(idle.deps);
+    try {
+      const failed = await eventually(
+        () =>
+          get<{ status: string; error: string | null }>(
+            idle,
+            idleKey,
+            `/v1/continuous-ops/checkpoints/${checkpoint.body.payload.checkpoint_id}`,
+          ),
+        (view) => view.status !== 'running',
+      );
+      expect(failed.status).toBe('failed');
+      expect(failed.error).toMatch(/was cancelled in Temporal/);
+      const cancelled = await eventually(
+        () =>
+          get<{ status: string; stage: string }>(
+            idle,
+            idleKey,
+            `/v1/substrates/deployments/${deployment.body.payload.deployment_id}`,
+          ),
+        (view) => view.status !== 'running',
+      );
+      expect(cancelled).toMatchObject({ status: 'cancelled', stage: 'cancelled' });
+    } finally {
+      await idleWorker.stop();
+    }
+  });
+
   it('a repair whose child action is cancelled ends, freeing its object', async () => {
     const { repair, child, objectId } = await repairAwaitingApproval();
     await temporalCliOk(app, ['workflow', 'cancel', '--workflow-id', `action-${child}`]);
@@ -391,7 +515,9 @@ describe('deployments, checkpoints and repairs ended from Temporal', () => {
       (view) => ['failed', 'rejected'].includes(view.status),
     );
     expect(ended.status).toBe('failed');
-    expect(ended.error).toMatch(new RegExp(`child action ${child}`));
+    expect(ended.error).toBe(
+      `child action ${child} did not finish: its workflow was cancelled in Temporal`,
+    );
     await eventually(
       () => actionOf(child),
       (view) => view.status === 'aborted',
