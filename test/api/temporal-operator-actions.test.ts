@@ -246,6 +246,48 @@ describe('an action workflow ended from Temporal', () => {
     ]);
   });
 
+  it('terminated while its webhook is in flight: execute answers with the action aborted', async () => {
+    const proposed = await call<{ payload: { action_id: string } }>(
+      app.url,
+      'POST',
+      '/v1/external-actions/propose',
+      {
+        key: proposer.apiKey,
+        body: {
+          action_kind: 'webhook.post',
+          target: { url: `${receiverUrl}/slow` },
+          parameters: { body: { event: 'deploy' } },
+          bounds: {},
+        },
+      },
+    );
+    expect(proposed.status).toBe(201);
+    const id = proposed.body.payload.action_id;
+    expect((await decide(id, 'approve')).status).toBe(200);
+    receiver.delayMs = 20_000;
+    const arrived = receiver.arrivals;
+    try {
+      const executing = decide(id, 'execute');
+      await eventually(
+        async () => receiver.arrivals,
+        (arrivals) => arrivals > arrived,
+      );
+      await temporalCliOk(app, [
+        ...['workflow', 'terminate', '--workflow-id', `action-${id}`, '--reason', 'hold it'],
+      ]);
+      const answered = await executing;
+      expect(answered.status).toBe(200);
+      expect(answered.body.payload.status).toBe('aborted');
+    } finally {
+      receiver.delayMs = 0;
+    }
+    const ledger = await ledgerOf(id);
+    expect(ledger[ledger.length - 1]).toMatchObject({
+      event: 'aborted',
+      detail: { previous_status: 'executing', temporal: { reason: 'hold it' } },
+    });
+  });
+
   it('two api processes reflecting the same termination write one ledger entry', async () => {
     const second = await startTestApp('operator-second', {
       dbName: app.dbName,

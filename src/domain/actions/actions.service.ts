@@ -225,7 +225,19 @@ export async function decideAction(
   } catch (error) {
     throw await decisionError(deps, actionId, decision, error);
   }
-  if (decision === 'execute') state = await settledAfterExecute(handle);
+  if (decision === 'execute') {
+    try {
+      state = await settledAfterExecute(handle);
+    } catch (error) {
+      // The execution was taken, then the workflow was ended from Temporal before it could
+      // answer (its result and its query fail): it is recorded `aborted` and answered as is.
+      deps.logger.warn({ err: error, action_id: actionId }, 'action ended while executing');
+      await deps.closedRuns.reflectIfClosed(actionWorkflowId(actionId));
+      const record = await deps.repos.externalActions.findById(actionId);
+      if (!record) throw error;
+      return actionView(deps, record, auth);
+    }
+  }
   return actionView(deps, toRecord(state), auth);
 }
 
