@@ -41,14 +41,18 @@ export interface ClosedRun {
  */
 export function createClosedRunFollower(options: ClosedRunFollowerOptions) {
   const { temporal, logger } = options;
-  async function reflectCurrent(workflowId: string, runId: string): Promise<void> {
+  async function reflectRun(
+    workflowId: string,
+    runId: string,
+  ): Promise<ClosureOutcome | undefined> {
     const client = await temporal.getClient();
     const closure = await closureOf(client, workflowId, runId);
-    if (!closure) return; // it completed after all (or continued as new)
+    if (!closure) return undefined; // it completed after all (or continued as new)
     const outcome = await options.reflect(closure);
     if (outcome === 'recorded') {
       logger.warn({ closure }, 'recorded the end of a workflow run ended from Temporal');
     }
+    return outcome;
   }
   return {
     async follow(run: ClosedRun): Promise<void> {
@@ -56,7 +60,10 @@ export function createClosedRunFollower(options: ClosedRunFollowerOptions) {
       const client = await temporal.getClient();
       const current = await currentRunOf(client, run.workflowId);
       if (!current) return;
-      if (!current.running) return reflectCurrent(run.workflowId, current.runId);
+      if (!current.running) {
+        await reflectRun(run.workflowId, current.runId);
+        return;
+      }
       if (current.runId === run.runId) return;
       if (run.workflowId.startsWith('action-')) {
         await options.followRun(run.workflowId.slice('action-'.length), current.runId);
@@ -73,7 +80,7 @@ export function createClosedRunFollower(options: ClosedRunFollowerOptions) {
             // Another api process terminated it first: it is closed either way.
             if ((error as { name?: string }).name !== 'WorkflowNotFoundError') throw error;
           });
-        await reflectCurrent(run.workflowId, current.runId);
+        await reflectRun(run.workflowId, current.runId);
       }
     },
     /** Reflects the workflow's current run when it is closed (a decision found it so). */
@@ -81,8 +88,7 @@ export function createClosedRunFollower(options: ClosedRunFollowerOptions) {
       const client = await temporal.getClient();
       const current = await currentRunOf(client, workflowId);
       if (!current || current.running) return undefined;
-      const closure = await closureOf(client, workflowId, current.runId);
-      return closure ? options.reflect(closure) : undefined;
+      return reflectRun(workflowId, current.runId);
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Client, WorkflowExecutionStatusName } from '@temporalio/client';
+import { optionalTsToDate } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import type { WorkflowClosure } from '../domain/workflow-closure';
 
@@ -18,9 +19,6 @@ const CLOSED_AS: Partial<Record<WorkflowExecutionStatusName, WorkflowClosure['st
  * newest; a cancellation's request comes a workflow task or two before it.
  */
 const EVENTS_READ = 20;
-
-const toIso = (time: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
-  new Date(Number(time?.seconds ?? 0) * 1000 + Math.floor((time?.nanos ?? 0) / 1e6)).toISOString();
 
 /** The newest events of a run, newest first (one page, `EVENTS_READ` at most). */
 async function newestEvents(client: Client, workflowId: string, runId: string) {
@@ -72,9 +70,11 @@ export async function closureOf(
     run_id: runId,
     workflow_type: described.type,
     status,
-    closed_at: closeEvent?.eventTime
-      ? toIso(closeEvent.eventTime)
-      : (described.closeTime ?? new Date()).toISOString(),
+    closed_at: (
+      optionalTsToDate(closeEvent?.eventTime) ??
+      described.closeTime ??
+      new Date()
+    ).toISOString(),
     ...whoAndWhy(events),
   };
 }
@@ -83,14 +83,10 @@ export async function closureOf(
 export async function currentRunOf(
   client: Client,
   workflowId: string,
-): Promise<{ runId: string; running: boolean; pendingTaskAttempt: number } | undefined> {
+): Promise<{ runId: string; running: boolean } | undefined> {
   try {
     const described = await client.workflow.getHandle(workflowId).describe();
-    return {
-      runId: described.runId,
-      running: described.status.name === 'RUNNING',
-      pendingTaskAttempt: described.raw.pendingWorkflowTask?.attempt ?? 0,
-    };
+    return { runId: described.runId, running: described.status.name === 'RUNNING' };
   } catch (error) {
     if ((error as { name?: string }).name === 'WorkflowNotFoundError') return undefined;
     throw error;
