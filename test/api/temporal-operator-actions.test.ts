@@ -18,6 +18,7 @@ interface ActionView {
   action_id: string;
   status: string;
   run_id: string;
+  ledger_head: string | null;
   approvals: { principal_id: string }[];
   allowed: { approve: boolean; reject: boolean; execute: boolean };
   links: { temporal_ui: string };
@@ -286,6 +287,31 @@ describe('an action workflow ended from Temporal', () => {
       event: 'aborted',
       detail: { previous_status: 'executing', temporal: { reason: 'hold it' } },
     });
+  });
+
+  it('a process that stopped after the ledger entry is finished by the next one', async () => {
+    const action = await awaitingSecondApproval();
+    const before = await storedIn(app.deps.db).actions.findOne({ _id: action.action_id });
+    await temporalCliOk(app, [
+      ...['workflow', 'terminate', '--workflow-id', `action-${action.action_id}`],
+    ]);
+    await eventually(
+      () => actionOf(action.action_id),
+      (view) => view.status === 'aborted',
+    );
+    // As if the process had died between the ledger entry and the projection.
+    await storedIn(app.deps.db).actions.replaceOne({ _id: action.action_id }, before!);
+    expect((await actionOf(action.action_id)).status).toBe('awaiting_approval');
+
+    const refused = await decide(action.action_id, 'approve', { reason: 'second' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error?.status).toBe('aborted');
+    const after = await actionOf(action.action_id);
+    expect(after.status).toBe('aborted');
+    const ledger = await ledgerOf(action.action_id);
+    expect(after).toMatchObject({ ledger_head: ledger[ledger.length - 1].digest });
+    await expectAbortedLedger(action.action_id, { status: 'terminated' });
+    expect(await chainCheck()).toMatchObject({ status: 'passed' });
   });
 
   it('two api processes reflecting the same termination write one ledger entry', async () => {
