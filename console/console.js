@@ -142,6 +142,7 @@ async function showActions(query) {
     'expired',
     'failed',
     'dry_run_failed',
+    'aborted',
   ];
   const path = `/v1/external-actions?limit=50${selected ? `&status=${selected}` : ''}`;
   const page = await api('GET', path);

@@ -1,21 +1,20 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { ledgerDigest } from '../domain/actions/ledger-digest';
 import { planAction, planDigestOf } from '../domain/actions/planner';
 import type { Repos } from '../store';
-import type { ActionLedgerEntry } from '../store/external-actions.repo';
-import { diffSummary, listEntryOf } from '../domain/actions/action-views';
-import { NOTIFICATION_EVENTS, type NotificationEvent } from '../domain/notifications/schemas';
+import {
+  createTransitionRecorder,
+  type RecordTransitionInput,
+} from '../domain/actions/record-transitions';
+import type { Notify } from '../domain/notifications/notifiable-event';
 import {
   ACTION_ERRORS,
   actionWorkflowId,
   proposalClaimOf,
-  type ActionActor,
   type ActionContract,
   type ActionPlan,
   type ActionState,
   type ActionWorkflowInput,
 } from '../workflows/shared';
-import type { NotifiableEvent } from './notifications.activities';
 import { restoreObject } from './restore-object';
 import type { SecurityEvent, WorkerTrust } from './trust';
 import { EXECUTION_FAILURES, postWebhook } from './webhook-post';
@@ -33,7 +32,7 @@ export interface ActionActivityDeps {
     | 'outbox'
   >;
   /** Tells subscribers about the transition (`action.<status>`), when one is wanted. */
-  notify?: (event: NotifiableEvent) => Promise<number>;
+  notify?: Notify;
   webhookAllowlist: readonly string[];
   webhookSigningSecret: string;
   webhookTimeoutMs: number;
@@ -46,101 +45,20 @@ export type OpenedProposal =
   | { trusted: true; accepted_keys: string[]; plan: ActionPlan }
   | { trusted: false; problem: string };
 
-export interface RecordTransitionInput {
-  state: ActionState;
-  /** When it happened (the workflow's clock); the status's own time when absent. */
-  at?: string;
-  event: string;
-  actor: ActionActor | null;
-  detail?: Record<string, unknown>;
-}
-
-/** The ledger entry of a transition, chained to `prevDigest`, before its digest. */
-function ledgerBodyOf(
-  input: RecordTransitionInput,
-  prevDigest: string | null,
-): Omit<ActionLedgerEntry, 'digest'> {
-  const { state } = input;
-  return {
-    _id: `${state.action_id}:${state.seq}`,
-    action_id: state.action_id,
-    seq: state.seq,
-    at: input.at ?? state.updated_at,
-    event: input.event,
-    status: state.status,
-    action_kind: state.action_kind,
-    shared_context_id: state.shared_context_id,
-    actor: input.actor,
-    detail: input.detail ?? {},
-    prev_digest: prevDigest,
-  };
-}
+export type { RecordTransitionInput } from '../domain/actions/record-transitions';
 
 /** Activities of the external-action workflow; each is idempotent under retries. */
 export function createActionActivities(deps: ActionActivityDeps) {
   const { repos } = deps;
-  /** Tells subscribers about a recorded transition, when its event is one they may want. */
-  const notifyOf = async ({ state, event }: RecordTransitionInput): Promise<void> => {
-    const name = `action.${event}`;
-    if (!deps.notify || !NOTIFIED_ACTION_EVENTS.has(name)) return;
-    await deps.notify({
-      event: name as NotificationEvent,
-      event_id: `${state.action_id}:${state.seq}`,
-      subject: { type: 'action', id: state.action_id },
-      at: state.updated_at,
-      data: actionNotice(state),
-      action: {
-        action_kind: state.action_kind,
-        shared_context_id: state.shared_context_id,
-        expires_at: state.expires_at,
-      },
-    });
-  };
-  /**
-   * Appends the transitions, in order, to the action's hash-chained ledger (the first
-   * chained to its state's `ledger_head`), then writes the projection of the last one and
-   * tells subscribers of each; returns the new ledger head (the stored one, on a retry).
-   */
+  const recordTransitions = createTransitionRecorder(deps);
+  /** See `createTransitionRecorder`; an empty batch is a bug, never worth a retry. */
   async function recordActionTransitions(inputs: RecordTransitionInput[]): Promise<string> {
-    const last = inputs[inputs.length - 1];
-    if (!last) throw ApplicationFailure.nonRetryable('no transition to record');
+    if (inputs.length === 0) throw ApplicationFailure.nonRetryable('no transition to record');
     for (const { state, event } of inputs) {
       const problem = deps.trust.authority.stateProblem(state);
       if (problem) await refuse('security.unsigned_record', state, problem, { event });
     }
-    const entries: ActionLedgerEntry[] = [];
-    let prevDigest = inputs[0].state.ledger_head;
-    let fresh = true;
-    for (const input of inputs) {
-      const body = ledgerBodyOf(input, prevDigest);
-      const written = await repos.externalActions.insertLedgerOnce({
-        ...body,
-        digest: ledgerDigest(body),
-      });
-      fresh &&= written.fresh;
-      entries.push(written.stored);
-      prevDigest = written.stored.digest;
-    }
-    const { action_id, ...rest } = last.state;
-    await repos.externalActions.projectTransitions(
-      entries,
-      {
-        ...rest,
-        _id: action_id,
-        approved_by: last.state.approvals.map((approval) => approval.principal_id),
-        eligible: eligibleTokens(last.state.rule),
-      },
-      fresh,
-      // Only these statuses change the inbox (entering it, or the one way out of it).
-      async (record) =>
-        INBOX_STATUSES.has(record.status) &&
-        repos.actionInbox.project(listEntryOf(record), {
-          fresh,
-          arriving: inputs.some((input) => input.event === 'awaiting_approval'),
-        }),
-    );
-    for (const input of inputs) await notifyOf(input);
-    return prevDigest!;
+    return recordTransitions(inputs);
   }
 
   /** Reports the refusal, then fails the activity for good (nothing was written). */
@@ -174,7 +92,7 @@ export function createActionActivities(deps: ActionActivityDeps) {
    */
   async function replayProblem(actionId: string, firstRunId: string): Promise<string | null> {
     const opened = await repos.externalActions.findById(actionId);
-    return opened && opened.run_id !== firstRunId
+    return opened && (opened.first_run_id ?? opened.run_id) !== firstRunId
       ? `action ${actionId} was opened by workflow run ${opened.run_id} already (a replayed proposal)`
       : null;
   }
@@ -323,45 +241,4 @@ export function createActionActivities(deps: ActionActivityDeps) {
       }
     },
   };
-}
-
-const INBOX_STATUSES = new Set<ActionState['status']>([
-  'awaiting_approval',
-  'approved',
-  'rejected',
-  'expired',
-]);
-
-const NOTIFIED_ACTION_EVENTS = new Set<string>(
-  NOTIFICATION_EVENTS.filter((event) => event.startsWith('action.')),
-);
-
-/** What a notification about an action says: enough to decide whether to look. */
-function actionNotice(state: ActionState): Record<string, unknown> {
-  return {
-    action_id: state.action_id,
-    action_kind: state.action_kind,
-    status: state.status,
-    target: state.target,
-    reason: state.reason,
-    diff_summary: diffSummary(state),
-    proposed_by: state.proposed_by.principal_id,
-    approvals: state.approvals.length,
-    required_approvals: state.bounds.required_approvals,
-    rule_id: state.rule?.rule_id ?? null,
-    shared_context_id: state.shared_context_id,
-    expires_at: state.expires_at,
-    workflow_id: state.workflow_id,
-  };
-}
-
-/** Who may decide under the rule, as tokens the inbox query matches with one `$in`. */
-export function eligibleTokens(rule: ActionState['rule']): string[] {
-  if (!rule || (rule.approver_roles.length === 0 && rule.approver_principals.length === 0)) {
-    return ['*'];
-  }
-  return [
-    ...rule.approver_principals.map((id) => `principal:${id}`),
-    ...rule.approver_roles.map((role) => `role:${role}`),
-  ];
 }

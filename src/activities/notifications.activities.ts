@@ -1,10 +1,12 @@
 import { createHash, createHmac } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { NotifiableEvent } from '../domain/notifications/notifiable-event';
 import type { NotificationEvent } from '../domain/notifications/schemas';
 import type { Repos } from '../store';
-import type { Notification } from '../store/notifications.repo';
 import type { Subscription } from '../store/subscriptions.repo';
 import type { NotificationDeliveryInput } from '../workflows/shared';
+
+export type { NotifiableEvent } from '../domain/notifications/notifiable-event';
 
 export interface NotificationDeps {
   repos: Pick<Repos, 'subscriptions' | 'notifications' | 'externalActions'>;
@@ -19,17 +21,6 @@ export interface NotificationDeps {
     deliverAt: string,
     about?: NotificationDeliveryInput['about'],
   ): Promise<void>;
-}
-
-/** An event worth a notification, as the workflows' record activities report it. */
-export interface NotifiableEvent {
-  event: NotificationEvent;
-  event_id: string;
-  subject: Notification['subject'];
-  at: string;
-  data: Record<string, unknown>;
-  /** For action events: what a subscription's `match` is compared with. */
-  action?: { action_kind: string; shared_context_id: string | null; expires_at: string };
 }
 
 /** The notification's id: the same event and subscription always give the same one. */

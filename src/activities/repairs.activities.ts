@@ -4,7 +4,7 @@ import { ACTION_BOUNDS } from '../domain/actions/schemas';
 import { ruleFor } from '../domain/approvals/rules.service';
 import { diagnose, RepairNotPossible, type Diagnosis } from '../domain/repairs/diagnosis';
 import { externalHeadOf, gatherEvidence, type EvidenceRepos } from '../domain/repairs/evidence';
-import { ledgerEntryOf } from '../domain/repairs/ledger';
+import { finishRepair } from '../domain/repairs/finish-repair';
 import type { Repos } from '../store';
 import type { RepairFinding, RepairRecord } from '../store/repairs.repo';
 import { Context } from '@temporalio/activity';
@@ -176,12 +176,6 @@ export function createRepairActivities(deps: RepairActivityDeps) {
     },
 
     /** Appends the ended repair to the ledger (once) and frees the object for the next. */
-    async finishRepair(record: RepairRecord): Promise<number> {
-      const entry = await repos.repairs.appendOnce(record._id, (head) =>
-        ledgerEntryOf(record, head),
-      );
-      await repos.repairs.release(record.object_id, record._id);
-      return entry._id;
-    },
+    finishRepair: (record: RepairRecord): Promise<number> => finishRepair(repos, record),
   };
 }

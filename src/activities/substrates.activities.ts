@@ -14,12 +14,13 @@ import type {
 } from '../store/substrate-deployments.repo';
 import type { TrailPoint } from '../store/substrate-snapshots.repo';
 import { DEPLOYMENT_ERRORS, type DeploymentProgressState } from '../workflows/shared';
-import type { NotifiableEvent } from './notifications.activities';
+import type { Notify } from '../domain/notifications/notifiable-event';
+import { recordDeploymentState } from '../domain/substrates/record-deployment';
 
 export interface SubstrateActivityDeps {
   repos: Pick<Repos, 'artifacts' | 'substrateDeployments' | 'substrateSnapshots' | 'heavyWork'>;
   /** Tells subscribers a deployment is ready or failed. */
-  notify?: (event: NotifiableEvent) => Promise<number>;
+  notify?: Notify;
   /**
    * Steps deployment chunks; with threads (the worker process: one per concurrent chunk)
    * the engine never holds the event loop the approval workflows' tasks run on. Default:
@@ -102,26 +103,7 @@ export function createSubstrateActivities(deps: SubstrateActivityDeps) {
   return {
     /** Writes the workflow's view of the deployment to MongoDB (the projection). */
     async recordDeployment(state: DeploymentProgressState): Promise<void> {
-      await repos.substrateDeployments.project(state);
-      // A final stage frees the deployment's running slots (docs/governance.md); the
-      // projection is written first, so a lost release is found final and reconciled.
-      if (state.status !== 'running') await repos.heavyWork.releaseSlotsOf(state._id);
-      if ((state.stage === 'ready' || state.stage === 'failed') && deps.notify) {
-        await deps.notify({
-          event: state.stage === 'ready' ? 'deployment.ready' : 'deployment.failed',
-          event_id: `${state._id}:${state.stage}`,
-          subject: { type: 'deployment', id: state._id },
-          at: state.updated_at,
-          data: {
-            deployment_id: state._id,
-            stage: state.stage,
-            status: state.status,
-            error: state.error,
-            final_digest: state.final?.digest ?? null,
-            workflow_id: state.workflow_id,
-          },
-        });
-      }
+      await recordDeploymentState(deps, state);
     },
 
     /** Validates the spec again, against the envelopes this worker knows. */

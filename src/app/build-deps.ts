@@ -18,6 +18,10 @@ import { RequestLedgerWriter } from '../observability/request-ledger-writer';
 import { ServiceEventRecorder } from '../observability/service-events';
 import { ServiceMonitor } from '../observability/service-monitor';
 import { WorkflowFailureWatcher } from '../observability/workflow-failures';
+import { createClosedRunFollower } from '../observability/closed-runs';
+import { createNotifier } from '../activities/notifications.activities';
+import { reflectClosure } from '../domain/reflect-closure';
+import { createDeliveryStarter } from '../temporal/delivery-starter';
 import { createRepos, ensureIndexes } from '../store';
 import { connectMongo } from '../store/mongo';
 import { TemporalGateway } from '../temporal/gateway';
@@ -78,6 +82,24 @@ export async function buildDeps(
     resolveLimits: createLimitsResolver(repos.quotaPolicies),
   });
   const serviceEvents = new ServiceEventRecorder(repos.serviceEvents, instanceId, log);
+  // What the api records of a workflow ended from Temporal (an aborted action) tells
+  // subscribers through the same notifier and delivery workflows the worker uses.
+  const notify = createNotifier({
+    repos,
+    webhookSigningSecret: config.webhookSigningSecret,
+    webhookTimeoutMs: config.webhookTimeoutMs,
+    startDelivery: createDeliveryStarter({
+      client: () => temporal.getClient(),
+      taskQueue: config.taskQueue,
+      publicBaseUrl: config.publicBaseUrl,
+    }),
+  });
+  const closedRuns = createClosedRunFollower({
+    temporal,
+    reflect: (closure) => reflectClosure({ repos, notify }, closure),
+    followRun: (actionId, runId) => repos.externalActions.followRun(actionId, runId),
+    logger: log,
+  });
   const monitor = new ServiceMonitor({
     db,
     temporal,
@@ -88,6 +110,7 @@ export async function buildDeps(
       repo: repos.serviceEvents,
       temporalUiUrl: config.temporalUiUrl,
       logger: log,
+      closedRuns,
     }),
     intervalMs: config.serviceMonitorIntervalMs,
     logger: log,
@@ -113,6 +136,7 @@ export async function buildDeps(
     temporal,
     serviceEvents,
     monitor,
+    closedRuns,
     worldReads: createWorldReadCache(repos.worldRevisions),
     witnesses,
     reconciler: createReconciler({ repos, logger: log }),

@@ -7,6 +7,7 @@ import type { Metrics } from '../observability/metrics';
 import type { RequestLedgerWriter } from '../observability/request-ledger-writer';
 import type { ServiceEventRecorder } from '../observability/service-events';
 import type { ServiceMonitor } from '../observability/service-monitor';
+import type { ClosedRunFollower } from '../observability/closed-runs';
 import type { Repos } from '../store';
 import type { TemporalGateway } from '../temporal/gateway';
 import type { WorldReadCache } from '../domain/world/world-read-cache';
@@ -32,6 +33,8 @@ export interface AppInfra {
   serviceEvents: ServiceEventRecorder;
   /** Probes the backends periodically and records their transitions. */
   monitor: ServiceMonitor;
+  /** Records the end of a workflow run ended from Temporal in its resource (docs/operations.md). */
+  closedRuns: ClosedRunFollower;
   /** This process's event reconciler: per-object queues, a state cache, a write gate. */
   reconciler: Reconciler;
   /** Whole-world reads, cached until the world revision moves. */

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ServiceEventsRepo } from '../store/service-events.repo';
 import type { TemporalGateway } from '../temporal/gateway';
+import type { ClosedRunFollower } from './closed-runs';
 import { stableEventId, type ServiceEventRecorder } from './service-events';
 
 export interface WorkflowFailureWatcherOptions {
@@ -11,17 +12,23 @@ export interface WorkflowFailureWatcherOptions {
   logger: Logger;
   /** How far back the first scan of a process looks when no failure was recorded yet. */
   lookbackMs?: number;
+  /** Reflects each run closed from outside our code in its resource (`closed-runs.ts`). */
+  closedRuns?: Pick<ClosedRunFollower, 'follow'>;
 }
 
 /** Closed executions that count as failures, by their visibility name. */
 const FAILED_STATUSES = ['Failed', 'TimedOut', 'Terminated'];
+/** Closed executions whose resource may need its end recorded: the failures and cancellations. */
+const SCANNED_STATUSES = [...FAILED_STATUSES, 'Canceled'];
 /** Visibility is eventually consistent: each scan overlaps the previous one by this much. */
 const OVERLAP_MS = 60_000;
 /** Its failures are the worker being unavailable, which service health reports. */
 const IGNORED_TYPES = new Set(['serviceProbeWorkflow']);
 
 /**
- * Turns failed workflow executions on the task queue into `workflow.failed` service events.
+ * Turns failed workflow executions on the task queue into `workflow.failed` service events,
+ * and hands every run closed other than by completing (cancelled ones too) to the closed-run
+ * follower, which records the end in the run's resource (an action `aborted`, …).
  *
  * It asks Temporal's visibility store (the source of truth, durable, and it sees failures
  * no workflow code can report: timeouts, terminations, crashes) for executions of our task
@@ -44,7 +51,7 @@ export class WorkflowFailureWatcher {
     }
     const since = new Date(Date.parse(this.watermark) - OVERLAP_MS).toISOString();
     const queue = temporal.taskQueue.replace(/["\\]/g, '');
-    const statuses = FAILED_STATUSES.map((status) => `"${status}"`).join(', ');
+    const statuses = SCANNED_STATUSES.map((status) => `"${status}"`).join(', ');
     const query = `TaskQueue = "${queue}" AND ExecutionStatus IN (${statuses}) AND CloseTime >= "${since}"`;
     const client = await temporal.getClient();
     let recorded = 0;
@@ -53,6 +60,9 @@ export class WorkflowFailureWatcher {
       const closedAt = execution.closeTime?.toISOString();
       if (!closedAt || IGNORED_TYPES.has(execution.type)) continue;
       if (closedAt > newest) newest = closedAt;
+      // Reflected first: a failure here ends the scan before the watermark moves, as below.
+      await this.options.closedRuns?.follow(execution);
+      if (execution.status.name === 'CANCELLED') continue;
       const status = execution.status.name.toLowerCase();
       const id = stableEventId('workflow.failed', execution.workflowId, execution.runId);
       // A failed insert ends the scan before the watermark moves: the next scan retries it.

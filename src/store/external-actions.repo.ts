@@ -241,6 +241,15 @@ export function createExternalActionsRepo(db: Db, journal: WitnessJournalRepo) {
       }
       for await (const entry of ledger.find()) yield witnessLedgerEntry(entry);
     },
+    /** One ledger entry by its id (`<action_id>:<seq>`), or null. */
+    ledgerEntry: (entryId: string) => ledger.findOne({ _id: entryId }),
+    /**
+     * Points the projection at the workflow's current run (after a reset): one field set by
+     * `_id`, so it never takes back anything the workflow projected.
+     */
+    async followRun(actionId: string, runId: string): Promise<void> {
+      await actions.updateOne({ _id: actionId }, { $set: { run_id: runId } });
+    },
     /** Every entry of one action, in order. */
     entriesOf: (actionId: string) =>
       ledger.find({ action_id: actionId }).sort({ seq: 1 }).toArray(),

@@ -1,17 +1,11 @@
 import { hostname } from 'node:os';
-import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import type { ChunkInput } from '../activities/substrates.activities';
 import { createStepper } from '../domain/substrates/stepper';
-import { oneLine } from '../lib/workflow-text';
-import { deliveryStaticDetails } from '../domain/notifications/delivery-text';
-import {
-  computeTaskQueueOf,
-  deliveryText,
-  notificationWorkflowId,
-  type NotificationDeliveryInput,
-} from '../workflows/shared';
+import { createDeliveryStarter } from '../temporal/delivery-starter';
+import { computeTaskQueueOf } from '../workflows/shared';
 
 export interface CreateWorkerOptions {
   address: string;
@@ -65,26 +59,11 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Create
       (clientConnection) =>
         new Client({ connection: clientConnection, namespace: options.namespace }),
     ));
-  const startDelivery: ActivityDeps['startDelivery'] = async (notificationId, deliverAt, about) => {
-    const input: NotificationDeliveryInput = {
-      notification_id: notificationId,
-      deliver_at: deliverAt,
-      ...(about ? { about } : {}),
-    };
-    try {
-      await (
-        await clientOf()
-      ).workflow.start('notificationDeliveryWorkflow', {
-        workflowId: notificationWorkflowId(notificationId),
-        taskQueue: options.taskQueue,
-        args: [input],
-        staticSummary: oneLine(deliveryText(input)),
-        staticDetails: deliveryStaticDetails(input, options.publicBaseUrl ?? ''),
-      });
-    } catch (error) {
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    }
-  };
+  const startDelivery: ActivityDeps['startDelivery'] = createDeliveryStarter({
+    client: clientOf,
+    taskQueue: options.taskQueue,
+    publicBaseUrl: options.publicBaseUrl,
+  });
   // Chunks step the engine on threads of their own, one per concurrent chunk, so a
   // saturated compute queue never holds the event loop the approval workflows need.
   const computeConcurrentChunks = options.computeConcurrentChunks ?? 1;

@@ -80,7 +80,9 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
     execution: null,
     expires_at: new Date(expiresAtMs).toISOString(),
     workflow_id: info.workflowId,
-    run_id: info.firstExecutionRunId,
+    // The run recording: after a reset, the new run's (the old one named the first run's).
+    run_id: info.runId,
+    first_run_id: info.firstExecutionRunId,
     created_at: input.created_at,
     updated_at: input.created_at,
     seq: 0,

@@ -1,6 +1,9 @@
 import {
   ApplicationFailure,
+  CancelledFailure,
   ParentClosePolicy,
+  TerminatedFailure,
+  TimeoutFailure,
   condition,
   proxyLocalActivities,
   setCurrentDetails,
@@ -198,8 +201,15 @@ export async function repairWorkflow(input: RepairWorkflowInput): Promise<Repair
   return end('repaired');
 }
 
+/**
+ * Why a step or the child failed. A child ended from Temporal fails with an empty message
+ * of its own: its kind says what happened (the api records the child `aborted`).
+ */
 function messageOf(error: unknown): string {
   const cause = (error as { cause?: unknown }).cause;
+  if (cause instanceof TerminatedFailure) return 'its workflow was terminated in Temporal';
+  if (cause instanceof CancelledFailure) return 'its workflow was cancelled in Temporal';
+  if (cause instanceof TimeoutFailure) return 'its workflow timed out';
   if (cause instanceof Error) return cause.message;
   return error instanceof Error ? error.message : String(error);
 }

@@ -67,13 +67,17 @@ export interface ServiceProbeResult {
 // The action vocabulary is the domain's (a type-only import keeps TypeBox out of the bundle).
 export type { ActionKind, ActionStatus };
 
-/** Statuses after which the workflow ends. */
+/**
+ * Statuses after which the workflow ends; `aborted` is recorded by the api when the
+ * workflow was ended from Temporal instead (docs/actions.md).
+ */
 export const FINAL_ACTION_STATUSES: readonly ActionStatus[] = [
   'dry_run_failed',
   'rejected',
   'expired',
   'executed',
   'failed',
+  'aborted',
 ];
 
 /** True when the rule in force admits this principal to approve or reject. */
@@ -151,6 +155,8 @@ export interface ActionState extends ActionContract {
   expires_at: string;
   workflow_id: string;
   run_id: string;
+  /** The first run of its chain (a reset keeps it): which start opened the action. */
+  first_run_id?: string;
   created_at: string;
   updated_at: string;
   /** Projection sequence: the store keeps the highest. */

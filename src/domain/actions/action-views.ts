@@ -49,6 +49,7 @@ export function actionView(
     approved_by: _by,
     eligible: _eligible,
     proposal: _proposal,
+    first_run_id: _firstRunId,
     ...rest
   } = record;
   return {
@@ -59,8 +60,10 @@ export function actionView(
     proposed_by: proposed_by.principal_id,
     allowed: allowedFor(record, auth),
     workflow_url: workflowUrlOf(deps, record.workflow_id),
+    // The current run's history: the workflow records its run id, and the closed-run
+    // watcher follows a reset to the new run (docs/temporal-ui.md, "Resets").
     links: {
-      temporal_ui: `${deps.config.temporalUiUrl}/namespaces/${deps.temporal.namespace}/workflows/${record.workflow_id}/${record.run_id}/history`,
+      temporal_ui: `${workflowUrlOf(deps, record.workflow_id)}/${encodeURIComponent(record.run_id)}/history`,
     },
   };
 }

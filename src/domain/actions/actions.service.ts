@@ -23,6 +23,7 @@ import type { ActionRecord } from '../../store/external-actions.repo';
 import { decodeCursor } from '../../store/paging';
 import {
   ACTION_ERRORS,
+  FINAL_ACTION_STATUSES,
   ActionKindKey,
   ActionStatusKey,
   ApprovalRuleIdKey,
@@ -50,7 +51,7 @@ import { planAction } from './planner';
 
 type Deps = Pick<
   AppInfra,
-  'config' | 'decisionSigner' | 'logger' | 'metrics' | 'repos' | 'temporal'
+  'closedRuns' | 'config' | 'decisionSigner' | 'logger' | 'metrics' | 'repos' | 'temporal'
 >;
 
 /** How long `execute` waits for the effect before answering with the status so far. */
@@ -239,7 +240,19 @@ export async function decideAction(
   } catch (error) {
     throw await decisionError(deps, actionId, decision, error);
   }
-  if (decision === 'execute') state = await settledAfterExecute(handle);
+  if (decision === 'execute') {
+    try {
+      state = await settledAfterExecute(handle);
+    } catch (error) {
+      // The execution was taken, then the workflow was ended from Temporal before it could
+      // answer (its result and its query fail): it is recorded `aborted` and answered as is.
+      deps.logger.warn({ err: error, action_id: actionId }, 'action ended while executing');
+      await deps.closedRuns.reflectIfClosed(actionWorkflowId(actionId));
+      const record = await deps.repos.externalActions.findById(actionId);
+      if (!record) throw error;
+      return actionView(deps, record, auth);
+    }
+  }
   return actionView(deps, toRecord(state), auth);
 }
 
@@ -284,8 +297,21 @@ async function decisionError(
     const [status, named] = (cause?.details ?? []) as [string?, Record<string, unknown>?];
     return new AppError(kind, message, { extra: { ...(status ? { status } : {}), ...named } });
   }
-  const record = await found(deps.repos.externalActions.findById(actionId), `action ${actionId}`);
-  if (['dry_run_failed', 'rejected', 'expired', 'executed', 'failed'].includes(record.status)) {
+  let record = await found(deps.repos.externalActions.findById(actionId), `action ${actionId}`);
+  // Not final, yet the workflow did not take the update: it may have been ended from
+  // Temporal (terminated, cancelled, timed out). Then the action is recorded `aborted` now,
+  // rather than waiting for the closed-run watcher, and the decision is refused like any
+  // decision on a final action.
+  if (!FINAL_ACTION_STATUSES.includes(record.status)) {
+    const reflected = await deps.closedRuns
+      .reflectIfClosed(actionWorkflowId(actionId))
+      .catch((failure: unknown) => {
+        deps.logger.warn({ err: failure, action_id: actionId }, 'closed-run check failed');
+        return undefined;
+      });
+    if (reflected) record = (await deps.repos.externalActions.findById(actionId)) ?? record;
+  }
+  if (FINAL_ACTION_STATUSES.includes(record.status)) {
     return new InvalidState(`cannot ${decision} an action that is ${record.status}`, {
       extra: { status: record.status },
     });

@@ -22,6 +22,9 @@ export const ACTION_STATUSES = [
   'executing',
   'executed',
   'failed',
+  // Its workflow was ended from Temporal (terminated, cancelled, timed out or failed),
+  // not by anything the api did: docs/actions.md "Temporal operator actions".
+  'aborted',
 ] as const;
 export type ActionStatus = (typeof ACTION_STATUSES)[number];
 

@@ -65,7 +65,10 @@ export const actionView = schema.view(
     target: schema.freeObject('What the action acts on.'),
     parameters: schema.freeObject('Kind-specific parameters.'),
     bounds: schema.freeObject('Bounds, with defaults filled in.'),
-    status: schema.choice(ACTION_STATUSES, 'Current status.'),
+    status: schema.choice(
+      ACTION_STATUSES,
+      'Current status. `aborted`: its workflow was terminated, cancelled, timed out or failed in Temporal before the action ended (the ledger entry says by whom and why).',
+    ),
     status_timestamps: schema.freeObject('One timestamp per status reached.'),
     proposed_by: schema.text('Proposing principal.', 64),
     approvals: schema.arrayOf(decisionView, 'Approvals so far.', { maxItems: 5 }),

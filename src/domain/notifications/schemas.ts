@@ -15,6 +15,7 @@ export const NOTIFICATION_EVENTS = [
   'action.executed',
   'action.failed',
   'action.expired',
+  'action.aborted',
   'action.reminder',
   'deployment.ready',
   'deployment.failed',

@@ -6,11 +6,7 @@ import type { WorldHistoryEvent } from '../../store/world-history.repo';
 import type { WorldObject } from '../../store/world-objects.repo';
 import type { ActionAuthority } from '../actions/authority';
 import { ledgerDigest } from '../actions/ledger-digest';
-import type {
-  ActionDecision,
-  ActionState,
-  SignedActionProposal,
-} from '../../workflows/shared';
+import type { ActionDecision, ActionState, SignedActionProposal } from '../../workflows/shared';
 import { ledgerDigest as repairLedgerDigest, LEDGER_GENESIS } from '../repairs/ledger';
 import { replayVersions } from '../repairs/diagnosis';
 import type { Violation } from './schemas';

@@ -30,7 +30,7 @@ const decisionRoute = (
     responses: {
       409: {
         description:
-          'The action is not in a state that allows this decision, or the decision was refused.',
+          'The action is not in a state that allows this decision (`error.status`; `aborted` when its workflow was ended from Temporal), or the decision was refused.',
       },
       200: { description: answer, schema: envelope(actionsViews.actionView) },
     },

@@ -1,0 +1,157 @@
+import type { Repos } from '../../store';
+import type { ActionLedgerEntry } from '../../store/external-actions.repo';
+import type { ActionActor, ActionState } from '../../workflows/shared';
+import type { Notify } from '../notifications/notifiable-event';
+import { NOTIFICATION_EVENTS, type NotificationEvent } from '../notifications/schemas';
+import { diffSummary, listEntryOf } from './action-views';
+import { ledgerDigest } from './ledger-digest';
+
+/** One transition of an action: its state after it, and what the ledger says of it. */
+export interface RecordTransitionInput {
+  state: ActionState;
+  /** When it happened (the workflow's clock); the status's own time when absent. */
+  at?: string;
+  event: string;
+  actor: ActionActor | null;
+  detail?: Record<string, unknown>;
+}
+
+export interface TransitionRecorderDeps {
+  repos: Pick<Repos, 'externalActions' | 'actionInbox'>;
+  /** Tells subscribers about the transition (`action.<event>`), when one is wanted. */
+  notify?: Notify;
+}
+
+/** The ledger entry of a transition, chained to `prevDigest`, before its digest. */
+export function ledgerBodyOf(
+  input: RecordTransitionInput,
+  prevDigest: string | null,
+): Omit<ActionLedgerEntry, 'digest'> {
+  const { state } = input;
+  return {
+    _id: `${state.action_id}:${state.seq}`,
+    action_id: state.action_id,
+    seq: state.seq,
+    at: input.at ?? state.updated_at,
+    event: input.event,
+    status: state.status,
+    action_kind: state.action_kind,
+    shared_context_id: state.shared_context_id,
+    actor: input.actor,
+    detail: input.detail ?? {},
+    prev_digest: prevDigest,
+  };
+}
+
+/**
+ * What records an action's transitions: the action's workflow (through its record activity)
+ * and, for an action whose workflow was ended from Temporal, the api (`aborted`). Both write
+ * the same way, so the ledger has one recipe and one writer's rules.
+ */
+export function createTransitionRecorder(deps: TransitionRecorderDeps) {
+  const { repos } = deps;
+  /** Tells subscribers about a recorded transition, when its event is one they may want. */
+  const notifyOf = async ({ state, event }: RecordTransitionInput): Promise<void> => {
+    const name = `action.${event}`;
+    if (!deps.notify || !NOTIFIED_ACTION_EVENTS.has(name)) return;
+    await deps.notify({
+      event: name as NotificationEvent,
+      event_id: `${state.action_id}:${state.seq}`,
+      subject: { type: 'action', id: state.action_id },
+      at: state.updated_at,
+      data: actionNotice(state),
+      action: {
+        action_kind: state.action_kind,
+        shared_context_id: state.shared_context_id,
+        expires_at: state.expires_at,
+      },
+    });
+  };
+  /**
+   * Appends the transitions, in order, to the action's hash-chained ledger (the first
+   * chained to its state's `ledger_head`), then writes the projection of the last one and
+   * tells subscribers of each; returns the new ledger head (the stored one, on a retry).
+   */
+  return async function recordActionTransitions(inputs: RecordTransitionInput[]): Promise<string> {
+    const last = inputs[inputs.length - 1];
+    if (!last) throw new Error('no transition to record');
+    const entries: ActionLedgerEntry[] = [];
+    let prevDigest = inputs[0].state.ledger_head;
+    let fresh = true;
+    for (const input of inputs) {
+      const body = ledgerBodyOf(input, prevDigest);
+      const written = await repos.externalActions.insertLedgerOnce({
+        ...body,
+        digest: ledgerDigest(body),
+      });
+      fresh &&= written.fresh;
+      entries.push(written.stored);
+      prevDigest = written.stored.digest;
+    }
+    const { action_id, ...rest } = last.state;
+    await repos.externalActions.projectTransitions(
+      entries,
+      {
+        ...rest,
+        _id: action_id,
+        approved_by: last.state.approvals.map((approval) => approval.principal_id),
+        eligible: eligibleTokens(last.state.rule),
+      },
+      fresh,
+      // Only these statuses change the inbox (entering it, or the ways out of it).
+      async (record) =>
+        INBOX_STATUSES.has(record.status) &&
+        repos.actionInbox.project(listEntryOf(record), {
+          fresh,
+          arriving: inputs.some((input) => input.event === 'awaiting_approval'),
+        }),
+    );
+    for (const input of inputs) await notifyOf(input);
+    return prevDigest!;
+  };
+}
+
+export type RecordActionTransitions = ReturnType<typeof createTransitionRecorder>;
+
+/** Statuses that change the inbox: entering it, or leaving it from `awaiting_approval`. */
+const INBOX_STATUSES = new Set<ActionState['status']>([
+  'awaiting_approval',
+  'approved',
+  'rejected',
+  'expired',
+  'aborted',
+]);
+
+const NOTIFIED_ACTION_EVENTS = new Set<string>(
+  NOTIFICATION_EVENTS.filter((event) => event.startsWith('action.')),
+);
+
+/** What a notification about an action says: enough to decide whether to look. */
+function actionNotice(state: ActionState): Record<string, unknown> {
+  return {
+    action_id: state.action_id,
+    action_kind: state.action_kind,
+    status: state.status,
+    target: state.target,
+    reason: state.reason,
+    diff_summary: diffSummary(state),
+    proposed_by: state.proposed_by.principal_id,
+    approvals: state.approvals.length,
+    required_approvals: state.bounds.required_approvals,
+    rule_id: state.rule?.rule_id ?? null,
+    shared_context_id: state.shared_context_id,
+    expires_at: state.expires_at,
+    workflow_id: state.workflow_id,
+  };
+}
+
+/** Who may decide under the rule, as tokens the inbox query matches with one `$in`. */
+export function eligibleTokens(rule: ActionState['rule']): string[] {
+  if (!rule || (rule.approver_roles.length === 0 && rule.approver_principals.length === 0)) {
+    return ['*'];
+  }
+  return [
+    ...rule.approver_principals.map((id) => `principal:${id}`),
+    ...rule.approver_roles.map((role) => `role:${role}`),
+  ];
+}

@@ -1,0 +1,96 @@
+import type { Logger } from 'pino';
+import type { ClosureOutcome, WorkflowClosure } from '../domain/workflow-closure';
+import type { TemporalGateway } from '../temporal/gateway';
+import { closureOf, currentRunOf, isWedgedByReset } from '../temporal/closures';
+
+/** Workflow types whose resource the api reflects when Temporal ends their run. */
+const REFLECTED_TYPES = new Set([
+  'externalActionWorkflow',
+  'substrateDeploymentWorkflow',
+  'checkpointWorkflow',
+  'repairWorkflow',
+]);
+
+/** Why the api terminates a reset run the SDK cannot run (docs/temporal-ui.md, "Resets"). */
+export const WEDGED_RESET_REASON =
+  "governed-runtime: this reset run can never complete a workflow task (Temporal TypeScript SDK 1.13.2 fails an activation that holds only the reset's new random seed, as after a reset with nothing to reapply); terminated so its resource ends instead of hanging";
+
+export interface ClosedRunFollowerOptions {
+  temporal: TemporalGateway;
+  /** Moves the run's resource to its terminal status (`reflectClosure`). */
+  reflect: (closure: WorkflowClosure) => Promise<ClosureOutcome>;
+  /** Points an action's projection at the current run of its workflow (after a reset). */
+  followRun: (actionId: string, runId: string) => Promise<void>;
+  logger: Logger;
+}
+
+/** A closed run, as the visibility list names it. */
+export interface ClosedRun {
+  workflowId: string;
+  runId: string;
+  type: string;
+}
+
+/**
+ * What the api does with a run of ours that closed other than by completing: it looks at
+ * the workflow's current run (one `describe`). Closed too: the resource goes to its terminal
+ * status, with who and why from the close event. Running under another run id: the closed
+ * run was the base of a reset (or the run before a continue-as-new), so the api follows the
+ * new run (an action's `run_id`); when that run is wedged by the SDK's reset crash, the api
+ * terminates it (`WEDGED_RESET_REASON`) and records the resource's end at once.
+ */
+export function createClosedRunFollower(options: ClosedRunFollowerOptions) {
+  const { temporal, logger } = options;
+  async function reflectRun(
+    workflowId: string,
+    runId: string,
+  ): Promise<ClosureOutcome | undefined> {
+    const client = await temporal.getClient();
+    const closure = await closureOf(client, workflowId, runId);
+    if (!closure) return undefined; // it completed after all (or continued as new)
+    const outcome = await options.reflect(closure);
+    if (outcome === 'recorded') {
+      logger.warn({ closure }, 'recorded the end of a workflow run ended from Temporal');
+    }
+    return outcome;
+  }
+  return {
+    async follow(run: ClosedRun): Promise<void> {
+      if (!REFLECTED_TYPES.has(run.type)) return;
+      const client = await temporal.getClient();
+      const current = await currentRunOf(client, run.workflowId);
+      if (!current) return;
+      if (!current.running) {
+        await reflectRun(run.workflowId, current.runId);
+        return;
+      }
+      if (current.runId === run.runId) return;
+      if (run.workflowId.startsWith('action-')) {
+        await options.followRun(run.workflowId.slice('action-'.length), current.runId);
+      }
+      if (await isWedgedByReset(client, run.workflowId, current.runId)) {
+        logger.warn(
+          { workflow_id: run.workflowId, run_id: current.runId },
+          'terminating a reset run wedged by the SDK',
+        );
+        await client.workflow
+          .getHandle(run.workflowId, current.runId)
+          .terminate(WEDGED_RESET_REASON)
+          .catch((error: unknown) => {
+            // Another api process terminated it first: it is closed either way.
+            if ((error as { name?: string }).name !== 'WorkflowNotFoundError') throw error;
+          });
+        await reflectRun(run.workflowId, current.runId);
+      }
+    },
+    /** Reflects the workflow's current run when it is closed (a decision found it so). */
+    async reflectIfClosed(workflowId: string): Promise<ClosureOutcome | undefined> {
+      const client = await temporal.getClient();
+      const current = await currentRunOf(client, workflowId);
+      if (!current || current.running) return undefined;
+      return reflectRun(workflowId, current.runId);
+    },
+  };
+}
+
+export type ClosedRunFollower = ReturnType<typeof createClosedRunFollower>;

@@ -1,0 +1,124 @@
+import type { Client, WorkflowExecutionStatusName } from '@temporalio/client';
+import { optionalTsToDate } from '@temporalio/common/lib/time';
+import { temporal } from '@temporalio/proto';
+import type { WorkflowClosure } from '../domain/workflow-closure';
+
+const EventType = temporal.api.enums.v1.EventType;
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** How a run closed, in the words `WorkflowClosure` uses; undefined while it runs or completed. */
+const CLOSED_AS: Partial<Record<WorkflowExecutionStatusName, WorkflowClosure['status']>> = {
+  TERMINATED: 'terminated',
+  CANCELLED: 'cancelled',
+  TIMED_OUT: 'timed_out',
+  FAILED: 'failed',
+};
+
+/**
+ * Events read, newest first, to find who closed a run and why: the close event is the
+ * newest; a cancellation's request comes a workflow task or two before it.
+ */
+const EVENTS_READ = 20;
+
+/** The newest events of a run, newest first (one page, `EVENTS_READ` at most). */
+async function newestEvents(client: Client, workflowId: string, runId: string) {
+  const page = await client.workflowService.getWorkflowExecutionHistoryReverse({
+    namespace: client.options.namespace,
+    execution: { workflowId, runId },
+    maximumPageSize: EVENTS_READ,
+  });
+  return page.history?.events ?? [];
+}
+
+/** Who and why, from the close event and (for a cancellation) the request before it. */
+function whoAndWhy(events: HistoryEvent[]): Pick<WorkflowClosure, 'reason' | 'identity'> {
+  for (const event of events) {
+    const terminated = event.workflowExecutionTerminatedEventAttributes;
+    if (terminated) {
+      return { reason: terminated.reason || null, identity: terminated.identity || null };
+    }
+    const failed = event.workflowExecutionFailedEventAttributes;
+    if (failed) return { reason: failed.failure?.message || null, identity: null };
+    if (event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT) {
+      return { reason: 'the workflow run passed its run or execution timeout', identity: null };
+    }
+    const cancel = event.workflowExecutionCancelRequestedEventAttributes;
+    if (cancel) return { reason: cancel.cause || null, identity: cancel.identity || null };
+  }
+  return { reason: null, identity: null };
+}
+
+/**
+ * How a closed run of `workflowId` ended, when it ended other than by completing (or
+ * continuing as new): status, close time, and who and why where Temporal recorded them
+ * (`temporal workflow terminate --reason …` records both). Undefined for a run that is
+ * running, completed or continued as new. Every api process reading the same run reads
+ * the same closure, so what is written from it is the same everywhere.
+ */
+export async function closureOf(
+  client: Client,
+  workflowId: string,
+  runId: string,
+): Promise<WorkflowClosure | undefined> {
+  const described = await client.workflow.getHandle(workflowId, runId).describe();
+  const status = CLOSED_AS[described.status.name];
+  if (!status) return undefined;
+  const events = await newestEvents(client, workflowId, runId);
+  const closeEvent = events[0];
+  return {
+    workflow_id: workflowId,
+    run_id: runId,
+    workflow_type: described.type,
+    status,
+    closed_at: (
+      optionalTsToDate(closeEvent?.eventTime) ??
+      described.closeTime ??
+      new Date()
+    ).toISOString(),
+    ...whoAndWhy(events),
+  };
+}
+
+/** The current run of a workflow id: its run id and whether it is still running. */
+export async function currentRunOf(
+  client: Client,
+  workflowId: string,
+): Promise<{ runId: string; running: boolean } | undefined> {
+  try {
+    const described = await client.workflow.getHandle(workflowId).describe();
+    return { runId: described.runId, running: described.status.name === 'RUNNING' };
+  } catch (error) {
+    if ((error as { name?: string }).name === 'WorkflowNotFoundError') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The TypeScript SDK 1.13.2 crash that wedges a reset run for good (docs/temporal-ui.md,
+ * "Resets"): after a reset with nothing to reapply, the first activation holds only
+ * `updateRandomSeed`, the worker strips it and calls the workflow's `activate` with no
+ * jobs, which reads `jobs[0].variant`.
+ */
+const EMPTY_ACTIVATION_CRASH = "Cannot read properties of undefined (reading 'variant')";
+
+/**
+ * True when the run's newest workflow task failed with the SDK's empty-activation crash
+ * after a reset of it: no worker of this build can ever complete a task of it.
+ */
+export async function isWedgedByReset(
+  client: Client,
+  workflowId: string,
+  runId: string,
+): Promise<boolean> {
+  const events = await newestEvents(client, workflowId, runId);
+  const reset = events.some(
+    (event) =>
+      event.workflowTaskFailedEventAttributes?.cause ===
+      temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW,
+  );
+  const newestFailure = events.find((event) => event.workflowTaskFailedEventAttributes);
+  return (
+    reset &&
+    newestFailure?.workflowTaskFailedEventAttributes?.failure?.message === EMPTY_ACTIVATION_CRASH
+  );
+}

@@ -1,0 +1,30 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { TestApp } from './test-app';
+
+const run = promisify(execFile);
+/** The real `temporal` CLI, as an operator with access to the Temporal server uses it. */
+export const TEMPORAL_CLI = join(__dirname, '../../.tools/bin/temporal');
+
+/** Runs `temporal <args>` against the app's server: its exit code and output. */
+export async function temporalCli(
+  app: TestApp,
+  args: string[],
+): Promise<{ code: number; output: string }> {
+  const target = ['--address', app.deps.config.temporalAddress, '--namespace', 'default'];
+  try {
+    const { stdout, stderr } = await run(TEMPORAL_CLI, [...args, ...target], { timeout: 30_000 });
+    return { code: 0, output: stdout + stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? 1, output: `${failed.stdout ?? ''}${failed.stderr ?? ''}` };
+  }
+}
+
+/** `temporalCli` that must succeed: its output. */
+export async function temporalCliOk(app: TestApp, args: string[]): Promise<string> {
+  const { code, output } = await temporalCli(app, args);
+  if (code !== 0) throw new Error(`temporal ${args.join(' ')} failed (${code}): ${output}`);
+  return output;
+}
