@@ -59,6 +59,8 @@ export interface Config {
   workflowBundlePath: string | undefined;
   /** Audit rows younger than this many days are never pruned (`prune-ledgers`). */
   auditRetentionDays: number;
+  /** `prune-ledgers` refuses a cut-off younger than this many days. */
+  ledgerMinRetentionDays: number;
   /** Period of the api's dependency probe and workflow-failure scan (service events). */
   serviceMonitorIntervalMs: number;
 }
@@ -106,6 +108,7 @@ const envSchema = {
     DECISION_VERIFY_KEYS: { type: 'string', pattern: '^[0-9a-f]{64}(,[0-9a-f]{64})*$' },
     WORKFLOW_BUNDLE_PATH: { type: 'string', minLength: 1 },
     AUDIT_RETENTION_DAYS: { type: 'integer', minimum: 1, maximum: 36500 },
+    LEDGER_MIN_RETENTION_DAYS: { type: 'integer', minimum: 1, maximum: 36500 },
     SERVICE_MONITOR_INTERVAL_MS: { type: 'integer', minimum: 50, maximum: 3600000 },
   },
   required: ['KEY_PEPPER'],
@@ -181,6 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: num('WEBHOOK_TIMEOUT_MS', 10000),
     workflowBundlePath: v['WORKFLOW_BUNDLE_PATH'] as string | undefined,
     auditRetentionDays: num('AUDIT_RETENTION_DAYS', 365),
+    ledgerMinRetentionDays: num('LEDGER_MIN_RETENTION_DAYS', 7),
     serviceMonitorIntervalMs: num('SERVICE_MONITOR_INTERVAL_MS', 15000),
   };
 }

@@ -16,7 +16,7 @@ import {
 import { idempotency } from './middleware/idempotency';
 import { createResponseChecker, type ResponseChecker } from './response-check';
 import type { RouteDefinition, RouteRequest } from './route';
-import { createValidatorFactory } from '../lib/validation';
+import { createValidatorFactory, listedIssues } from '../lib/validation';
 
 /** `/v1/sessions/{session_id}` → `/v1/sessions/:session_id` */
 export const toRouterPath = (path: string): string => path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
@@ -165,19 +165,19 @@ function validate(
     if (query) {
       const checked = query(validatedQuery);
       validatedQuery = checked.value;
-      if (checked.issues.length > 0) (issues ??= []).push(...checked.issues);
+      if (checked.issues.length > 0) issues = checked.issues;
     }
     let validatedBody: unknown = undefined;
     if (body) {
       if (ctx.state.hasBody === true) {
         const checked = body(ctx.request.body);
         validatedBody = checked.value;
-        if (checked.issues.length > 0) (issues ??= []).push(...checked.issues);
+        if (checked.issues.length > 0) issues = (issues ?? []).concat(checked.issues);
       } else if (bodyRequired) {
         (issues ??= []).push({ loc: ['body'], msg: 'Field required', type: 'missing' });
       }
     }
-    if (issues) throw validationError(issues);
+    if (issues) throw validationError(listedIssues(issues));
     ctx.state.validated = { params: validatedParams, query: validatedQuery, body: validatedBody };
   };
 }

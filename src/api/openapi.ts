@@ -1,5 +1,6 @@
 import { FAMILIES, PUBLIC_FAMILY, layerName } from '../auth/families';
 import type { RouteDefinition } from './route';
+import { IDEMPOTENCY_KEY_PATTERN } from './middleware/idempotency';
 
 /** A JSON Schema as the OpenAPI document carries it. */
 type JsonSchema = Record<string, unknown>;
@@ -131,8 +132,8 @@ function operationOf(
       in: 'header',
       required: false,
       description:
-        'Repeat-safe creation: the same key and body replays the first answer; another body is 409.',
-      schema: { type: 'string', minLength: 1, maxLength: 255 },
+        'Repeat-safe creation: the same key and body replays the first answer; another body is 409. 1..255 visible ASCII characters (`!` to `~`, no spaces).',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN },
     });
   }
 

@@ -688,6 +688,11 @@ describe('prune-ledgers', () => {
       {},
       { older_than: 'last week' },
       { older_than: new Date(Date.now() + 3_600_000).toISOString() },
+      // Younger than the minimum retention (7 days), even as a dry run.
+      { older_than: new Date(Date.now() - 86_400_000).toISOString(), dry_run: true },
+      // A real prune without its confirmation.
+      { older_than: '2020-01-01T00:00:00Z' },
+      { older_than: '2020-01-01T00:00:00Z', confirm: 'yes' },
       { older_than: '2020-01-01T00:00:00Z', everything: true },
       { older_than: '2020-01-01T00:00:00Z', dry_run: 'yes' },
     ]) {
@@ -791,7 +796,7 @@ describe('prune-ledgers', () => {
     expect(Date.parse(dry.body.payload.audit_floor)).toBeCloseTo(floorMs, -4);
     expect(await counts()).toEqual(before);
 
-    const real = await prune({ older_than: iso(cutMs) });
+    const real = await prune({ older_than: iso(cutMs), confirm: 'delete' });
     expect(real.status).toBe(200);
     expect(real.body.payload).toMatchObject({ dry_run: false, deleted: expected });
     expect(await counts()).toEqual({ buckets: 2, rollups: 1, events: 1, audit: 2, prunes: 1 });

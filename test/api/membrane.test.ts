@@ -122,12 +122,15 @@ describe('membrane renderers', () => {
     expect(refused.text).toContain('svg');
   });
 
-  it('compute a subject, and want exactly one of subject and payload', async () => {
+  it('compute a subject (the current one when neither is given), never both', async () => {
     const runtime = await render('runtime', { format: 'markdown', subject: {} });
     expect(runtime.status).toBe(200);
     expect(runtime.body.payload.body).toMatch(/^# runtime witness/);
-    expect(runtime.body.payload.body).toContain('self\\_report');
-    expect((await render('runtime', { format: 'json' })).status).toBe(422);
+    // Ids and names stay greppable: in code spans, unescaped.
+    expect(runtime.body.payload.body).toContain('`self_report`');
+    const current = await render('runtime', { format: 'markdown' });
+    expect(current.status).toBe(200);
+    expect(current.body.payload.body).toMatch(/^# runtime witness/);
     expect((await render('runtime', { format: 'json', subject: {}, payload: {} })).status).toBe(
       422,
     );

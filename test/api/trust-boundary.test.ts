@@ -1,7 +1,4 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { defaultPayloadConverter, WorkflowFailedError } from '@temporalio/client';
 import { createDecisionSigner } from '../../src/auth/decision-signer';
 import { newId } from '../../src/lib/ids';
@@ -14,13 +11,12 @@ import { proposeUpdate } from '../helpers/actions';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
+import { temporalCli } from '../helpers/temporal-cli';
 import { startTestWorker, type TestWorker } from '../helpers/test-worker';
 
 // Issue 29's attacks, as someone who reaches the Temporal server (the real `temporal` CLI)
 // but holds no API key and not the api's signing key: nothing they start or send changes
 // the world or shows in the api as an action, and each attempt is reported.
-const run = promisify(execFile);
-const TEMPORAL_CLI = join(__dirname, '../../.tools/bin/temporal');
 
 let app: TestApp;
 let worker: TestWorker;
@@ -37,17 +33,7 @@ afterAll(async () => {
   await app.close();
 });
 
-/** Runs the CLI against the test server; resolves with its exit code and output. */
-async function temporal(...args: string[]) {
-  const where = ['--address', app.deps.config.temporalAddress, '--namespace', 'default'];
-  try {
-    const { stdout, stderr } = await run(TEMPORAL_CLI, [...args, ...where], { timeout: 30_000 });
-    return { code: 0, output: stdout + stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? 1, output: `${failed.stdout ?? ''}${failed.stderr ?? ''}` };
-  }
-}
+const temporal = (...args: string[]) => temporalCli(app, args);
 
 /** `temporal workflow start` of an action workflow with this input under this id. */
 const startForged = (workflowId: string, input: unknown) =>

@@ -82,6 +82,12 @@ export function jsonBody(): Middleware {
       );
     }
     if (length && length > MAX_BODY_BYTES) throw tooLarge();
+    // Every `application/*+json` is JSON (`application/problem+json`, …); the parser only
+    // knows a few by name, so it is handed the plain type (charset and other parameters kept).
+    const type = ctx.get('Content-Type');
+    if (!ctx.is('application/json')) {
+      ctx.request.headers['content-type'] = type.replace(/^[^;]*/, 'application/json');
+    }
     try {
       await parse(ctx, async () => {});
     } catch (error) {

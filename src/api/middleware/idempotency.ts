@@ -5,7 +5,12 @@ import type { AppDeps } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
 import { ApiError, validationError } from '../errors';
 
-const VALID_KEY = /^[\x21-\x7e]{1,255}$/;
+/**
+ * 1..255 visible ASCII characters (`!` to `~`: printable, no space): the check, the OpenAPI
+ * document and docs/conventions.md say the same.
+ */
+export const IDEMPOTENCY_KEY_PATTERN = '^[\\x21-\\x7e]{1,255}$';
+const VALID_KEY = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 /** Attempts at storing the answer before giving up (the claim then stays pending). */
 const COMPLETE_ATTEMPTS = 4;
 
@@ -35,7 +40,7 @@ export function idempotency(deps: AppDeps, operationId: string): Middleware {
       throw validationError([
         {
           loc: ['header', 'idempotency-key'],
-          msg: 'Idempotency-Key must be 1..255 printable ASCII characters',
+          msg: 'Idempotency-Key must be 1..255 visible ASCII characters (! to ~, no spaces)',
           type: 'value_error',
         },
       ]);

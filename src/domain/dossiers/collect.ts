@@ -86,7 +86,13 @@ export async function gather(deps: Deps, kind: DossierSubjectKind, id: string): 
   }
 }
 
-/** The newest ISO time anywhere in the records (the dossier's `as_of`; never the clock). */
+/** Fields that hold a deadline or a time still to come, never a time something happened. */
+const DEADLINE_FIELDS = new Set(['expires_at', 'executable_at', 'deliver_at', 'deadline']);
+
+/**
+ * The newest ISO time anywhere in the records at which something happened (the dossier's
+ * `as_of`; never the clock, never a deadline such as an action's `expires_at`).
+ */
 export function newestTime(value: unknown): string | null {
   let newest: string | null = null;
   const visit = (item: unknown): void => {
@@ -94,7 +100,9 @@ export function newestTime(value: unknown): string | null {
       if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(item) && (!newest || item > newest))
         newest = item;
     } else if (Array.isArray(item)) item.forEach(visit);
-    else if (item && typeof item === 'object') Object.values(item).forEach(visit);
+    else if (item && typeof item === 'object') {
+      for (const [key, field] of Object.entries(item)) if (!DEADLINE_FIELDS.has(key)) visit(field);
+    }
   };
   visit(value);
   return newest;

@@ -88,7 +88,10 @@ async function fetchHistory(deps: Deps, workflowId: string) {
  * Temporal history. Nothing in them comes from the clock, so the same records give the same
  * bytes, the same sha256 and the same id (docs/dossiers.md).
  */
-export async function buildDossier(deps: Deps, depth: DossierDepth, body: DossierBody) {
+export async function buildDossier(deps: Deps, depth: DossierDepth, request: DossierBody) {
+  // Canonical before anything is hashed or stored: the client's key order must not change
+  // a byte (found by fuzzing: the same subject with its keys swapped answered 500).
+  const body: DossierBody = { subject: { kind: request.subject.kind, id: request.subject.id } };
   const gathered = await gather(deps, body.subject.kind, body.subject.id);
   const asOf = newestTime(gathered.records);
   const witnesses =

@@ -1,7 +1,9 @@
 import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
 import { CLASS_LIMITS, type KeyLimits } from '../../auth/limits';
-import { invalidAt, notFound } from '../../lib/errors';
+import { bootstrapKeyId } from '../../auth/authenticator';
+import { Conflict, invalidAt, notFound } from '../../lib/errors';
+import { OPERATORS_ORGANIZATION } from '../../store/organizations.repo';
 import { newId } from '../../lib/ids';
 import type { ApiKeyRecord } from '../../store/api-keys.repo';
 import type { QuotaPoliciesRepo, QuotaPolicy } from '../../store/quota-policies.repo';
@@ -63,8 +65,11 @@ export async function limitsOf(
 
 /** The limits of a key under the quota policies (`limitsOf`), or undefined for the class defaults. */
 export function createLimitsResolver(policies: QuotaPoliciesRepo) {
+  // The bootstrap operator key (ADMIN_API_KEY) is the break-glass path: no policy throttles
+  // it, whatever its scope (an entitlement-wide policy included), so a bad policy can
+  // always be suspended with it.
   return async (key: ApiKeyRecord): Promise<KeyLimits | undefined> =>
-    (await limitsOf(policies, key))?.limits;
+    key.bootstrap ? undefined : (await limitsOf(policies, key))?.limits;
 }
 
 export function policyView(policy: QuotaPolicy) {
@@ -106,12 +111,13 @@ export async function createPolicy(
   if (body.scope.key_id && !(await deps.repos.apiKeys.findById(body.scope.key_id))) {
     throw notFound(`key ${body.scope.key_id}`);
   }
-  if (
-    body.scope.organization_id &&
-    !(await deps.repos.organizations.findById(body.scope.organization_id))
-  ) {
+  const organization = body.scope.organization_id
+    ? await deps.repos.organizations.findById(body.scope.organization_id)
+    : undefined;
+  if (body.scope.organization_id && !organization) {
     throw notFound(`organization ${body.scope.organization_id}`);
   }
+  await refuseControlPlaneScope(deps, body.scope, organization?.name);
   for (const field of ORGANIZATION_FIELDS) {
     if (body[field as keyof CreatePolicyBody] !== undefined && !body.scope.organization_id) {
       throw invalidAt(['body', field], 'only an organization-scoped policy sets this');
@@ -134,6 +140,35 @@ export async function createPolicy(
   const view = await tenant.create(deps, auth, requestId, policies, policy);
   deps.authenticator.invalidateAll();
   return view;
+}
+
+/**
+ * A policy must not throttle the control plane's own way in: the operators' organization,
+ * the bootstrap key's organization or the bootstrap key itself (409, as suspending them is).
+ * Found by fuzzing: a policy of 6 requests a minute on the operators' organization locked
+ * the bootstrap key out for hours.
+ */
+async function refuseControlPlaneScope(
+  deps: Deps,
+  scope: CreatePolicyBody['scope'],
+  organizationName: string | undefined,
+): Promise<void> {
+  const bootstrapId = deps.config.adminApiKey ? bootstrapKeyId(deps.config.adminApiKey) : null;
+  const bootstrap = bootstrapId ? await deps.repos.apiKeys.findById(bootstrapId) : null;
+  const why =
+    organizationName === OPERATORS_ORGANIZATION
+      ? `organization ${scope.organization_id} is the operators' organization`
+      : scope.organization_id && scope.organization_id === bootstrap?.organization_id
+        ? `organization ${scope.organization_id} holds the bootstrap operator key (ADMIN_API_KEY)`
+        : scope.key_id && scope.key_id === bootstrapId
+          ? `key ${scope.key_id} is the bootstrap operator key (ADMIN_API_KEY)`
+          : null;
+  if (why) {
+    throw new Conflict(
+      `refusing a quota policy that would throttle the control plane: ${why}; the bootstrap key is never throttled, and operators' access is limited by their keys' own class`,
+      { extra: { scope } },
+    );
+  }
 }
 
 /** `GET /v1/admin/policies`: newest first, optionally by status or by what they scope. */

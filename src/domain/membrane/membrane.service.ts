@@ -129,16 +129,18 @@ export async function renderMembrane(
   kind: MembraneKind,
   body: { format: Format; subject?: Record<string, unknown>; payload?: unknown },
 ) {
-  if ((body.subject === undefined) === (body.payload === undefined)) {
+  if (body.subject !== undefined && body.payload !== undefined) {
     throw invalid(
       'subject',
-      'give either `subject` (what to compute) or `payload` (what to render)',
+      'give either `subject` (what to compute) or `payload` (what to render), not both',
     );
   }
+  // Neither: the witness as it is now, as `subject: {}` computes it (the current world).
+  const subject = body.payload === undefined ? (body.subject ?? {}) : undefined;
   if (body.format === 'svg' && kind !== 'world' && kind !== 'runtime') {
     throw invalid('format', 'svg is for the world and runtime renderers only');
   }
-  const source = body.subject ? await computed(deps, kind, body.subject) : body.payload;
+  const source = subject ? await computed(deps, kind, subject) : body.payload;
   const { value, redactions } = redact(source);
   const title = `${kind} witness`;
   const text =

@@ -11,9 +11,36 @@ const markdown = new MarkdownIt({ html: false, linkify: false, typographer: fals
 /** Most items of one list a document shows (the JSON format shows all). */
 const MAX_ITEMS = 200;
 
+/**
+ * Ids, digests, paths and field names (a word of `[A-Za-z0-9_.:/@+-]` with a `_`, `:`, `/`
+ * or `.` in it, or a long hex digest) go in code spans, unescaped, so `grep act_01M8…` finds
+ * them in the document; everything else is escaped text.
+ */
+const CODE_TOKEN = /^(?:(?=.*[_:/.])[A-Za-z0-9_.:/@+-]{1,200}|[0-9a-f]{32,128})$/;
+
+const escaped = (text: string): string => markdownEscape(text).replace(/\|/g, '\\|');
+
+/** A code span holding `text` as is (a fence longer than any backtick run in it). */
+const codeSpan = (text: string): string => {
+  const fence = '`'.repeat(Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length)) + 1);
+  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${text.replace(/\|/g, '\\|')}${pad}${fence}`;
+};
+
+/**
+ * Text as Markdown on one line: each id-like word a code span, the rest escaped; a value
+ * that is not text (an object, a list, a number) is its canonical JSON in a code span.
+ */
 const cell = (value: unknown): string => {
+  if (value !== null && typeof value === 'object') {
+    return codeSpan((stringify(value) ?? 'null').replace(/\r?\n/g, ' '));
+  }
   const text = typeof value === 'string' ? value : (stringify(value) ?? 'null');
-  return markdownEscape(text).replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+  return text
+    .replace(/\r?\n/g, ' ')
+    .split(' ')
+    .map((word) => (CODE_TOKEN.test(word) ? `\`${word}\`` : escaped(word)))
+    .join(' ');
 };
 
 const isScalar = (value: unknown): boolean => value === null || typeof value !== 'object';

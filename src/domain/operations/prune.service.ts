@@ -3,13 +3,9 @@ import type { AppInfra } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
 import { audit } from '../governance/audit';
 import { normalizeInstant, periodKey } from './periods';
+import type { PruneLedgersBody } from './schemas';
 
 type Deps = Pick<AppInfra, 'config' | 'repos'>;
-
-export interface PruneLedgersBody {
-  older_than: string;
-  dry_run?: boolean;
-}
 
 const DAY_MS = 86_400_000;
 
@@ -22,8 +18,10 @@ const DAY_MS = 86_400_000;
  * - audit: rows older than the cut-off AND older than the retention floor
  *   (now − `AUDIT_RETENTION_DAYS`): a row younger than the floor is never deleted.
  * `dry_run` counts the same sets and deletes nothing (and writes no audit row); a real
- * prune writes one audit row (`ledgers.prune`) with what it deleted. A cut-off in the
- * future is refused (422): it would delete the present.
+ * prune writes one audit row (`ledgers.prune`) with what it deleted. Refused (422): a real
+ * prune without `confirm: "delete"`, and a cut-off younger than `LEDGER_MIN_RETENTION_DAYS`
+ * (default 7) ago: found by fuzzing, a timestamp copied from an answer deleted the day's
+ * request ledger.
  */
 export async function pruneLedgers(
   deps: Deps,
@@ -33,8 +31,15 @@ export async function pruneLedgers(
 ) {
   const nowMs = Date.now();
   const cutoff = normalizeInstant(body.older_than);
-  if (Date.parse(cutoff) > nowMs) {
-    throw invalidAt(['body', 'older_than'], 'older_than must not be in the future');
+  const youngest = nowMs - deps.config.ledgerMinRetentionDays * DAY_MS;
+  if (Date.parse(cutoff) > youngest) {
+    throw invalidAt(
+      ['body', 'older_than'],
+      `older_than must be at least ${deps.config.ledgerMinRetentionDays} day(s) ago (LEDGER_MIN_RETENTION_DAYS): at or before ${new Date(youngest).toISOString()}`,
+    );
+  }
+  if (!body.dry_run && body.confirm !== 'delete') {
+    throw invalidAt(['body', 'confirm'], 'a real prune needs confirm: "delete" (or dry_run: true)');
   }
   const floor = new Date(nowMs - deps.config.auditRetentionDays * DAY_MS).toISOString();
   const auditCutoff = cutoff < floor ? cutoff : floor;

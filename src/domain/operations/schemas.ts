@@ -29,6 +29,10 @@ export const pruneLedgersBody = schema.closedObject(
   {
     older_than: schema.dateTime('Delete rows older than this instant (ISO 8601 UTC).'),
     dry_run: schema.flag('Only count the rows that would be deleted.', false),
+    confirm: schema.choice(
+      ['delete'],
+      'Required for a real prune (`dry_run` false): `"delete"`, saying the caller means it.',
+    ),
   },
   ['older_than'],
 );

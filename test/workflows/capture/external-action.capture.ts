@@ -179,6 +179,30 @@ describe('externalActionWorkflow histories', () => {
     expect(result).toMatchObject({ status: 'executed', refused_decisions: 1 });
   });
 
+  it('refused: a start input the api did not sign (a forged start)', async () => {
+    const actionId = newId('act');
+    const forged: ActionWorkflowInput = {
+      action_id: actionId,
+      contract: {
+        action_kind: 'notify',
+        target: {},
+        parameters: { message: 'forged' },
+        bounds: { allowed_fields: [], expires_in_seconds: 60, required_approvals: 1 },
+        shared_context_id: null,
+        reason: null,
+      },
+      proposed_by: { principal_id: proposer.principalId, key_id: proposer.keyId },
+      created_at: new Date().toISOString(),
+    };
+    await client.workflow.start('externalActionWorkflow', {
+      workflowId: actionWorkflowId(actionId),
+      taskQueue: app.deps.config.taskQueue,
+      args: [forged],
+    });
+    await save('refused-unsigned-start', actionId);
+    expect(await app.deps.repos.externalActions.findById(actionId)).toBeNull();
+  });
+
   it('executed: a webhook.post', async () => {
     const id = await propose({
       action_kind: 'webhook.post',

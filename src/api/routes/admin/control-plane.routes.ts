@@ -112,8 +112,10 @@ export const tenantResourceRoutes: RouteDefinition[] = [
     create: {
       summary: 'create quota policy',
       description:
-        'Creates a quota policy that overrides the class defaults for one key, one organization or one entitlement class (the most specific active policy wins).',
+        "Creates a quota policy that overrides the class defaults for one key, one organization or one entitlement class (the most specific active policy wins). A policy never throttles the bootstrap operator key (ADMIN_API_KEY), and one scoped to the operators' organization, the bootstrap key's organization or the bootstrap key is 409.",
       bodyName: 'CreatePolicyRequest',
+      conflict:
+        "The scope is the operators' organization, the bootstrap key's organization or the bootstrap key: a policy must not throttle the control plane's way in.",
       body: governanceSchemas.createPolicyBody,
       run: quotaPoliciesService.createPolicy,
     },

@@ -58,7 +58,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
     family: 'admin_ops',
     summary: 'prune old service-side ledger rows',
     description:
-      'Deletes what is older than `older_than` (not in the future): request-ledger buckets whose every row is older, usage rollups of hours that ended by then, service events, and audit rows older than both `older_than` and the retention floor (now − `AUDIT_RETENTION_DAYS`, default 365 days): an audit row younger than the floor is never deleted. With `dry_run` it only counts what would go. A real prune writes an audit row (`ledgers.prune`).',
+      'Deletes what is older than `older_than`, which must be at least `LEDGER_MIN_RETENTION_DAYS` (default 7) days ago; a real prune must say `confirm: "delete"` (422 otherwise): request-ledger buckets whose every row is older, usage rollups of hours that ended by then, service events, and audit rows older than both `older_than` and the retention floor (now − `AUDIT_RETENTION_DAYS`, default 365 days): an audit row younger than the floor is never deleted. With `dry_run` it only counts what would go. A real prune writes an audit row (`ledgers.prune`).',
     request: {
       body: {
         name: 'PruneLedgersRequest',

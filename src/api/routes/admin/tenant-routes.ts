@@ -34,6 +34,8 @@ export interface TenantResource<Q extends TObject, C extends TSchema, S extends 
     view?: TSchema;
     /** Links to other operations beyond the status change (OpenAPI `links`). */
     links?: Record<string, RouteLink>;
+    /** When the create answers 409, when more than the common reasons. */
+    conflict?: string;
   };
   setStatus: Described & { bodyName: string; body: S; run: Mutation<S> };
 }
@@ -96,7 +98,11 @@ export function tenantRoutes<Q extends TObject, C extends TSchema, S extends TSc
         404: {
           description: `A record the body names (an organization, a principal) does not exist.`,
         },
-        409: { description: `The name or e-mail is taken, or the record it joins is not active.` },
+        409: {
+          description:
+            spec.create.conflict ??
+            `The name or e-mail is taken, or the record it joins is not active.`,
+        },
         201: {
           description: `The new ${spec.singular}.`,
           schema: envelope(spec.create.view ?? spec.view),

@@ -12,7 +12,7 @@ const renderer = (kind: MembraneKind, family: RouteFamily, summary: string): Rou
     path: `/v1/membrane/render/${kind}`,
     family,
     summary,
-    description: `Renders the ${kind} witness (with \`subject\`, computed now) or a \`payload\` as given, as json, markdown or html${kind === 'world' || kind === 'runtime' ? ' or svg' : ''}. API keys, \`*secret*\`/\`*token*\`/\`*password*\` fields and e-mail addresses never cross: each is replaced and listed in \`redactions\`. HTML is self-contained, with no script. See docs/membrane.md.`,
+    description: `Renders the ${kind} witness (with \`subject\`, computed now; with neither \`subject\` nor \`payload\`, the current one, as \`subject: {}\`) or a \`payload\` as given (not both: 422), as json, markdown or html${kind === 'world' || kind === 'runtime' ? ' or svg' : ''}. API keys, \`*secret*\`/\`*token*\`/\`*password*\` fields and e-mail addresses never cross: each is replaced and listed in \`redactions\`. HTML is self-contained, with no script. See docs/membrane.md.`,
     request: {
       body: {
         name: 'MembraneRenderRequest',
