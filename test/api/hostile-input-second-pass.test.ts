@@ -82,6 +82,23 @@ describe('defects', () => {
     expect(res.text.length).toBeLessThan(20_000);
   });
 
+  it('invalid UTF-8 in a JSON body is 422 json_invalid, not stored as U+FFFD', async () => {
+    const send = (bytes: Buffer) =>
+      fetch(`${app.url}/v1/worlds/tasks`, {
+        method: 'POST',
+        headers: { 'X-API-Key': strategic.apiKey, 'Content-Type': 'application/json' },
+        body: bytes,
+      }).then(async (res) => ({ status: res.status, body: (await res.json()) as Refusal }));
+    const bad = await send(
+      Buffer.concat([Buffer.from('{"title":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]),
+    );
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail[0]).toMatchObject({ type: 'json_invalid', loc: ['body'] });
+    // A real U+FFFD, sent as its three UTF-8 bytes, is text like any other.
+    const good = await send(Buffer.from('{"title":"\uFFFD ok"}', 'utf8'));
+    expect(good.status).toBe(201);
+  });
+
   it('an application/problem+json body is parsed as JSON', async () => {
     const res = await call<Refusal>(app.url, 'POST', '/v1/access/request', {
       rawBody: JSON.stringify({ name: 'Ada', intended_use: 'evaluation' }),

@@ -88,6 +88,11 @@ export function jsonBody(): Middleware {
     if (!ctx.is('application/json')) {
       ctx.request.headers['content-type'] = type.replace(/^[^;]*/, 'application/json');
     }
+    // The parser decodes an invalid UTF-8 sequence as U+FFFD, silently: the bytes are read
+    // beside it and checked strictly (uncompressed bodies; a compressed one is checked by
+    // nothing but its JSON).
+    const identity = ['', 'identity'].includes(ctx.get('Content-Encoding'));
+    const utf8 = identity ? strictUtf8(ctx.req) : undefined;
     try {
       await parse(ctx, async () => {});
     } catch (error) {
@@ -104,6 +109,16 @@ export function jsonBody(): Middleware {
         { loc: ['body'], msg: 'JSON decode error', type: 'json_invalid', ctx: { error: message } },
       ]);
     }
+    if (utf8 && !utf8.valid()) {
+      throw validationError([
+        {
+          loc: ['body'],
+          msg: 'JSON decode error: the body is not valid UTF-8',
+          type: 'json_invalid',
+          ctx: { error: 'invalid UTF-8' },
+        },
+      ]);
+    }
     const deep = tooDeepAt(ctx.request.body);
     if (deep) {
       throw validationError([
@@ -117,6 +132,36 @@ export function jsonBody(): Middleware {
     }
     ctx.state.hasBody = true;
     await next();
+  };
+}
+
+/**
+ * Watches a request's bytes as they flow to the parser and tells whether they were UTF-8
+ * (a fatal decoder over the same chunks; nothing is buffered).
+ */
+function strictUtf8(stream: NodeJS.ReadableStream): { valid(): boolean } {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let valid = true;
+  const onData = (chunk: Buffer): void => {
+    if (!valid) return;
+    try {
+      decoder.decode(chunk, { stream: true });
+    } catch {
+      valid = false;
+    }
+  };
+  stream.on('data', onData);
+  return {
+    valid() {
+      stream.off('data', onData);
+      if (!valid) return false;
+      try {
+        decoder.decode();
+      } catch {
+        valid = false;
+      }
+      return valid;
+    },
   };
 }
 
