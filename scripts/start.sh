@@ -14,6 +14,7 @@ RUN_DIR="$DATA_DIR/run"
 LOG_DIR="$DATA_DIR/logs"
 SECRETS="$DATA_DIR/secrets.env"
 mkdir -p "$RUN_DIR" "$LOG_DIR"
+hold_start_lock "$RUN_DIR"
 
 bash scripts/ensure-deps.sh
 
@@ -42,22 +43,10 @@ while IFS='=' read -r name value; do
   [[ -n "$name" && -z "${!name:-}" ]] && export "$name=$value"
 done <"$SECRETS"
 
-stop_process() {
-  local pid_file="$RUN_DIR/$1.pid" pid
-  [[ -f "$pid_file" ]] || return 0
-  pid="$(cat "$pid_file")"
-  if pid_alive "$pid"; then
-    kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 1 100); do pid_alive "$pid" || break; sleep 0.1; done
-    pid_alive "$pid" && kill -KILL "$pid" 2>/dev/null || true
-  fi
-  rm -f "$pid_file"
-}
-
 start_process() {
   local name="$1" script="$2"
-  stop_process "$name"
-  nohup setsid node "$script" >>"$LOG_DIR/$name.log" 2>&1 </dev/null &
+  stop_started "$name" "$RUN_DIR"
+  GR_STARTED_BY="$(started_mark "$name")" nohup setsid node "$script" >>"$LOG_DIR/$name.log" 2>&1 </dev/null 9>&- &
   echo $! >"$RUN_DIR/$name.pid"
 }
 

@@ -22,6 +22,7 @@ const MONGO_STUCK_BOUND_MS = 30_000;
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = pino({ level: config.logLevel, base: { service: 'worker' } });
+  exitAfterGrace(config.shutdownGraceMs, logger);
   const { client: mongo, db } = await connectMongo(config.mongodbUri, config.mongodbDb);
   // A client that stays failed while the database answers a fresh one (docs/chaos.md) would
   // keep this worker's sticky workflows retrying here: exit instead, so the supervisor
@@ -98,6 +99,23 @@ async function main(): Promise<void> {
   metricsServer?.close();
   await workers.connection.close();
   await mongo.close();
+}
+
+/**
+ * Shutdown is bounded: once SIGTERM or SIGINT arrives, the worker drains for at most the
+ * grace period (`SHUTDOWN_GRACE_MS`, default 10 s) and then exits, whatever is still
+ * waiting (found: with Temporal and the database already down, draining and the last
+ * service event waited on them for good). Temporal hands unfinished tasks to another worker.
+ */
+function exitAfterGrace(graceMs: number, logger: pino.Logger): void {
+  const onSignal = (signal: NodeJS.Signals): void => {
+    setTimeout(() => {
+      logger.warn({ signal, grace_ms: graceMs }, 'shutdown grace period over: exiting');
+      process.exit(1);
+    }, graceMs).unref();
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
 }
 
 main().catch((error: unknown) => {

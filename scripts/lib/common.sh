@@ -45,3 +45,44 @@ sha256_of() {
     cat "$@" | shasum -a 256 | cut -d' ' -f1
   fi
 }
+
+# The mark `npm start` puts in the environment of the api and worker it starts
+# (`GR_STARTED_BY=<repo>:<name>`), so `npm run stop` finds every one of them, not only the
+# last pid files (an interrupted start once left a second worker polling).
+started_mark() { printf '%s:%s' "$GR_REPO_ROOT" "$1"; }
+
+# started_pids NAME: pids of live processes this checkout's `npm start` started as NAME.
+started_pids() {
+  local mark pid
+  mark="GR_STARTED_BY=$(started_mark "$1")"
+  for pid in $(pgrep -x node 2>/dev/null || true); do
+    if [[ -r "/proc/$pid/environ" ]] && tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qxF "$mark"; then
+      printf '%s\n' "$pid"
+    fi
+  done
+}
+
+# stop_started NAME RUN_DIR: stops every process started as NAME (the pid file's and every
+# marked one): SIGTERM, then SIGKILL after 15 s.
+stop_started() {
+  local name="$1" pid_file="$2/$1.pid" pids pid
+  pids="$( (cat "$pid_file" 2>/dev/null || true; started_pids "$name") | sort -u)"
+  for pid in $pids; do pid_alive "$pid" && kill -TERM "$pid" 2>/dev/null || true; done
+  for _ in $(seq 1 150); do
+    local alive=0
+    for pid in $pids; do pid_alive "$pid" && alive=1; done
+    ((alive)) || break
+    sleep 0.1
+  done
+  for pid in $pids; do pid_alive "$pid" && kill -KILL "$pid" 2>/dev/null || true; done
+  rm -f "$pid_file"
+}
+
+# hold_start_lock RUN_DIR: one start or stop of this checkout at a time (fd 9; waits up to
+# 5 minutes). Processes started under it get `9>&-`, so none of them keeps the lock.
+hold_start_lock() {
+  command -v flock >/dev/null 2>&1 || return 0
+  mkdir -p "$1"
+  exec 9>"$1/start.lock"
+  flock -w 300 9 || die "another npm start or stop of this checkout is still running"
+}
