@@ -5,6 +5,7 @@ import { ruleFor } from '../domain/approvals/rules.service';
 import { diagnose, RepairNotPossible, type Diagnosis } from '../domain/repairs/diagnosis';
 import { externalHeadOf, gatherEvidence, type EvidenceRepos } from '../domain/repairs/evidence';
 import { finishRepair } from '../domain/repairs/finish-repair';
+import { FINAL_REPAIR_STATUSES } from '../domain/repairs/schemas';
 import type { Repos } from '../store';
 import type { RepairFinding, RepairRecord } from '../store/repairs.repo';
 import { Context } from '@temporalio/activity';
@@ -64,7 +65,16 @@ export function createRepairActivities(deps: RepairActivityDeps) {
   return {
     /** Projects the repair's record (the workflow is its single writer). */
     async recordRepair(record: RepairRecord): Promise<void> {
-      await repos.repairs.project(record);
+      if (!FINAL_REPAIR_STATUSES.includes(record.status)) {
+        await repos.repairs.project(record);
+        return;
+      }
+      // A run reset to before its last record numbers its records again from there, so its
+      // end could carry a `seq` the store already holds and be dropped as a late retry. An
+      // end always lands over a record that has not ended (never over another end).
+      const stored = await repos.repairs.findById(record._id);
+      if (stored && FINAL_REPAIR_STATUSES.includes(stored.status)) return;
+      await repos.repairs.project({ ...record, seq: Math.max(record.seq, (stored?.seq ?? 0) + 1) });
     },
 
     diagnoseRepair,

@@ -3,6 +3,7 @@ import {
   allHandlersFinished,
   condition,
   getExternalWorkflowHandle,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -46,6 +47,9 @@ const { openActionProposal, planActionContract, recordActionTransitions } =
 // Webhooks leave the process (a regular activity); our own store's effects are local.
 const { applyAction: applyExternalEffect } = proxyActivities<ActionActivities>(EFFECT_STEP);
 const { applyAction: applyInternalEffect } = proxyLocalActivities<ActionActivities>(EFFECT_STEP);
+
+/** Patch: a child action signals its repair's current run, not the run that started it. */
+const SIGNAL_CURRENT_PARENT_RUN = 'child-signals-current-parent-run';
 
 const now = (): string => new Date().toISOString();
 /** Who a ledger entry names as its actor (the signed decision goes in its detail). */
@@ -141,8 +145,13 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
     ]);
     showDetails();
     // A repair's child action: the repair follows its status (a closed parent is no matter).
+    // Its workflow id names the repair's current run: after a reset of the repair, the run
+    // that started this child is terminated, and the new run is the one that waits for it.
     if (info.parent) {
-      getExternalWorkflowHandle(info.parent.workflowId, info.parent.runId)
+      const parent = patched(SIGNAL_CURRENT_PARENT_RUN)
+        ? getExternalWorkflowHandle(info.parent.workflowId)
+        : getExternalWorkflowHandle(info.parent.workflowId, info.parent.runId);
+      parent
         .signal(childActionStatusSignal, { action_id: state.action_id, status })
         .catch(() => undefined);
     }

@@ -5,12 +5,15 @@ import {
   TerminatedFailure,
   TimeoutFailure,
   condition,
+  getExternalWorkflowHandle,
+  patched,
   proxyLocalActivities,
   setCurrentDetails,
   setHandler,
   startChild,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { RepairActivities } from '../activities';
 import type { RepairStatus } from '../domain/repairs/schemas';
 import type { RepairRecord, RepairStep } from '../store/repairs.repo';
@@ -39,6 +42,9 @@ const { diagnoseRepair, finishRepair, prepareRestoreAction, recordRepair, verify
     scheduleToCloseTimeout: '1 day',
     retry: { initialInterval: '500 milliseconds', maximumInterval: '30 seconds' },
   });
+
+/** Patch: a reset run that finds its child already started cancels it and fails, saying so. */
+const ORPHAN_CHILD_AFTER_RESET = 'repair-cancels-child-of-reset-run';
 
 /** What the child action's final status makes of the repair. */
 const OUTCOME_OF_CHILD: Partial<Record<ActionState['status'], RepairStatus>> = {
@@ -128,7 +134,7 @@ export async function repairWorkflow(input: RepairWorkflowInput): Promise<Repair
   };
   record.child_action_id = actionInput.action_id;
   const base = input.public_base_url ?? '';
-  const child = await startChild(externalActionWorkflow, {
+  const startingChild = startChild(externalActionWorkflow, {
     workflowId: actionWorkflowId(actionInput.action_id),
     args: [actionInput],
     // The repair owns its child: ending the repair by force ends the action too.
@@ -146,6 +152,21 @@ export async function repairWorkflow(input: RepairWorkflowInput): Promise<Repair
       console: `${base}/console#/action/${actionInput.action_id}`,
     })}\n\nApplies repair \`${record._id}\` (${record.strategy}, from ${plan.source}, plan \`${plan.digest}\`).`,
   });
+  let child;
+  try {
+    child = await startingChild;
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    if (!patched(ORPHAN_CHILD_AFTER_RESET)) throw error;
+    // Reset to before the child started: the run that started it (terminated by the reset)
+    // owned it, and this run cannot wait for a workflow it did not start. Left alone it could
+    // still be approved and change the object under a repair that ended: cancel it (the api
+    // records it `aborted`) and end saying so.
+    await getExternalWorkflowHandle(actionWorkflowId(actionInput.action_id)).cancel();
+    record.error = `child action ${actionInput.action_id} was started by an earlier run of this repair's workflow, which a reset replaced; this run cannot follow it, so it is cancelled: request the repair again`;
+    step('apply', 'failed', record.error);
+    return end('failed');
+  }
   const result = child.result();
   let finished = false;
   void result.then(

@@ -1,9 +1,15 @@
 import { WEDGED_RESET_REASON } from '../../src/observability/closed-runs';
 import { ActionStatusKey } from '../../src/workflows/shared';
-import { proposeUpdate, seedRecordedObject } from '../helpers/actions';
+import { proposeUpdate } from '../helpers/actions';
 import { storedIn } from '../helpers/collections';
+import { eventually } from '../helpers/eventually';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
+import {
+  repairAwaitingApproval as awaitingApproval,
+  repairOf as repairViewOf,
+  requestRepair as requestRepairOf,
+} from '../helpers/repairs';
 import { temporalCliOk } from '../helpers/temporal-cli';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { startTestWorker, type TestWorker } from '../helpers/test-worker';
@@ -95,17 +101,6 @@ const decide = (id: string, decision: 'approve' | 'reject' | 'execute', body = {
     `/v1/external-actions/${id}/${decision}`,
     { key: approver.apiKey, body },
   );
-
-/** Polls `read` until `done` holds (the watcher ticks every 300 ms). */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`never reached: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 /** An action awaiting the second of two approvals (so it is still in the inbox). */
 async function awaitingSecondApproval(): Promise<ActionView> {
@@ -594,41 +589,7 @@ describe('deployments, checkpoints and repairs ended from Temporal', () => {
   });
 });
 
-interface RepairView {
-  repair_id: string;
-  status: string;
-  error: string | null;
-  child_action_id: string | null;
-  ledger_seq: number | null;
-}
-const requestRepair = (objectId: string) =>
-  call<{ payload: RepairView }>(app.url, 'POST', '/v1/repair/request', {
-    key: proposer.apiKey,
-    body: { object_id: objectId, reason: 'attributes look wrong' },
-  });
-const repairOf = async (repairId: string, objectId: string) =>
-  (
-    await get<{ items: RepairView[] }>(app, proposer, `/v1/repair/state?object_id=${objectId}`)
-  ).items.find((item) => item.repair_id === repairId)!;
-
-/** A repair whose child action awaits approval (an object written around its history). */
-async function repairAwaitingApproval() {
-  const object = await seedRecordedObject(app, { attributes: { status: 'draft' } });
-  await storedIn(app.deps.db).worldObjects.updateOne(
-    { _id: object._id },
-    { $set: { attributes: { status: 'hacked' } } },
-  );
-  const started = await requestRepair(object._id);
-  expect(started.status).toBe(202);
-  const repair = started.body.payload.repair_id;
-  const waiting = await eventually(
-    () => repairOf(repair, object._id),
-    (view) => view?.status === 'awaiting_approval',
-  );
-  const child = waiting.child_action_id!;
-  await eventually(
-    () => actionOf(child),
-    (view) => view.status === 'awaiting_approval',
-  );
-  return { repair, child, objectId: object._id };
-}
+const requestRepair = (objectId: string) => requestRepairOf(app, proposer, objectId);
+const repairOf = (repairId: string, objectId: string) =>
+  repairViewOf(app, proposer, repairId, objectId);
+const repairAwaitingApproval = () => awaitingApproval(app, proposer);
