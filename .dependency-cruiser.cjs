@@ -1,4 +1,4 @@
-// Layer rules (DESIGN.md section 11, docs/architecture.md): dependencies point one way,
+// Layer rules (docs/architecture.md): dependencies point one way,
 // api → domain → store → lib; workflows import only types and workflows/shared; no cycles.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -1,4 +1,4 @@
-"""Our deterministic strategy names, and axelrod's definitions of them (the reference, DESIGN.md §8)."""
+"""Our deterministic strategy names, and axelrod's definitions of them (the reference, docs/witnesses.md)."""
 
 import axelrod as axl
 

@@ -12,7 +12,7 @@ import sys
 import axelrod as axl
 from axelrod_players import DETERMINISTIC
 
-# Our strategy names, and axelrod's definitions of them (the reference, DESIGN.md §8).
+# Our strategy names, and axelrod's definitions of them (the reference, docs/witnesses.md).
 STRATEGIES = DETERMINISTIC
 TURNS = [1, 2, 5, 40, 200]
 

@@ -27,7 +27,7 @@ export const ORGANIZATION_HEAVY_WORK = {
 } as const;
 
 /**
- * Defaults by entitlement class (DESIGN.md section 3); quota policies may override them.
+ * Defaults by entitlement class (docs/governance.md); quota policies may override them.
  * Heavy work: a lattice-large run (4096² × 1M ticks) is 1.7·10^13 cell updates, about two
  * CPU-hours of the engine; a strategic key may deploy about three of those a day.
  */

@@ -1,7 +1,7 @@
 import { createHash, randomFillSync } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
-/** Type prefixes of server-issued ids (DESIGN.md section 4). */
+/** Type prefixes of server-issued ids (docs/conventions.md). */
 export type IdPrefix =
   | 'ses'
   | 'obj'

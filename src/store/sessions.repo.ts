@@ -6,7 +6,7 @@ import type { ChainedSlot } from './chained-slot';
 import { insertOnce } from './mongo';
 import type { WitnessJournalRepo } from './witness-journal.repo';
 
-/** Continuity modes of a session (DESIGN.md section 5). */
+/** Continuity modes of a session (docs/sessions.md). */
 export type SessionContinuityMode = 'preserve' | 'fresh';
 
 /**

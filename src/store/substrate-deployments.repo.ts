@@ -31,7 +31,7 @@ export interface FinalObservation {
 
 /**
  * The MongoDB copy of a deployment. Its workflow is the single writer after creation
- * (DESIGN.md section 6); the api inserts the first version so the 201 can be read back.
+ * (docs/temporal-ui.md); the api inserts the first version so the 201 can be read back.
  */
 export interface DeploymentRecord {
   _id: string;

@@ -2,7 +2,7 @@ import type { Collection, Db, Filter } from 'mongodb';
 import { insertOnce, isDuplicateKey } from './mongo';
 import type { WorldChange, WorldRevisionsRepo } from './world-revisions.repo';
 
-/** A world object (DESIGN.md section 5); `version` grows by one with every change. */
+/** A world object (docs/world.md); `version` grows by one with every change. */
 export interface WorldObject {
   _id: string;
   kind: string;

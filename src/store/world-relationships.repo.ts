@@ -1,7 +1,7 @@
 import type { Db, Filter } from 'mongodb';
 import { insertOnce } from './mongo';
 
-/** A directed relationship between two world objects (DESIGN.md section 5). */
+/** A directed relationship between two world objects (docs/world.md). */
 export interface WorldRelationship {
   _id: string;
   from: string;

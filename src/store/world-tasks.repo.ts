@@ -4,7 +4,7 @@ import { insertOnce, isDuplicateKey } from './mongo';
 import type { WorldHistoryEvent } from './world-history.repo';
 import type { WitnessJournalRepo } from './witness-journal.repo';
 
-/** A world task as of one version (DESIGN.md section 5). */
+/** A world task as of one version (docs/world.md). */
 export interface WorldTask {
   _id: string;
   title: string;

@@ -13,7 +13,7 @@ export interface ActionContract {
 }
 
 /**
- * The approval rule in force for an action (DESIGN.md section 10), as it was when the action
+ * The approval rule in force for an action (docs/approvals.md), as it was when the action
  * was proposed: later changes to the rule do not reach actions already proposed.
  */
 export interface ActionRule {

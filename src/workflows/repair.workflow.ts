@@ -55,7 +55,7 @@ const OUTCOME_OF_CHILD: Partial<Record<ActionState['status'], RepairStatus>> = {
 };
 
 /**
- * One repair of one world object (DESIGN.md section 9): diagnose → plan → apply → verify.
+ * One repair of one world object (docs/repair.md): diagnose → plan → apply → verify.
  * A plan that changes data is applied only by a child `world.restore_object` action, which
  * goes through the approval path like any other; the repair waits for it and verifies what
  * it wrote. The workflow is the single writer of the repair's record; when it ends, the

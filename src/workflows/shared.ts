@@ -61,7 +61,7 @@ export interface ServiceProbeResult {
 }
 
 // ---------------------------------------------------------------------------
-// External actions (DESIGN.md sections 5 and 6)
+// External actions (docs/actions.md)
 // ---------------------------------------------------------------------------
 
 // The action vocabulary is the domain's (a type-only import keeps TypeBox out of the bundle).
@@ -218,7 +218,7 @@ export const RepairStrategyKey = keywordKey('RepairStrategy');
 export const DeploymentEnvelopeKey = keywordKey('DeploymentEnvelope');
 
 // ---------------------------------------------------------------------------
-// Substrate deployments (DESIGN.md sections 5, 6 and 7)
+// Substrate deployments (docs/substrates.md)
 // ---------------------------------------------------------------------------
 
 /**
@@ -298,7 +298,7 @@ export interface CheckpointWorkflowInput {
 export const checkpointWorkflowId = (checkpointId: string): string => `checkpoint-${checkpointId}`;
 
 // ---------------------------------------------------------------------------
-// Repairs (DESIGN.md section 9)
+// Repairs (docs/repair.md)
 // ---------------------------------------------------------------------------
 
 /** What a repair workflow is started with: its first record. */
@@ -335,7 +335,7 @@ export const childActionStatusSignal =
   defineSignal<[{ action_id: string; status: ActionStatus }]>('childActionStatus');
 
 // ---------------------------------------------------------------------------
-// Proofs (DESIGN.md section 8)
+// Proofs (docs/proofs.md)
 // ---------------------------------------------------------------------------
 
 export interface ProofWorkflowInput {
@@ -345,7 +345,7 @@ export interface ProofWorkflowInput {
 export const proofWorkflowId = (runId: string): string => `proof-${runId}`;
 
 // ---------------------------------------------------------------------------
-// Scenarios (DESIGN.md section 8)
+// Scenarios (docs/scenarios.md)
 // ---------------------------------------------------------------------------
 
 export interface ScenarioWorkflowInput {

@@ -6,7 +6,7 @@ import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { startTestWorker, type TestWorker } from '../helpers/test-worker';
 
-// The approvals product (DESIGN.md §10): the inbox of what awaits a principal, and approval
+// The approvals product (docs/approvals.md): the inbox of what awaits a principal, and approval
 // rules that raise approvals, limit approvers, require reasons, wait and auto-execute.
 interface Summary {
   action_id: string;

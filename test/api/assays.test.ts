@@ -3,7 +3,7 @@ import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
-// Social assays (DESIGN.md §8, docs/assays.md): the round robin as the engine plays it (the
+// Social assays (docs/assays.md): the round robin as the engine plays it (the
 // engine is checked against axelrod in test/domain/assays), stored and read back.
 interface Assay {
   assay_id: string;

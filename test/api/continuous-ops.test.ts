@@ -12,7 +12,7 @@ import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { startTestWorker, type TestWorker } from '../helpers/test-worker';
 
-// Checkpoints as durable workflows (DESIGN.md §9): each scope copied into content-addressed
+// Checkpoints as durable workflows (docs/continuous-ops.md): each scope copied into content-addressed
 // artifacts, then a manifest; readable through the artifact routes.
 interface Part {
   path: string;

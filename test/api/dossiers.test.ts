@@ -7,7 +7,7 @@ import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { startTestWorker, type TestWorker } from '../helpers/test-worker';
 
-// Dossiers (DESIGN.md §8, docs/dossiers.md): reproducible audit bundles. The same records
+// Dossiers (docs/dossiers.md): reproducible audit bundles. The same records
 // give the same bytes; a changed record gives others.
 interface Dossier {
   dossier_id: string;

@@ -9,7 +9,7 @@ import { startTestApp, type TestApp } from '../helpers/test-app';
 import { startTestWorker, type TestWorker } from '../helpers/test-worker';
 
 // Decisions sent around the api (the Temporal UI's "Send an Update", the CLI) are refused:
-// the workflow checks the api's Ed25519 signature (DESIGN.md §10). Driven with the real
+// the workflow checks the api's Ed25519 signature (docs/actions.md). Driven with the real
 // `temporal` CLI against the test server, as an attacker with server access would.
 const run = promisify(execFile);
 const TEMPORAL_CLI = join(__dirname, '../../.tools/bin/temporal');

@@ -7,7 +7,7 @@ import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { startTestWorker, type TestWorker } from '../helpers/test-worker';
 
-// Intentionality (DESIGN.md §8): what a record is about, and deterministic threads of the
+// Intentionality (docs/witnesses.md): what a record is about, and deterministic threads of the
 // records about one subject, time-ordered and paged.
 interface About {
   handle: string;

@@ -4,7 +4,7 @@ import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
-// The membrane (DESIGN.md §8): documents for people outside, never carrying a secret, an API
+// The membrane (docs/membrane.md): documents for people outside, never carrying a secret, an API
 // key or an e-mail address, whatever shape the payload takes.
 interface Rendered {
   format: string;

@@ -7,7 +7,7 @@ import { startTestApp, type TestApp } from '../helpers/test-app';
 import { startTestWorker, type TestWorker } from '../helpers/test-worker';
 import { WebhookReceiver, type ReceivedCall } from '../helpers/webhook-receiver';
 
-// Notifications (DESIGN.md §10): an event makes one delivery per matching subscription,
+// Notifications (docs/approvals.md): an event makes one delivery per matching subscription,
 // POSTed by its own workflow to a real local receiver, signed, retried until it answers.
 interface Delivery {
   delivery_id: string;

@@ -8,7 +8,7 @@ import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { startTestWorker, type TestWorker } from '../helpers/test-worker';
 
-// Proofs (DESIGN.md §8, docs/proofs.md): every check passes on a healthy store, and each one
+// Proofs (docs/proofs.md): every check passes on a healthy store, and each one
 // fails, naming the right record, when that record is tampered with in the database.
 interface CheckResult {
   name: string;

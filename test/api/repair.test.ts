@@ -10,7 +10,7 @@ import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { startTestWorker, type TestWorker } from '../helpers/test-worker';
 
-// Governed repair (DESIGN.md §9): diagnose → plan → apply → verify, every data change through
+// Governed repair (docs/repair.md): diagnose → plan → apply → verify, every data change through
 // a child `world.restore_object` action that needs approval; a signed, hash-chained ledger.
 interface Repair {
   repair_id: string;

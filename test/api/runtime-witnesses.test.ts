@@ -7,7 +7,7 @@ import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
-// The runtime witnesses (DESIGN.md §8, docs/witnesses.md): each checked against records built
+// The runtime witnesses (docs/witnesses.md): each checked against records built
 // for it, with exact expected numbers, and reproducible by its inputs digest. Records are
 // written through the repositories, which journal each change for the witness index.
 interface Witness {

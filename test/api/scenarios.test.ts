@@ -5,7 +5,7 @@ import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { startTestWorker, type TestWorker } from '../helpers/test-worker';
 
-// Scenarios (DESIGN.md §8, docs/scenarios.md): each drives the live api end to end, under
+// Scenarios (docs/scenarios.md): each drives the live api end to end, under
 // its own context and principals, and is judged against a known outcome.
 interface Run {
   run_id: string;

@@ -6,7 +6,7 @@ import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { startTestWorker, type TestWorker } from '../helpers/test-worker';
 
-// Shared contexts (DESIGN.md §8): a context exists once a record names it; each view reads
+// Shared contexts (docs/witnesses.md): a context exists once a record names it; each view reads
 // only that context's records (one from another context must not leak in) and carries a
 // reproducible witness header.
 interface View {

@@ -491,7 +491,7 @@ const LEGAL = (Object.keys(TASK_TRANSITIONS) as TaskState[]).flatMap((from) =>
 );
 
 describe('PATCH /v1/worlds/tasks/{id}: the state machine', () => {
-  it('has the transitions of DESIGN.md', () => {
+  it('has the transitions of docs/world.md', () => {
     expect(LEGAL.map(([a, b]) => `${a}>${b}`).sort()).toEqual(
       [
         'open>in_progress',

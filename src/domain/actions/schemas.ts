@@ -1,17 +1,17 @@
 /**
- * The vocabulary of outbound actions and the schemas of their inputs (DESIGN.md section 5);
+ * The vocabulary of outbound actions and the schemas of their inputs (docs/actions.md);
  * request types are derived from the schemas, never written twice.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
 
-/** Kinds of outbound action a client may propose (DESIGN.md section 5). */
+/** Kinds of outbound action a client may propose (docs/actions.md). */
 export const PROPOSABLE_ACTION_KINDS = ['world.update_object', 'webhook.post', 'notify'] as const;
-/** Every kind: `world.restore_object` is proposed only by a repair (DESIGN.md section 9). */
+/** Every kind: `world.restore_object` is proposed only by a repair (docs/actions.md). */
 export const ACTION_KINDS = [...PROPOSABLE_ACTION_KINDS, 'world.restore_object'] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
 
-/** Statuses of an outbound action (DESIGN.md section 5). */
+/** Statuses of an outbound action (docs/actions.md). */
 export const ACTION_STATUSES = [
   'proposed',
   'awaiting_approval',

@@ -1,5 +1,5 @@
 /**
- * Approval rules (DESIGN.md section 10): which actions they govern, and what approving them
+ * Approval rules (docs/approvals.md): which actions they govern, and what approving them
  * takes. Request types are derived from the schemas.
  */
 import type { Static } from '@sinclair/typebox';

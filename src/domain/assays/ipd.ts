@@ -2,7 +2,7 @@ import { mersenne } from 'pure-rand';
 import { STRATEGIES, type Strategy } from './schemas';
 
 /**
- * The iterated prisoner's dilemma of the social assays (DESIGN.md section 8,
+ * The iterated prisoner's dilemma of the social assays (docs/assays.md,
  * docs/assays.md). Moves are the bytes `C` (cooperate) and `D` (defect). The deterministic
  * strategies follow the Python `axelrod` library's definitions move for move (the tests
  * compare with reference plays it generated).

@@ -1,4 +1,4 @@
-/** Social assays (DESIGN.md section 8): the request and the answer. */
+/** Social assays (docs/assays.md): the request and the answer. */
 import type { Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
 

@@ -1,4 +1,4 @@
-/** Checkpoints (DESIGN.md section 9): what a checkpoint covers, and its inputs. */
+/** Checkpoints (docs/continuous-ops.md): what a checkpoint covers, and its inputs. */
 import type { Static } from '@sinclair/typebox';
 import { arrayOf, choice, closedObject, idRef, pagedQuery, text } from '../../lib/schema';
 

@@ -1,4 +1,4 @@
-/** Views of the shared-context witnesses (DESIGN.md section 8; docs/witnesses.md). */
+/** Views of the shared-context witnesses (docs/witnesses.md). */
 import { Type, type TProperties } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
 import { witness } from '../witnesses/view-schemas';

@@ -1,4 +1,4 @@
-/** Dossiers (DESIGN.md section 8): reproducible audit bundles about one subject. */
+/** Dossiers (docs/dossiers.md): reproducible audit bundles about one subject. */
 import type { Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
 

@@ -1,6 +1,6 @@
 import { type ValidationIssue } from '../../lib/errors';
 
-/** Largest payload, as serialized JSON (DESIGN.md section 5). */
+/** Largest payload, as serialized JSON (docs/external-events.md). */
 export const MAX_PAYLOAD_BYTES = 64 * 1024;
 /** Most top-level fields (each one is a reconciled field of the object). */
 export const MAX_PAYLOAD_FIELDS = 256;

@@ -1,12 +1,12 @@
 /**
  * External events: the vocabulary, the schemas of ingest bodies and queries, and the views of
- * ingested events and their reconciliation (DESIGN.md section 5). Request types are derived
+ * ingested events and their reconciliation (docs/external-events.md). Request types are derived
  * from the schemas.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
 
-/** Pattern of `source_family` (DESIGN.md section 5). */
+/** Pattern of `source_family` (docs/external-events.md). */
 export const SOURCE_FAMILY_PATTERN = '^[a-z][a-z0-9_.-]{0,63}$';
 /** Pattern of a `world_object_ref`: an object id, or any path-safe handle (then `unmatched`). */
 export const WORLD_OBJECT_REF_PATTERN = '^[A-Za-z0-9_.:-]{1,128}$';

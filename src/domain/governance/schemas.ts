@@ -1,5 +1,5 @@
 /**
- * The control plane's vocabulary and the schemas of its inputs (DESIGN.md section 3):
+ * The control plane's vocabulary and the schemas of its inputs (docs/governance.md):
  * organizations, projects, principals, keys and quota policies. Request types are derived
  * from the schemas, never written twice.
  */

@@ -1,4 +1,4 @@
-/** Queries and views of intentionality: aboutness and threads (DESIGN.md section 8). */
+/** Queries and views of intentionality: aboutness and threads (docs/witnesses.md). */
 import { Type, type Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
 import { witness } from '../witnesses/view-schemas';

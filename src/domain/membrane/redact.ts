@@ -1,5 +1,5 @@
 /**
- * Redaction at the membrane (DESIGN.md section 8): nothing secret crosses it. Applied to
+ * Redaction at the membrane (docs/membrane.md): nothing secret crosses it. Applied to
  * every payload before it is rendered, whatever its source.
  */
 

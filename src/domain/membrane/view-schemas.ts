@@ -1,4 +1,4 @@
-/** The membrane renderers' request and answer (DESIGN.md section 8). */
+/** The membrane renderers' request and answer (docs/membrane.md). */
 import type { Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
 import { MEMBRANE_FORMATS } from './membrane.service';

@@ -1,5 +1,5 @@
 /**
- * Notifications (DESIGN.md section 10): operator-managed subscriptions to action and
+ * Notifications (docs/approvals.md): operator-managed subscriptions to action and
  * deployment events, delivered durably and signed. Request types derive from the schemas.
  */
 import type { Static } from '@sinclair/typebox';

@@ -1,6 +1,5 @@
 /**
- * Operations readouts: the schemas of their queries and of the prune body (DESIGN.md
- * section 3). Request types are derived from the schemas.
+ * Operations readouts: the schemas of their queries and of the prune body (docs/operations.md). Request types are derived from the schemas.
  */
 import type { Static } from '@sinclair/typebox';
 import { keyId, organizationId, principalId } from '../governance/schemas';

@@ -1,4 +1,4 @@
-/** Proofs (DESIGN.md section 8): bounded invariant checks over the ledgers, and their runs. */
+/** Proofs (docs/proofs.md): bounded invariant checks over the ledgers, and their runs. */
 import type { Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
 

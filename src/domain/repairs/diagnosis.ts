@@ -8,7 +8,7 @@ import { emptyMerged, mergeEvent, type MergedFields, type MergeEvent } from '../
 import type { RepairStrategy } from './schemas';
 
 /**
- * Diagnosis and planning of repairs (DESIGN.md section 9, docs/repair.md): pure functions
+ * Diagnosis and planning of repairs (docs/repair.md): pure functions
  * of the object and its durable records, so the repair workflow, `repairability` and the
  * tests all judge an object the same way.
  */

@@ -1,4 +1,4 @@
-/** Repairs (DESIGN.md section 9): strategies, statuses, inputs and views. */
+/** Repairs (docs/repair.md): strategies, statuses, inputs and views. */
 import type { Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
 

@@ -1,6 +1,6 @@
 /**
  * Runtime readouts: the query that focuses them on a session and the views they answer
- * (DESIGN.md section 8). Types are derived from the schemas.
+ * (docs/witnesses.md). Types are derived from the schemas.
  */
 import type { Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';

@@ -23,7 +23,7 @@ const IPD_PLAYERS = ['tit_for_tat', 'always_defect', 'always_cooperate', 'grudge
  * torus of side n in 4n generations; the R-pentomino settles at generation 1103 with 116
  * cells (Conway's Life lore, with the 6 gliders it throws still 5 cells each); the
  * iterated-dilemma totals follow from the payoffs by hand (docs/scenarios.md); the
- * approval and ingest rules are DESIGN.md's.
+ * approval and ingest rules are the service's own (docs/actions.md, docs/external-events.md).
  */
 export const SCENARIOS: readonly ScenarioDefinition[] = [
   {

@@ -1,4 +1,4 @@
-/** Scenarios (DESIGN.md section 8, docs/scenarios.md): named end-to-end runs and their records. */
+/** Scenarios (docs/scenarios.md): named end-to-end runs and their records. */
 import { Type, type Static, type TObject } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
 

@@ -1,11 +1,11 @@
 /**
  * Sessions: the vocabulary, the schemas of create and step bodies and of each command's
- * arguments, and the views (DESIGN.md section 5). Types are derived from the schemas.
+ * arguments, and the views (docs/sessions.md). Types are derived from the schemas.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
 
-/** Continuity modes of a session (DESIGN.md section 5). */
+/** Continuity modes of a session (docs/sessions.md). */
 export const CONTINUITY_MODES = ['preserve', 'fresh'] as const;
 export type ContinuityMode = (typeof CONTINUITY_MODES)[number];
 

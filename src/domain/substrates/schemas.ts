@@ -1,15 +1,15 @@
 /**
- * The substrates' vocabulary and the schemas of their inputs (DESIGN.md section 7); request
+ * The substrates' vocabulary and the schemas of their inputs (docs/substrates.md); request
  * types are derived from the schemas, never written twice.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
 
-/** Scaffolds (DESIGN.md section 7). */
+/** Scaffolds (docs/substrates.md). */
 export const SCAFFOLDS = ['life-lattice', 'elementary-1d'] as const;
 export type ScaffoldName = (typeof SCAFFOLDS)[number];
 
-/** Deployment stages (DESIGN.md section 5). */
+/** Deployment stages (docs/substrates.md). */
 export const DEPLOYMENT_STAGES = [
   'validating',
   'compiling',

@@ -13,7 +13,7 @@ export interface WitnessWindow {
   to: string;
 }
 
-/** What every witness payload carries so it can be reproduced (DESIGN.md section 8). */
+/** What every witness payload carries so it can be reproduced (docs/witnesses.md). */
 export interface WitnessHeader {
   witness: string;
   computed_at: string;

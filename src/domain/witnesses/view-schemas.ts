@@ -1,4 +1,4 @@
-/** Queries and views of the runtime witnesses (DESIGN.md section 8; docs/witnesses.md). */
+/** Queries and views of the runtime witnesses (docs/witnesses.md). */
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
 import { DEVELOPMENT_STAGES } from './development';

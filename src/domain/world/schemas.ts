@@ -1,11 +1,11 @@
 /**
- * The world model's vocabulary and the schemas of its inputs and views (DESIGN.md section 5);
+ * The world model's vocabulary and the schemas of its inputs and views (docs/world.md);
  * request types are derived from the schemas, never written twice.
  */
 import type { Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
 
-/** Task states (DESIGN.md section 5); `done` and `cancelled` are final. */
+/** Task states (docs/world.md); `done` and `cancelled` are final. */
 export const TASK_STATES = ['open', 'in_progress', 'blocked', 'done', 'cancelled'] as const;
 export type TaskState = (typeof TASK_STATES)[number];
 /** States a task may be created in. */

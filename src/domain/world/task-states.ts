@@ -1,6 +1,6 @@
 import type { TaskState } from './schemas';
 
-/** The task state machine (DESIGN.md section 5): where each state may go next. */
+/** The task state machine (docs/world.md): where each state may go next. */
 export const TASK_TRANSITIONS: Readonly<Record<TaskState, readonly TaskState[]>> = {
   open: ['in_progress', 'blocked', 'cancelled'],
   in_progress: ['blocked', 'done', 'cancelled', 'open'],

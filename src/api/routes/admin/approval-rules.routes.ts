@@ -3,7 +3,7 @@ import * as approvalsSchemas from '../../../domain/approvals/schemas';
 import { approvalRuleView } from '../../../domain/approvals/view-schemas';
 import { tenantRoutes } from './tenant-routes';
 
-/** Approval rules (DESIGN.md section 10; docs/approvals.md), operator keys only. */
+/** Approval rules (docs/approvals.md), operator keys only. */
 export const approvalRuleRoutes = tenantRoutes({
   resource: 'approval-rules',
   singular: 'approval rule',

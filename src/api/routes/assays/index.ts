@@ -3,7 +3,7 @@ import * as assays from '../../../domain/assays/schemas';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope, fromBody } from '../common';
 
-/** Social assays (DESIGN.md section 8, docs/assays.md). */
+/** Social assays (docs/assays.md). */
 export const assayRoutes: RouteDefinition[] = [
   defineRoute({
     operationId: 'assays.social.run',

@@ -5,7 +5,7 @@ import { pathParams } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope, fromQuery, handOn, page } from '../common';
 
-/** Runtime checkpoints as durable workflows (DESIGN.md section 9; docs/continuous-ops.md). */
+/** Runtime checkpoints as durable workflows (docs/continuous-ops.md). */
 export const continuousOpsRoutes: RouteDefinition[] = [
   defineRoute({
     operationId: 'continuousOps.checkpoint',

@@ -20,7 +20,7 @@ const route = (depth: DossierDepth, summary: string, description: string): Route
     handler: async (req, deps) => ({ payload: await buildDossier(deps, depth, req.body) }),
   });
 
-/** Dossiers (DESIGN.md section 8): reproducible audit bundles about one subject. */
+/** Dossiers (docs/dossiers.md): reproducible audit bundles about one subject. */
 export const dossierRoutes: RouteDefinition[] = [
   route(
     'core',

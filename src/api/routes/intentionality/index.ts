@@ -4,7 +4,7 @@ import * as intentionalityViews from '../../../domain/intentionality/view-schema
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope, fromQuery, page } from '../common';
 
-/** What records are about, and the threads of records about one subject (DESIGN.md §8). */
+/** What records are about, and the threads of records about one subject (docs/witnesses.md). */
 export const intentionalityRoutes: RouteDefinition[] = [
   defineRoute({
     operationId: 'intentionality.aboutness',

@@ -28,7 +28,7 @@ const renderer = (kind: MembraneKind, family: RouteFamily, summary: string): Rou
     handler: async (req, deps) => ({ payload: await renderMembrane(deps, kind, req.body) }),
   });
 
-/** The membrane: where records become documents for people outside (DESIGN.md section 8). */
+/** The membrane: where records become documents for people outside (docs/membrane.md). */
 export const membraneRoutes: RouteDefinition[] = [
   renderer('aboutness', 'membrane_witness', 'aboutness witness payload'),
   renderer('assay', 'membrane_basic', 'assay payload'),

@@ -3,7 +3,7 @@ import * as proofs from '../../../domain/proofs/schemas';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope } from '../common';
 
-/** Proofs (DESIGN.md section 8, docs/proofs.md): bounded invariant checks and their runs. */
+/** Proofs (docs/proofs.md): bounded invariant checks and their runs. */
 export const proofRoutes: RouteDefinition[] = [
   defineRoute({
     operationId: 'proofs.checks',

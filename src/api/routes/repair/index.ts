@@ -5,7 +5,7 @@ import * as repairsViews from '../../../domain/repairs/view-schemas';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope, fromQuery, handOn, page } from '../common';
 
-/** Governed repair of world objects as durable workflows (DESIGN.md section 9; docs/repair.md). */
+/** Governed repair of world objects as durable workflows (docs/repair.md). */
 export const repairRoutes: RouteDefinition[] = [
   defineRoute({
     operationId: 'repair.request',

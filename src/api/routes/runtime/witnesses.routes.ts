@@ -36,7 +36,7 @@ const witnessRoute = (spec: WitnessRoute): RouteDefinition =>
     },
   });
 
-/** The runtime witnesses (DESIGN.md section 8): pure readouts of durable records. */
+/** The runtime witnesses (docs/witnesses.md): pure readouts of durable records. */
 export const runtimeWitnessRoutes: RouteDefinition[] = [
   witnessRoute({
     operation: 'affect',

@@ -15,7 +15,7 @@ function ownAddress(ctx: Context): string {
   return `http://${host}:${socket.localPort ?? 80}`;
 }
 
-/** Scenarios (DESIGN.md section 8, docs/scenarios.md): named end-to-end runs, judged. */
+/** Scenarios (docs/scenarios.md): named end-to-end runs, judged. */
 export const scenarioRoutes: RouteDefinition[] = [
   defineRoute({
     operationId: 'scenarios.list',

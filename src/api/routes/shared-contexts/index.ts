@@ -31,7 +31,7 @@ const contextRoute = (spec: ContextRoute): RouteDefinition =>
     handler: async (req, deps) => ({ payload: await spec.read(deps, req.params.context_id) }),
   });
 
-/** Shared contexts and their witnesses (DESIGN.md section 8; docs/witnesses.md). */
+/** Shared contexts and their witnesses (docs/witnesses.md). */
 export const sharedContextRoutes: RouteDefinition[] = [
   contextRoute({
     operation: 'get',

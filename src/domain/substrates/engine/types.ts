@@ -21,7 +21,7 @@ export interface CellGrid {
   liveCells(): Array<[number, number]>;
 }
 
-/** The scaffolds (DESIGN.md section 7). */
+/** The scaffolds (docs/substrates.md). */
 export type ScaffoldKind = 'life-lattice' | 'elementary-1d';
 
 /** The parameters an engine is built from (a validated spec's `params`, defaults filled in). */
