@@ -106,7 +106,8 @@ export function createActionAuthority(acceptedKeys: readonly string[]): ActionAu
       : null;
   };
 
-  const stateProblem = (state: ActionState): string | null => {
+  /** Why the proposal or any decision the state holds is not the api's, or null. */
+  const signaturesProblem = (state: ActionState): string | null => {
     const { proposal } = state;
     const problem =
       proposalProblem(proposal) ??
@@ -119,11 +120,15 @@ export function createActionAuthority(acceptedKeys: readonly string[]): ActionAu
       const bad = decisionProblem(state.action_id, d);
       if (bad) return bad;
     }
-    return APPROVED_STATUSES.has(state.status) ? approvalsProblem(state, null) : null;
+    return null;
   };
 
+  const stateProblem = (state: ActionState): string | null =>
+    signaturesProblem(state) ??
+    (APPROVED_STATUSES.has(state.status) ? approvalsProblem(state, null) : null);
+
   const executionProblem = (state: ActionState, planDigest: string): string | null => {
-    const problem = stateProblem(state) ?? approvalsProblem(state, planDigest);
+    const problem = signaturesProblem(state) ?? approvalsProblem(state, planDigest);
     if (problem) return problem;
     const { proposal } = state;
     if (state.decisions.some((d) => d.decision === 'reject')) return 'the action was rejected';
