@@ -3,13 +3,10 @@ import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { SCOPE_COLLECTIONS } from '../../src/domain/checkpoints/schemas';
 import { newCheckpoint } from '../../src/domain/checkpoints/checkpoints.service';
-import { newId } from '../../src/lib/ids';
 import {
   DeploymentStageKey,
   actionWorkflowId,
   planSettledUpdate,
-  proposalClaimOf,
-  type ActionWorkflowInput,
 } from '../../src/workflows/shared';
 import { eventually } from '../helpers/eventually';
 import { deploy, deploymentOf, latticeSpec } from '../helpers/heavy-work';
@@ -20,6 +17,7 @@ import { temporalCliOk } from '../helpers/temporal-cli';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { startTestWorker, type TestWorker } from '../helpers/test-worker';
 import { WORKFLOW_BUNDLE_PATH } from '../test-env';
+import { signedNotifyInput } from '../helpers/signed-actions';
 
 // Resets and timeouts of deployment, checkpoint and repair workflows, and timeouts of action
 // workflows, done with the real `temporal` CLI and client against the test server: the api
@@ -252,34 +250,14 @@ describe('a reset of a repair awaiting its child action', () => {
 
 describe('a workflow execution timeout', () => {
   it('an action whose run times out is aborted, timed_out', async () => {
-    const actionId = newId('act');
-    const unsigned: ActionWorkflowInput = {
-      action_id: actionId,
-      contract: {
-        action_kind: 'notify',
-        target: {},
-        parameters: { message: 'times out' },
-        bounds: { allowed_fields: [], expires_in_seconds: 3600, required_approvals: 1 },
-        shared_context_id: null,
-        reason: null,
-      },
-      proposed_by: { principal_id: proposer.principalId, key_id: proposer.keyId },
-      created_at: new Date().toISOString(),
-    };
+    const input = signedNotifyInput(app.deps.decisionSigner, proposer, 'times out', 3600);
+    const actionId = input.action_id;
     const client = await app.deps.temporal.getClient();
     const handle = await client.workflow.start('externalActionWorkflow', {
       workflowId: actionWorkflowId(actionId),
       taskQueue: app.deps.config.taskQueue,
       workflowExecutionTimeout: '3 seconds',
-      args: [
-        {
-          ...unsigned,
-          proposal_signature: app.deps.decisionSigner.signClaim(
-            'proposal',
-            proposalClaimOf(unsigned),
-          ),
-        },
-      ],
+      args: [input],
     });
     await handle.executeUpdate(planSettledUpdate);
     expect((await actionOf(actionId)).status).toBe('awaiting_approval');

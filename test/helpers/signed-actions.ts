@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createDecisionSigner, type DecisionSigner } from '../../src/auth/decision-signer';
 import type { SecurityEvent, WorkerTrust } from '../../src/activities/trust';
+import { newId } from '../../src/lib/ids';
 import { createWorkerTrust } from '../../src/worker/trust';
 import {
   proposalClaimOf,
@@ -88,5 +89,34 @@ export function stateOf(
     rule: input.rule ?? null,
     proposal: { ...proposalClaimOf(input), ...input.proposal_signature! },
     ...fields,
+  };
+}
+
+/**
+ * A `notify` action's start input, signed as the api signs a proposal: for tests that start
+ * an action workflow directly (a window or timeout shorter than the api allows).
+ */
+export function signedNotifyInput(
+  signer: Pick<DecisionSigner, 'signClaim'>,
+  proposer: { principalId: string; keyId: string },
+  message: string,
+  expiresInSeconds: number,
+): ActionWorkflowInput {
+  const unsigned: ActionWorkflowInput = {
+    action_id: newId('act'),
+    contract: {
+      action_kind: 'notify',
+      target: {},
+      parameters: { message },
+      bounds: { allowed_fields: [], expires_in_seconds: expiresInSeconds, required_approvals: 1 },
+      shared_context_id: null,
+      reason: null,
+    },
+    proposed_by: { principal_id: proposer.principalId, key_id: proposer.keyId },
+    created_at: new Date().toISOString(),
+  };
+  return {
+    ...unsigned,
+    proposal_signature: signer.signClaim('proposal', proposalClaimOf(unsigned)),
   };
 }

@@ -1,11 +1,8 @@
-import { newId } from '../../src/lib/ids';
 import {
   ActionStatusKey,
   actionWorkflowId,
   planSettledUpdate,
-  proposalClaimOf,
   type ActionState,
-  type ActionWorkflowInput,
 } from '../../src/workflows/shared';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
@@ -13,6 +10,7 @@ import { startTestApp, type TestApp } from '../helpers/test-app';
 import { startTestWorker } from '../helpers/test-worker';
 import { killed, startWorkerProcess } from '../helpers/worker-process';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
+import { signedNotifyInput } from '../helpers/signed-actions';
 
 let app: TestApp;
 let proposer: TestKey;
@@ -44,24 +42,13 @@ const decide = (id: string, decision: string) =>
 /** Starts an action workflow directly (signed as the api signs), with a window shorter than the API allows. */
 async function startShortLived(expiresInSeconds: number): Promise<string> {
   const client = await app.deps.temporal.getClient();
-  const actionId = newId('act');
-  const unsigned: ActionWorkflowInput = {
-    action_id: actionId,
-    contract: {
-      action_kind: 'notify',
-      target: {},
-      parameters: { message: 'short-lived' },
-      bounds: { allowed_fields: [], expires_in_seconds: expiresInSeconds, required_approvals: 1 },
-      shared_context_id: null,
-      reason: null,
-    },
-    proposed_by: { principal_id: proposer.principalId, key_id: proposer.keyId },
-    created_at: new Date().toISOString(),
-  };
-  const input: ActionWorkflowInput = {
-    ...unsigned,
-    proposal_signature: app.deps.decisionSigner.signClaim('proposal', proposalClaimOf(unsigned)),
-  };
+  const input = signedNotifyInput(
+    app.deps.decisionSigner,
+    proposer,
+    'short-lived',
+    expiresInSeconds,
+  );
+  const actionId = input.action_id;
   const handle = await client.workflow.start('externalActionWorkflow', {
     workflowId: actionWorkflowId(actionId),
     taskQueue: app.deps.config.taskQueue,

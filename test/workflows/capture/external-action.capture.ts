@@ -3,7 +3,6 @@ import { newId } from '../../../src/lib/ids';
 import {
   actionWorkflowId,
   planSettledUpdate,
-  proposalClaimOf,
   type ActionWorkflowInput,
 } from '../../../src/workflows/shared';
 import { proposeUpdate, seedObject } from '../../helpers/actions';
@@ -15,6 +14,7 @@ import { startTestWorker, type TestWorker } from '../../helpers/test-worker';
 import { WebhookReceiver } from '../../helpers/webhook-receiver';
 import { sendUpdateWithCli } from './forged-update';
 import { saveHistory } from './save-history';
+import { signedNotifyInput } from '../../helpers/signed-actions';
 
 // Every status path of externalActionWorkflow, driven through the api as people drive it.
 interface ActionView {
@@ -110,25 +110,9 @@ describe('externalActionWorkflow histories', () => {
 
   it('expired: nobody decided within a short window', async () => {
     // The api's shortest window is a minute; the workflow itself takes any.
-    const actionId = newId('act');
-    const unsigned: ActionWorkflowInput = {
-      action_id: actionId,
-      contract: {
-        action_kind: 'notify',
-        target: {},
-        parameters: { message: 'short-lived' },
-        bounds: { allowed_fields: [], expires_in_seconds: 2, required_approvals: 1 },
-        shared_context_id: null,
-        reason: null,
-      },
-      proposed_by: { principal_id: proposer.principalId, key_id: proposer.keyId },
-      created_at: new Date().toISOString(),
-    };
     // Signed as the api signs what it proposes: the worker runs nothing else.
-    const input: ActionWorkflowInput = {
-      ...unsigned,
-      proposal_signature: app.deps.decisionSigner.signClaim('proposal', proposalClaimOf(unsigned)),
-    };
+    const input = signedNotifyInput(app.deps.decisionSigner, proposer, 'short-lived', 2);
+    const actionId = input.action_id;
     const handle = await client.workflow.start('externalActionWorkflow', {
       workflowId: actionWorkflowId(actionId),
       taskQueue: app.deps.config.taskQueue,
