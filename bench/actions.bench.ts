@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { connectTemporal } from '../src/temporal/connect';
 import { mintApiKey } from '../src/auth/api-key';
 import { goUpdate, readyUpdate } from './baseline/bare-action.workflow';
 import { approveAndExecute, createUnlimitedKey, proposeNotify } from './lib/api';
@@ -45,7 +46,7 @@ export async function actionsBench(ctx: BenchContext): Promise<BenchReport> {
   const bareQueue = `bench-bare-${suffix}`;
   const adminKey = mintApiKey(randomBytes(6).toString('hex'));
   const pepper = randomBytes(32).toString('hex');
-  const connection = await Connection.connect({ address: ctx.temporalAddress });
+  const connection = await connectTemporal({ address: ctx.temporalAddress });
   const client = new Client({ connection });
   const processes: ServerProcess[] = [];
   const pollersOn = (taskQueue: string) => async () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { connectTemporal } from '../src/temporal/connect';
 import { MongoClient } from 'mongodb';
 import { newId } from '../src/lib/ids';
 import type { WorldHistoryEvent } from '../src/store/world-history.repo';
@@ -24,7 +25,7 @@ const TARGET = 1.5;
  */
 export async function repairBench(ctx: BenchContext): Promise<BenchReport> {
   const servers = await startApiAndWorker({ ...ctx, suite: 'repair', port: API_PORT });
-  const connection = await Connection.connect({ address: ctx.temporalAddress });
+  const connection = await connectTemporal({ address: ctx.temporalAddress });
   const client = new Client({ connection });
   const mongo = await MongoClient.connect(servers.mongoUri);
   const bareQueue = `bench-repair-bare-${randomBytes(3).toString('hex')}`;

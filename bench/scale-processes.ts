@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { connectTemporal } from '../src/temporal/connect';
 import { mintApiKey } from '../src/auth/api-key';
 import { approveAndExecute, createUnlimitedKey, postJson, proposeNotify } from './lib/api';
 import { cpuMsPerUnit, serverPid } from './lib/cpu';
@@ -59,7 +60,7 @@ export async function scaleProcesses(
     ADMIN_API_KEY: adminKey,
     LOG_LEVEL: 'warn',
   };
-  const connection = await Connection.connect({ address: ctx.temporalAddress });
+  const connection = await connectTemporal({ address: ctx.temporalAddress });
   const client = new Client({ connection });
   const apis: ServerProcess[] = [];
   const workers: ServerProcess[] = [];

@@ -1,5 +1,6 @@
 import type { AsyncLocalStorage } from 'node:async_hooks';
-import { Client, Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
+import { connectTemporal } from './connect';
 import type { Logger } from 'pino';
 
 export interface TemporalGatewayOptions {
@@ -40,7 +41,7 @@ export class TemporalGateway {
     if (this.client) return this.client;
     this.connecting ??= (async () => {
       try {
-        const connection = await Connection.connect({
+        const connection = await connectTemporal({
           address: this.options.address,
           connectTimeout: '3s',
         });

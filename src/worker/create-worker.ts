@@ -1,10 +1,11 @@
 import { hostname } from 'node:os';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import type { ChunkInput } from '../activities/substrates.activities';
 import { createStepper } from '../domain/substrates/stepper';
 import { createDeliveryStarter } from '../temporal/delivery-starter';
+import { connectTemporal } from '../temporal/connect';
 import { computeTaskQueueOf } from '../workflows/shared';
 
 export interface CreateWorkerOptions {
@@ -55,7 +56,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Create
   // first use (most workers never notify anyone) and closed when the workers stop.
   let client: Promise<Client> | undefined;
   const clientOf = () =>
-    (client ??= Connection.connect({ address: options.address }).then(
+    (client ??= connectTemporal({ address: options.address }).then(
       (clientConnection) =>
         new Client({ connection: clientConnection, namespace: options.namespace }),
     ));
