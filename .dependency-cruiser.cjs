@@ -51,13 +51,31 @@ module.exports = {
       to: { path: '^src/(?!lib)' },
     },
     {
+      name: 'only-the-api-and-entry-points-know-the-composition-root',
+      severity: 'error',
+      comment:
+        'src/app assembles everything; what it assembles declares what it needs (the domain: src/domain/infra.ts) and never imports the root.',
+      from: {
+        path: '^src/(domain|store|auth|workflows|activities|lib|observability|temporal|worker)',
+      },
+      to: { path: '^src/app' },
+    },
+    {
+      name: 'api-reaches-the-store-through-the-domain',
+      severity: 'error',
+      comment:
+        'Handlers call domain operations; repositories, their records and their errors stay below the domain.',
+      from: { path: '^src/api' },
+      to: { path: '^src/store' },
+    },
+    {
       name: 'workflows-import-types-only',
       severity: 'error',
       comment:
-        'Workflow code runs in the deterministic sandbox: activities, store and domain services are imported as types only.',
+        'Workflow code runs in the deterministic sandbox: activities, store and domain code are imported as types only (constants of the workflow contract live in workflows/shared).',
       from: { path: '^src/workflows' },
       to: {
-        path: '^src/(activities|store|app|observability|temporal|worker|auth)',
+        path: '^src/(activities|store|app|observability|temporal|worker|auth|domain)',
         dependencyTypesNot: ['type-only'],
       },
     },

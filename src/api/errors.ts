@@ -1,5 +1,5 @@
 import { AppError, Invalid, type ValidationIssue } from '../lib/errors';
-import { isDatabaseUnreachable } from '../store/mongo';
+import { isDatabaseUnreachable } from '../lib/database-errors';
 
 export type { ValidationIssue } from '../lib/errors';
 

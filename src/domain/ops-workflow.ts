@@ -1,4 +1,4 @@
-import type { AppInfra } from '../app/deps';
+import type { DomainInfra } from './infra';
 import { Unavailable } from '../lib/errors';
 import type { SearchAttributePair } from '@temporalio/common';
 import { OpsStatusKey, ProposedByKey, SharedContextIdKey } from '../workflows/shared';
@@ -25,7 +25,7 @@ export interface OpsWorkflowStart {
  * caller's id is new), counted in the workflow-start metric. Temporal not answering is 503.
  */
 export async function startOpsWorkflow(
-  deps: Pick<AppInfra, 'metrics' | 'temporal'>,
+  deps: Pick<DomainInfra, 'metrics' | 'temporal'>,
   start: OpsWorkflowStart,
 ): Promise<void> {
   try {
@@ -59,7 +59,7 @@ export async function startOpsWorkflow(
  * caller reads its record instead). A route waiting this long answers small runs at once.
  */
 export async function resultWithin<T>(
-  deps: Pick<AppInfra, 'temporal'>,
+  deps: Pick<DomainInfra, 'temporal'>,
   workflowId: string,
   ms: number,
 ): Promise<T | null> {

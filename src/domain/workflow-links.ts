@@ -1,8 +1,8 @@
-import type { AppInfra } from '../app/deps';
+import type { DomainInfra } from './infra';
 import { workflowUiUrl, type WorkflowLinks } from '../lib/workflow-text';
 
 /** What links between the api and the Temporal Web UI are built from. */
-export type LinkDeps = Pick<AppInfra, 'config' | 'temporal'>;
+export type LinkDeps = Pick<DomainInfra, 'config' | 'temporal'>;
 
 /** A workflow-backed resource's page in the Temporal Web UI (`workflow_url` of its view). */
 export const workflowUrlOf = (deps: LinkDeps, workflowId: string): string =>

@@ -1,11 +1,7 @@
 import {
   MongoBulkWriteError,
   MongoClient,
-  MongoNetworkError,
-  MongoNotConnectedError,
   MongoServerError,
-  MongoServerSelectionError,
-  MongoTopologyClosedError,
   type Collection,
   type Db,
   type Document,
@@ -52,16 +48,6 @@ export async function connectMongo(
 /** True for a unique-index violation (E11000). */
 export const isDuplicateKey = (error: unknown): boolean =>
   error instanceof MongoServerError && error.code === 11000;
-
-/**
- * True when the database could not be reached (refused, reset, timed out, no server to
- * select): the request may succeed once it is back, so callers answer 503, not 500.
- */
-export const isDatabaseUnreachable = (error: unknown): boolean =>
-  error instanceof MongoNetworkError ||
-  error instanceof MongoServerSelectionError ||
-  error instanceof MongoNotConnectedError ||
-  error instanceof MongoTopologyClosedError;
 
 /** Inserts `doc`; false when a document with its key is there already (a claim). */
 export async function insertOnce<T extends Document>(col: Collection<T>, doc: T): Promise<boolean> {

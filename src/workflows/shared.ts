@@ -239,6 +239,13 @@ export interface DeploymentWorkflowInput {
   chunks_per_run?: number;
 }
 
+/**
+ * The certification pack the deployment pipeline runs in its assaying stage. It is part of
+ * the workflow's contract (its histories name it), so it lives here and the registry of
+ * packs refers to it.
+ */
+export const PIPELINE_PACK_ID = 'conformance';
+
 /** The deployment workflow's signature: clients start it by this type. */
 export type SubstrateDeploymentWorkflow = (
   input: DeploymentWorkflowInput,

@@ -17,10 +17,10 @@ import type { LocalActivityOptions } from '@temporalio/common';
 import type { SubstrateActivities } from '../activities';
 import { clock } from '../lib/workflow-text';
 import { deploymentCurrentDetails } from './deployment-details';
-import { PIPELINE_PACK_ID } from '../domain/substrates/registry/certification-packs';
 import {
   DEPLOYMENT_ERRORS,
   DeploymentStageKey,
+  PIPELINE_PACK_ID,
   computeTaskQueueOf,
   deploymentStateQuery,
   type DeploymentProgressState,

@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
 import { FAMILIES, entitlementRank } from '../../auth/families';
 import type { ActionListEntry, ActionRecord } from '../../store/external-actions.repo';
@@ -38,7 +38,7 @@ export function allowedFor(
 
 /** The action as clients see it, with what the calling key may do next. */
 export function actionView(
-  deps: Pick<AppInfra, 'config' | 'temporal'>,
+  deps: Pick<DomainInfra, 'config' | 'temporal'>,
   record: ActionRecord,
   auth: AuthContext,
 ) {

@@ -3,7 +3,7 @@ import {
   WorkflowUpdateFailedError,
   type WorkflowHandle,
 } from '@temporalio/client';
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
 import {
   AppError,
@@ -50,7 +50,7 @@ import { toContract } from './contract';
 import { planAction } from './planner';
 
 type Deps = Pick<
-  AppInfra,
+  DomainInfra,
   'closedRuns' | 'config' | 'decisionSigner' | 'logger' | 'metrics' | 'repos' | 'temporal'
 >;
 

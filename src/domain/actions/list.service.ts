@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
 import { decodeInboxCursor, encodeInboxCursor } from '../../store/action-inbox.repo';
 import type { ActionListFilter } from '../../store/external-actions.repo';
@@ -7,7 +7,7 @@ import { workflowUrlOf } from '../workflow-links';
 import { actionSummary, listEntryOf, reaches } from './action-views';
 import type { ActionListQuery } from './schemas';
 
-type Deps = Pick<AppInfra, 'config' | 'repos' | 'temporal'>;
+type Deps = Pick<DomainInfra, 'config' | 'repos' | 'temporal'>;
 
 /**
  * Actions by their current status, newest first: one query per page. `awaiting_me` is the

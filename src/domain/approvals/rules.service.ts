@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
 import { newId } from '../../lib/ids';
 import type { ApprovalRule, ApprovalRulesRepo } from '../../store/approval-rules.repo';
@@ -12,7 +12,7 @@ import type {
 } from './schemas';
 import { withIdAs } from '../../lib/records';
 
-type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
+type Deps = Pick<DomainInfra, 'authenticator' | 'config' | 'repos'>;
 
 export const approvalRuleView = (rule: ApprovalRule) => withIdAs(rule, 'rule_id');
 
@@ -48,7 +48,7 @@ export async function createApprovalRule(
 }
 
 /** `GET /v1/admin/approval-rules`: newest first, optionally by status or kind matched. */
-export const listApprovalRules = (deps: Pick<AppInfra, 'repos'>, query: ApprovalRuleListQuery) =>
+export const listApprovalRules = (deps: Pick<DomainInfra, 'repos'>, query: ApprovalRuleListQuery) =>
   tenant.list(deps, rules, query);
 
 export const setApprovalRuleStatus = tenant.statusSetter(

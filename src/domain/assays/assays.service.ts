@@ -1,11 +1,11 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { DEFAULT_PAYOFFS, roundRobin } from './ipd';
 import type { RunAssayBody } from './schemas';
 
-type Deps = Pick<AppInfra, 'repos'>;
+type Deps = Pick<DomainInfra, 'repos'>;
 
 /** Past this size the stored result is gzip-compressed (one blob is one document). */
 const COMPRESS_ABOVE_BYTES = 12 * 1024 * 1024;

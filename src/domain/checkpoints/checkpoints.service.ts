@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
 import { found } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -15,7 +15,7 @@ import {
   type CheckpointListQuery,
 } from './schemas';
 
-type Deps = Pick<AppInfra, 'config' | 'metrics' | 'repos' | 'temporal'>;
+type Deps = Pick<DomainInfra, 'config' | 'metrics' | 'repos' | 'temporal'>;
 
 /** A checkpoint as clients see it, with its Web UI page as `workflow_url`. */
 export function checkpointView(record: CheckpointRecord, links: LinkDeps) {
@@ -82,7 +82,7 @@ export async function createCheckpoint(deps: Deps, auth: AuthContext, body: Chec
 }
 
 export const listCheckpoints = (
-  deps: Pick<AppInfra, 'config' | 'repos' | 'temporal'>,
+  deps: Pick<DomainInfra, 'config' | 'repos' | 'temporal'>,
   query: CheckpointListQuery,
 ) =>
   pageById(
@@ -93,7 +93,7 @@ export const listCheckpoints = (
   );
 
 export async function getCheckpoint(
-  deps: Pick<AppInfra, 'config' | 'repos' | 'temporal'>,
+  deps: Pick<DomainInfra, 'config' | 'repos' | 'temporal'>,
   checkpointId: string,
 ) {
   const record = await found(

@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { Unavailable } from '../../lib/errors';
 import { SharedContextIdKey } from '../../workflows/shared';
 import type { StoredReconciliation } from '../../store/external-events.repo';
@@ -14,7 +14,7 @@ import {
   summaryOf,
 } from './views';
 
-type Deps = Pick<AppInfra, 'repos' | 'witnesses'>;
+type Deps = Pick<DomainInfra, 'repos' | 'witnesses'>;
 
 /** Most executions the workflow summary reads from Temporal visibility. */
 export const MAX_VISIBLE_WORKFLOWS = 1_000;
@@ -117,7 +117,7 @@ export async function contextEvidence(deps: Deps, contextId: string, now = new D
  * executions with links to the Temporal UI.
  */
 export async function contextWorkflowSummary(
-  deps: Pick<AppInfra, 'config' | 'witnesses' | 'temporal'>,
+  deps: Pick<DomainInfra, 'config' | 'witnesses' | 'temporal'>,
   contextId: string,
   now = new Date(),
 ) {

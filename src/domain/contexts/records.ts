@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { notFound } from '../../lib/errors';
 import type { SessionRecord } from '../../store/sessions.repo';
 import type { WitnessAction, WitnessLedgerEntry } from '../../store/external-actions.repo';
@@ -7,7 +7,7 @@ import type { WorldTask } from '../../store/world-tasks.repo';
 import { MAX_WITNESS_RECORDS, type WitnessInput } from '../witnesses/inputs';
 import type { WitnessFold } from '../witnesses/witness-index';
 
-type Deps = Pick<AppInfra, 'witnesses'>;
+type Deps = Pick<DomainInfra, 'witnesses'>;
 
 /** The records that name one shared context, each kind newest first (the ledger oldest first). */
 export interface ContextRecords {

@@ -1,11 +1,11 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { found } from '../../lib/errors';
 import { actionWorkflowId, deploymentWorkflowId } from '../../workflows/shared';
 import { loadContext } from '../contexts/records';
 import { actionLedgerChain, worldHistoryReplay } from '../proofs/checks';
 import type { DossierSubjectKind } from './schemas';
 
-type Deps = Pick<AppInfra, 'repos' | 'witnesses'>;
+type Deps = Pick<DomainInfra, 'repos' | 'witnesses'>;
 
 /** Most records of one kind a dossier gathers. */
 const MAX_GATHERED = 1_000;

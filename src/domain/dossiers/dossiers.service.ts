@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import stringify from 'safe-stable-stringify';
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { Unavailable } from '../../lib/errors';
 import { aboutness } from '../intentionality/aboutness';
 import {
@@ -14,7 +14,7 @@ import { toMarkdown } from '../membrane/render';
 import { gather, newestTime } from './collect';
 import type { DossierBody, DossierDepth } from './schemas';
 
-type Deps = Pick<AppInfra, 'repos' | 'witnesses' | 'temporal'>;
+type Deps = Pick<DomainInfra, 'repos' | 'witnesses' | 'temporal'>;
 
 const sha256 = (bytes: string | Buffer): string => createHash('sha256').update(bytes).digest('hex');
 

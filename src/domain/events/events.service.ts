@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { NotFound, Unavailable, Invalid, notFound, type ValidationIssue } from '../../lib/errors';
 import {
   externalEventSchema,
@@ -19,7 +19,7 @@ import { payloadIssues } from './payload';
 import { unmatched, type EventReconciliation } from './reconciler';
 import { eventView, externalStateView, reconciliationView, toStoredReconciliation } from './views';
 
-type Deps = Pick<AppInfra, 'reconciler' | 'repos'>;
+type Deps = Pick<DomainInfra, 'reconciler' | 'repos'>;
 
 /** The dedup key of an event: sha256 of `source_family`, NUL, `source_event_id`. */
 export const eventKey = (sourceFamily: string, sourceEventId: string): string =>

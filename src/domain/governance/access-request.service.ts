@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { layerName } from '../../auth/families';
 import { newId } from '../../lib/ids';
 import { SANDBOX_ORGANIZATION } from '../../store/organizations.repo';
@@ -6,7 +6,7 @@ import { createdActive, insertUnique } from './audit';
 import { classLimitsView, issueKey } from './keys.service';
 import type { SandboxAccessRequest } from './schemas';
 
-type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
+type Deps = Pick<DomainInfra, 'authenticator' | 'config' | 'repos'>;
 
 /**
  * Grants a sandbox key at once: a `member` principal in the sandbox organization and a

@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { hashApiKey, mintApiKey } from '../../auth/api-key';
 import type { AuthContext } from '../../auth/auth-context';
 import { parseAccessLayer } from '../../auth/families';
@@ -11,7 +11,7 @@ import { changeStatus, refuseLockout } from './status-change';
 import { keyView } from './views';
 import type { CreateKeyBody, SetKeyStatusBody } from './schemas';
 
-type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
+type Deps = Pick<DomainInfra, 'authenticator' | 'config' | 'repos'>;
 
 /** Default rotation grace: the previous secret works for 24 h more. */
 export const DEFAULT_ROTATION_GRACE_SECONDS = 86_400;
@@ -72,7 +72,7 @@ export async function createKey(
  * time-ordered), optionally by status, organization, principal or class. Never a secret.
  */
 export async function listKeys(
-  deps: Pick<AppInfra, 'repos'>,
+  deps: Pick<DomainInfra, 'repos'>,
   query: KeyFilter & { limit?: number; cursor?: string },
 ) {
   const limit = query.limit ?? 50;
@@ -130,7 +130,7 @@ const rotationConflict = (keyId: string): AppError =>
  * Claims the next rotation number of a key by a unique insert (FerretDB's conditional
  * updates are no compare-and-set): of concurrent rotations exactly one wins, the others 409.
  */
-async function claimNextRotation(deps: Pick<AppInfra, 'repos'>, key: ApiKeyRecord) {
+async function claimNextRotation(deps: Pick<DomainInfra, 'repos'>, key: ApiKeyRecord) {
   let n = (key.rotations ?? 0) + 1;
   for (let attempt = 0; attempt < 3; attempt += 1) {
     if (await deps.repos.apiKeys.claimRotation(key._id, n, new Date().toISOString())) return n;

@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
 import { Conflict, found, InvalidState } from '../../lib/errors';
 import { isDuplicateKey } from '../../store/mongo';
@@ -12,7 +12,7 @@ export interface AuditChange {
 
 /** Records a control-plane change made by `auth` (views only: never a secret or hash). */
 export async function audit(
-  deps: Pick<AppInfra, 'repos'>,
+  deps: Pick<DomainInfra, 'repos'>,
   auth: AuthContext,
   requestId: string,
   change: AuditChange,
@@ -27,7 +27,7 @@ export async function audit(
 
 /** Audits a new record (`<noun>.create`, nothing before) and answers its view. */
 export async function auditCreated<V extends Record<string, unknown>>(
-  deps: Pick<AppInfra, 'repos'>,
+  deps: Pick<DomainInfra, 'repos'>,
   auth: AuthContext,
   requestId: string,
   created: { action: string; type: string; id: string; view: V },
@@ -48,7 +48,7 @@ export async function insertUnique<T>(insert: () => Promise<T>, taken: string): 
 }
 
 /** The organization a new record goes into: 404 when unknown, 409 when not active. */
-export async function activeOrganization(deps: Pick<AppInfra, 'repos'>, organizationId: string) {
+export async function activeOrganization(deps: Pick<DomainInfra, 'repos'>, organizationId: string) {
   const organization = await found(
     deps.repos.organizations.findById(organizationId),
     `organization ${organizationId}`,

@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { hashApiKey } from '../../auth/api-key';
 import { bootstrapKeyId } from '../../auth/authenticator';
 import { newId } from '../../lib/ids';
@@ -14,7 +14,9 @@ const BOOTSTRAP_EMAIL = 'bootstrap-operator@governed-runtime.invalid';
  * race): the runtime record, the sandbox and operators organizations and, when ADMIN_API_KEY
  * is set, the bootstrap operator and its key (stored hashed like any other key).
  */
-export async function ensureSystemRecords(deps: Pick<AppInfra, 'repos' | 'config'>): Promise<void> {
+export async function ensureSystemRecords(
+  deps: Pick<DomainInfra, 'repos' | 'config'>,
+): Promise<void> {
   const now = new Date().toISOString();
   const { repos, config } = deps;
   await repos.runtime.ensure(now);

@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { hashApiKey, mintApiKey, newKeyId } from '../../auth/api-key';
 import type { AccessLayer, Entitlement } from '../../auth/families';
 import { CLASS_LIMITS } from '../../auth/limits';
@@ -22,8 +22,8 @@ export interface IssueKeyInput {
 /** Mints a key for a principal and stores only its peppered hash. */
 export async function issueKey(
   deps: {
-    repos: Pick<AppInfra['repos'], 'apiKeys'>;
-    config: Pick<AppInfra['config'], 'keyPepper'>;
+    repos: Pick<DomainInfra['repos'], 'apiKeys'>;
+    config: Pick<DomainInfra['config'], 'keyPepper'>;
   },
   input: IssueKeyInput,
 ): Promise<IssuedKey> {

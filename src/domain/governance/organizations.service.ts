@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
 import { newOrganization } from '../../store/organizations.repo';
 import type {
@@ -10,7 +10,7 @@ import { lockoutGuard } from './status-change';
 import * as tenant from './tenant-resource';
 import { organizationView } from './views';
 
-type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
+type Deps = Pick<DomainInfra, 'authenticator' | 'config' | 'repos'>;
 
 /** Suspending or archiving an organization makes every key of its principals answer 401. */
 const organizations = tenant.resource(
@@ -39,7 +39,7 @@ export async function createOrganization(
 }
 
 /** `GET /v1/admin/organizations`: newest first, optionally in one status. */
-export const listOrganizations = (deps: Pick<AppInfra, 'repos'>, query: OrganizationListQuery) =>
+export const listOrganizations = (deps: Pick<DomainInfra, 'repos'>, query: OrganizationListQuery) =>
   tenant.list(deps, organizations, query);
 
 export const setOrganizationStatus = tenant.statusSetter(

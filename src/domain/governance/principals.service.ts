@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
 import { newId } from '../../lib/ids';
 import { OPERATORS_ORGANIZATION, SANDBOX_ORGANIZATION } from '../../store/organizations.repo';
@@ -9,7 +9,7 @@ import * as tenant from './tenant-resource';
 import { principalView } from './views';
 import type { CreatePrincipalBody, PrincipalListQuery, SetPrincipalStatusBody } from './schemas';
 
-type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
+type Deps = Pick<DomainInfra, 'authenticator' | 'config' | 'repos'>;
 
 /** Suspending or archiving a principal makes every key it holds answer 401. */
 const principals = tenant.resource('principal', 'prn', (repos) => repos.principals, principalView, {
@@ -54,7 +54,7 @@ export async function createPrincipal(
 }
 
 /** `GET /v1/admin/principals`: newest first, optionally by organization, status or role. */
-export const listPrincipals = (deps: Pick<AppInfra, 'repos'>, query: PrincipalListQuery) =>
+export const listPrincipals = (deps: Pick<DomainInfra, 'repos'>, query: PrincipalListQuery) =>
   tenant.list(deps, principals, query);
 
 export const setPrincipalStatus = tenant.statusSetter(

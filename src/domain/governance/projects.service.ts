@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
 import { newId } from '../../lib/ids';
 import type { CreateProjectBody, ProjectListQuery, SetProjectStatusBody } from './schemas';
@@ -7,7 +7,7 @@ import { activeOrganization, createdActive } from './audit';
 import * as tenant from './tenant-resource';
 import { projectView } from './views';
 
-type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
+type Deps = Pick<DomainInfra, 'authenticator' | 'config' | 'repos'>;
 
 /** Projects hold no keys, so a project's status changes nothing the authenticator sees. */
 const projects = tenant.resource('project', 'prj', (repos) => repos.projects, projectView);
@@ -42,7 +42,7 @@ export async function createProject(
 }
 
 /** `GET /v1/admin/projects`: newest first, optionally of one organization or in one status. */
-export const listProjects = (deps: Pick<AppInfra, 'repos'>, query: ProjectListQuery) =>
+export const listProjects = (deps: Pick<DomainInfra, 'repos'>, query: ProjectListQuery) =>
   tenant.list(deps, projects, query);
 
 export const setProjectStatus = tenant.statusSetter(

@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
 import { CLASS_LIMITS, type KeyLimits } from '../../auth/limits';
 import { bootstrapKeyId } from '../../auth/authenticator';
@@ -11,7 +11,7 @@ import { createdActive } from './audit';
 import * as tenant from './tenant-resource';
 import type { CreatePolicyBody, PolicyListQuery, SetPolicyStatusBody } from './schemas';
 
-type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
+type Deps = Pick<DomainInfra, 'authenticator' | 'config' | 'repos'>;
 
 /** Specificity of a policy's scope: a key beats an organization beats a class. */
 const specificity = (policy: QuotaPolicy): number =>
@@ -172,7 +172,7 @@ async function refuseControlPlaneScope(
 }
 
 /** `GET /v1/admin/policies`: newest first, optionally by status or by what they scope. */
-export const listPolicies = (deps: Pick<AppInfra, 'repos'>, query: PolicyListQuery) =>
+export const listPolicies = (deps: Pick<DomainInfra, 'repos'>, query: PolicyListQuery) =>
   tenant.list(deps, policies, query);
 
 export const setPolicyStatus = tenant.statusSetter(

@@ -1,10 +1,10 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
 import { bootstrapKeyId } from '../../auth/authenticator';
 import { Conflict, InvalidState, notFound } from '../../lib/errors';
 import { audit } from './audit';
 
-type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
+type Deps = Pick<DomainInfra, 'authenticator' | 'config' | 'repos'>;
 
 /** A record whose status the control plane changes. */
 interface StatusRecord<S extends string> {

@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import {
   ACCESS_LAYER_NAMES,
   ENTITLEMENTS,
@@ -16,7 +16,7 @@ import type { KeyStatus } from '../../store/api-keys.repo';
  * `routes`; and each layer with the families it opens and its active keys.
  */
 export async function accessLayerSummary(
-  deps: Pick<AppInfra, 'repos'>,
+  deps: Pick<DomainInfra, 'repos'>,
   routes: readonly { family: string }[],
 ) {
   const routeCounts = new Map<string, number>();
@@ -46,7 +46,7 @@ export async function accessLayerSummary(
  * active class-scoped policies and its keys by status (from the keys collection: `$group`
  * with `$sum`, which FerretDB supports).
  */
-export async function entitlementSummary(deps: Pick<AppInfra, 'repos'>) {
+export async function entitlementSummary(deps: Pick<DomainInfra, 'repos'>) {
   const [{ byClass }, classPolicies] = await Promise.all([
     deps.repos.apiKeys.counts(),
     deps.repos.quotaPolicies.activeClassPolicyCounts(),

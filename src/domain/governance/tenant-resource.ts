@@ -1,11 +1,11 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
 import { pageById } from '../../store/paging';
 import type { TenantRecord, TenantRecordsRepo, TenantStatus } from '../../store/tenant-records';
 import { auditCreated, insertUnique } from './audit';
 import { changeStatus } from './status-change';
 
-type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
+type Deps = Pick<DomainInfra, 'authenticator' | 'config' | 'repos'>;
 
 /**
  * One kind of tenant record (organization, principal, project, policy, approval rule,
@@ -19,7 +19,7 @@ export interface TenantResource<R extends TenantRecord, F extends object, V> {
   type: string;
   /** Id prefix: a list's cursors carry only ids of this prefix. */
   prefix: string;
-  repo: (repos: AppInfra['repos']) => TenantRecordsRepo<R, F>;
+  repo: (repos: DomainInfra['repos']) => TenantRecordsRepo<R, F>;
   view: (record: R) => V;
   /** Whether its status can change what a key may do (a change drops the key cache). */
   affectsKeys: boolean;
@@ -46,7 +46,7 @@ export const resource = <R extends TenantRecord, F extends object, V>(
  * address already used is 409 saying so.
  */
 export async function create<R extends TenantRecord, F extends object, V>(
-  deps: Pick<AppInfra, 'repos'>,
+  deps: Pick<DomainInfra, 'repos'>,
   auth: AuthContext,
   requestId: string,
   resource: TenantResource<R, F, V>,
@@ -65,7 +65,7 @@ export async function create<R extends TenantRecord, F extends object, V>(
 
 /** A page of records newest first, narrowed by the query's filters. */
 export function list<R extends TenantRecord, F extends object, V>(
-  deps: Pick<AppInfra, 'repos'>,
+  deps: Pick<DomainInfra, 'repos'>,
   resource: TenantResource<R, F, V>,
   query: F & { limit?: number; cursor?: string },
 ) {

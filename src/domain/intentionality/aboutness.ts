@@ -1,11 +1,11 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { Invalid, notFound } from '../../lib/errors';
 import { loadContext } from '../contexts/records';
 import { aboutnessOf, contextHeader } from '../contexts/views';
 import { inputsOf, type WitnessInput } from '../witnesses/inputs';
 import { threadIdOf } from './threads';
 
-type Deps = Pick<AppInfra, 'repos' | 'witnesses'>;
+type Deps = Pick<DomainInfra, 'repos' | 'witnesses'>;
 
 /** What a handle is about: objects, each with its weight and the records that link it. */
 interface About {

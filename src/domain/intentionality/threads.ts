@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { NotFound, notFound } from '../../lib/errors';
 import {
   decodeCursor,
@@ -16,7 +16,7 @@ import { loadContext } from '../contexts/records';
 import { aboutnessOf } from '../contexts/views';
 import { MAX_WITNESS_RECORDS } from '../witnesses/inputs';
 
-type Deps = Pick<AppInfra, 'repos' | 'witnesses'>;
+type Deps = Pick<DomainInfra, 'repos' | 'witnesses'>;
 
 /** One record in a thread, time-ordered. */
 export interface ThreadEntry {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { found, Invalid } from '../../lib/errors';
 import { contextCommitments, contextEvidence } from '../contexts/contexts.service';
 import { aboutness } from '../intentionality/aboutness';
@@ -11,7 +11,7 @@ import { toHtml, toMarkdown } from './render';
 import { runtimeSvg, worldSvg, type WorldPicture } from './svg';
 import { loadAssay } from '../assays/assays.service';
 
-type Deps = Pick<AppInfra, 'config' | 'repos' | 'temporal' | 'witnesses'>;
+type Deps = Pick<DomainInfra, 'config' | 'repos' | 'temporal' | 'witnesses'>;
 
 export const MEMBRANE_KINDS = [
   'aboutness',

@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
 import { Invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -15,7 +15,7 @@ import type {
 } from './schemas';
 import { withIdAs } from '../../lib/records';
 
-type Deps = Pick<AppInfra, 'authenticator' | 'config' | 'repos'>;
+type Deps = Pick<DomainInfra, 'authenticator' | 'config' | 'repos'>;
 
 export const subscriptionView = (subscription: Subscription) =>
   withIdAs(subscription, 'subscription_id');
@@ -69,7 +69,7 @@ export async function createSubscription(
   return tenant.create(deps, auth, requestId, subscriptions, subscription);
 }
 
-export const listSubscriptions = (deps: Pick<AppInfra, 'repos'>, query: SubscriptionListQuery) =>
+export const listSubscriptions = (deps: Pick<DomainInfra, 'repos'>, query: SubscriptionListQuery) =>
   tenant.list(deps, subscriptions, query);
 
 export const setSubscriptionStatus = tenant.statusSetter(
@@ -79,7 +79,7 @@ export const setSubscriptionStatus = tenant.statusSetter(
 
 /** A subscription's deliveries, newest first, each with its attempts. */
 export async function listDeliveries(
-  deps: Pick<AppInfra, 'repos'>,
+  deps: Pick<DomainInfra, 'repos'>,
   subscriptionId: string,
   query: DeliveryListQuery,
 ) {

@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import type { AuditFilter, AuditRow } from '../../store/audit.repo';
 import { decodeCursor } from '../../store/paging';
 import { normalizeRange } from './periods';
@@ -18,7 +18,7 @@ const auditView = (row: AuditRow) => ({
 });
 
 /** `GET /v1/admin/audit`: control-plane changes newest first; cursor (`at`, `audit_id`). */
-export async function listAudit(deps: Pick<AppInfra, 'repos'>, query: AuditListQuery) {
+export async function listAudit(deps: Pick<DomainInfra, 'repos'>, query: AuditListQuery) {
   const { limit = 50, cursor, ...filter } = normalizeRange(query);
   const page = await deps.repos.audit.list(
     filter,

@@ -1,8 +1,8 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { periodKey, periodStart } from './periods';
 import { addRollup, emptyTotals, p95LatencyMs, usageView } from './usage-totals';
 
-type Deps = Pick<AppInfra, 'monitor' | 'repos'>;
+type Deps = Pick<DomainInfra, 'monitor' | 'repos'>;
 
 const HOUR_MS = 3_600_000;
 const TOP = 10;
@@ -11,7 +11,7 @@ const TOP = 10;
  * Keyed traffic of the current UTC hour and the 23 before it, summed from the usage
  * rollups: totals, the current hour alone, and the busiest families and keys.
  */
-async function traffic(deps: Pick<AppInfra, 'repos'>, nowMs: number) {
+async function traffic(deps: Pick<DomainInfra, 'repos'>, nowMs: number) {
   const firstHour = periodKey(nowMs - 23 * HOUR_MS, 'hour');
   const thisHour = periodKey(nowMs, 'hour');
   const day = emptyTotals();
@@ -63,7 +63,7 @@ const pick = (usage: ReturnType<typeof usageView>) => ({
  * Service events of the last 24 hours by level, workflow failures among them, and the
  * backends whose latest transition (seen by any instance) in that window is `down`.
  */
-async function serviceEvents(deps: Pick<AppInfra, 'repos'>, nowMs: number) {
+async function serviceEvents(deps: Pick<DomainInfra, 'repos'>, nowMs: number) {
   const since = new Date(nowMs - 24 * HOUR_MS).toISOString();
   const repo = deps.repos.serviceEvents;
   const [byLevel, transitions, workflowFailures] = await Promise.all([

@@ -1,11 +1,11 @@
 import { invalidAt } from '../../lib/errors';
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
 import { audit } from '../governance/audit';
 import { normalizeInstant, periodKey } from './periods';
 import type { PruneLedgersBody } from './schemas';
 
-type Deps = Pick<AppInfra, 'config' | 'repos'>;
+type Deps = Pick<DomainInfra, 'config' | 'repos'>;
 
 const DAY_MS = 86_400_000;
 

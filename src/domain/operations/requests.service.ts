@@ -1,6 +1,6 @@
 import { isCanonicalIso } from '../../lib/time';
 import { decodeCursor, encodeCursor } from '../../lib/cursor';
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import type {
   LedgerPosition,
   RequestLedgerFilter,
@@ -51,7 +51,7 @@ const rowView = (row: RequestLedgerRow) => ({
  * (`REQUEST_LEDGER_FLUSH_MS`); a page may be short with a non-null cursor when it stopped
  * at its unpacking budget, so clients page until `next_cursor` is null.
  */
-export async function listRequests(deps: Pick<AppInfra, 'repos'>, query: RequestListQuery) {
+export async function listRequests(deps: Pick<DomainInfra, 'repos'>, query: RequestListQuery) {
   const { limit = 50, cursor, ...filter } = normalizeRange(query);
   const after = cursor ? decodeLedgerCursor(cursor) : undefined;
   const page = await deps.repos.requestLedger.page(filter, limit, after);

@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { decodeCursor } from '../../store/paging';
 import type { ServiceEvent, ServiceEventFilter } from '../../store/service-events.repo';
 import { normalizeRange } from './periods';
@@ -17,7 +17,7 @@ const eventView = (event: ServiceEvent) => ({
 
 /** `GET /v1/admin/service-events`: newest first; cursor (`at`, `event_id`). */
 export async function listServiceEvents(
-  deps: Pick<AppInfra, 'repos'>,
+  deps: Pick<DomainInfra, 'repos'>,
   query: ServiceEventListQuery,
 ) {
   const { limit = 50, cursor, ...filter } = normalizeRange(query);

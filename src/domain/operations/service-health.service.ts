@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { API_VERSION } from '../../lib/version';
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import type { ServiceProbeInput, ServiceProbeResult } from '../../workflows/shared';
 
 type Deps = Pick<
-  AppInfra,
+  DomainInfra,
   'config' | 'instanceId' | 'ledger' | 'metrics' | 'monitor' | 'startedAt' | 'temporal'
 >;
 

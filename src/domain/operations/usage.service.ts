@@ -1,6 +1,6 @@
 import type { Filter } from 'mongodb';
 import { found } from '../../lib/errors';
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { CLASS_LIMITS } from '../../auth/limits';
 import { msUntilUtcMidnight, utcDay } from '../../lib/time';
 import type { ApiKeyRecord } from '../../store/api-keys.repo';
@@ -41,7 +41,7 @@ const DEFAULT_PERIODS: Record<Granularity, number> = { day: 30, hour: 48 };
  * `$group`, so the sums are made here rather than by the database (docs/operations.md).
  * Cursor: (period start, key id) of the last item.
  */
-export async function listUsage(deps: Pick<AppInfra, 'repos'>, raw: UsageListQuery) {
+export async function listUsage(deps: Pick<DomainInfra, 'repos'>, raw: UsageListQuery) {
   const query = normalizeRange(raw);
   const limit = query.limit ?? 50;
   const granularity = query.granularity ?? 'day';
@@ -106,7 +106,7 @@ export async function listUsage(deps: Pick<AppInfra, 'repos'>, raw: UsageListQue
 }
 
 /** The effective limits of a key and where they come from (`limitsOf`, else the class). */
-async function effectiveLimits(deps: Pick<AppInfra, 'repos'>, key: ApiKeyRecord) {
+async function effectiveLimits(deps: Pick<DomainInfra, 'repos'>, key: ApiKeyRecord) {
   const resolved = await limitsOf(deps.repos.quotaPolicies, key);
   const limits = resolved?.limits ?? CLASS_LIMITS[key.entitlement];
   return {
@@ -122,7 +122,7 @@ async function effectiveLimits(deps: Pick<AppInfra, 'repos'>, key: ApiKeyRecord)
  * of every api instance's shard (`rate_counters`, window ids as `RateLimiter` names them),
  * as of each instance's last sync (`RATE_LIMIT_SYNC_MS`).
  */
-async function limiterCounts(deps: Pick<AppInfra, 'repos'>, keyId: string, nowMs: number) {
+async function limiterCounts(deps: Pick<DomainInfra, 'repos'>, keyId: string, nowMs: number) {
   const minuteWindow = `m:${Math.floor(nowMs / 60_000)}`;
   const dayWindow = `d:${utcDay(nowMs)}`;
   const shards = await deps.repos.rateCounters.readShards(
@@ -140,7 +140,7 @@ async function limiterCounts(deps: Pick<AppInfra, 'repos'>, keyId: string, nowMs
  * asked (default: the last 30 days, or 48 hours), newest first, with their totals.
  */
 export async function keyUsage(
-  deps: Pick<AppInfra, 'repos'>,
+  deps: Pick<DomainInfra, 'repos'>,
   keyId: string,
   raw: { granularity?: Granularity; since?: string; until?: string },
 ) {

@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
 import { newId } from '../../lib/ids';
 import type { ProofRunRecord, StoredCheckResult } from '../../store/proofs.repo';
@@ -8,7 +8,7 @@ import { resultWithin, startOpsWorkflow } from '../ops-workflow';
 import { linksOf, workflowUrlOf, type LinkDeps } from '../workflow-links';
 import { PROOF_CHECKS, type ProofChecksBody } from './schemas';
 
-type Deps = Pick<AppInfra, 'config' | 'metrics' | 'repos' | 'temporal'>;
+type Deps = Pick<DomainInfra, 'config' | 'metrics' | 'repos' | 'temporal'>;
 
 /** How long `POST /v1/proofs/checks` waits for its run before answering 202 (docs/proofs.md). */
 export const PROOF_WAIT_MS = 10_000;
@@ -90,7 +90,7 @@ function newestResults(runs: ProofRunRecord[]): Map<string, StoredCheckResult> {
  * `GET /v1/proofs/status`: each check's newest result, and `certified` when every one passed,
  * `failed` when one failed, `unknown` otherwise; `as_of` is the oldest of them.
  */
-export async function proofStatus(deps: Pick<AppInfra, 'repos'>, now = new Date()) {
+export async function proofStatus(deps: Pick<DomainInfra, 'repos'>, now = new Date()) {
   const newest = newestResults(await deps.repos.proofs.newest());
   const checks = PROOF_CHECKS.map((name) => ({ name, newest: newest.get(name) ?? null }));
   const results = checks.map((check) => check.newest);
@@ -111,7 +111,7 @@ export async function proofStatus(deps: Pick<AppInfra, 'repos'>, now = new Date(
 
 /** `GET /v1/proofs/summary`: runs per day (30 days), the newest failures and the newest run. */
 export async function proofSummary(
-  deps: Pick<AppInfra, 'config' | 'repos' | 'temporal'>,
+  deps: Pick<DomainInfra, 'config' | 'repos' | 'temporal'>,
   now = new Date(),
 ) {
   const runs = await deps.repos.proofs.newest();

@@ -1,5 +1,5 @@
 import stringify from 'safe-stable-stringify';
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { notFound } from '../../lib/errors';
 import type { RepairLedgerEntry } from '../../store/repairs.repo';
 import { firstBrokenEntry, ledgerDigest, LEDGER_GENESIS } from './ledger';
@@ -9,7 +9,7 @@ export const CERTIFICATE_VERSION = 'governed-runtime/repair-certificate/v1';
 /** Most ledger entries one whole-ledger certificate lists (the newest). */
 export const MAX_CERTIFIED_ENTRIES = 1_000;
 
-type Deps = Pick<AppInfra, 'decisionSigner' | 'repos'>;
+type Deps = Pick<DomainInfra, 'decisionSigner' | 'repos'>;
 
 /**
  * Whether an object's entries hold: each matches its digest and links to the entry in the

@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
 import { Conflict, found, Invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -23,7 +23,7 @@ import {
   type RepairStateQuery,
 } from './schemas';
 
-type Deps = Pick<AppInfra, 'config' | 'decisionSigner' | 'metrics' | 'repos' | 'temporal'>;
+type Deps = Pick<DomainInfra, 'config' | 'decisionSigner' | 'metrics' | 'repos' | 'temporal'>;
 
 export function repairView(record: RepairRecord, links: LinkDeps) {
   const { _id, seq: _seq, ...rest } = record;
@@ -155,7 +155,7 @@ export async function requestRepair(deps: Deps, auth: AuthContext, body: RepairR
 
 /** `GET /v1/repair/state`: the newest repairs, optionally of one object. */
 export const listRepairs = (
-  deps: Pick<AppInfra, 'config' | 'repos' | 'temporal'>,
+  deps: Pick<DomainInfra, 'config' | 'repos' | 'temporal'>,
   query: RepairStateQuery,
 ) =>
   pageById(
@@ -166,7 +166,7 @@ export const listRepairs = (
   );
 
 /** `GET /v1/repairability/{object_id}`: each strategy as it would go now; changes nothing. */
-export async function repairability(deps: Pick<AppInfra, 'repos'>, objectId: string) {
+export async function repairability(deps: Pick<DomainInfra, 'repos'>, objectId: string) {
   const object = await found(
     deps.repos.worldObjects.findById(objectId),
     `world object ${objectId}`,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { Unavailable } from '../../lib/errors';
 import type { RuntimeSessionQuery } from './schemas';
 import { isoNow } from '../../lib/time';
@@ -9,7 +9,7 @@ import { freshStepDigest } from '../sessions/identity';
 import { linkProblem } from '../sessions/lineage';
 import { loadSession } from '../sessions/sessions.service';
 
-type Deps = Pick<AppInfra, 'repos'>;
+type Deps = Pick<DomainInfra, 'repos'>;
 
 /** Newest lineage links the report reads, shows and verifies. */
 export const LINEAGE_WINDOW = 20;

@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { API_VERSION } from '../../lib/version';
 import { FAMILIES, layerName, type FamilyName } from '../../auth/families';
 import { isoNow } from '../../lib/time';
@@ -28,7 +28,7 @@ export const COUNTED_COLLECTIONS = {
  * none yet) and headline record counts. Sessions are counted from the lineage head.
  */
 export async function getPlatformSummary(
-  deps: Pick<AppInfra, 'repos'>,
+  deps: Pick<DomainInfra, 'repos'>,
   routes: readonly { family: string }[],
 ) {
   const perFamily = new Map<string, number>();

@@ -1,9 +1,9 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { Unavailable } from '../../lib/errors';
 import { API_VERSION } from '../../lib/version';
 
 /** The runtime's status from its durable record plus this process's uptime. */
-export async function getRuntimeStatus(deps: Pick<AppInfra, 'repos' | 'startedAt'>) {
+export async function getRuntimeStatus(deps: Pick<DomainInfra, 'repos' | 'startedAt'>) {
   const runtime = await deps.repos.runtime.get();
   if (!runtime) throw new Unavailable('runtime record not initialised yet');
   return {

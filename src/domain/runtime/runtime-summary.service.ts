@@ -1,10 +1,10 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import type { RuntimeSessionQuery } from './schemas';
 import { describeCommands } from '../sessions/fold';
 import { loadSession } from '../sessions/sessions.service';
 import { runtimeRecord } from './continuity.service';
 
-type Deps = Pick<AppInfra, 'repos'>;
+type Deps = Pick<DomainInfra, 'repos'>;
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 

@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
 import { Invalid } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -11,7 +11,7 @@ import { linksOf, workflowUrlOf, type LinkDeps } from '../workflow-links';
 import { SCENARIOS, scenarioNamed, type ScenarioParams } from './registry';
 import { RUNS_SHOWN, type RunScenarioBody, type ScenarioName } from './schemas';
 
-type Deps = Pick<AppInfra, 'config' | 'metrics' | 'repos' | 'temporal'>;
+type Deps = Pick<DomainInfra, 'config' | 'metrics' | 'repos' | 'temporal'>;
 
 /** How long `POST /v1/scenarios/run` waits for its run before answering 202. */
 export const SCENARIO_WAIT_MS = 10_000;
@@ -27,7 +27,7 @@ export function scenarioRunView(record: ScenarioRunRecord, links: LinkDeps) {
 }
 
 /** `GET /v1/scenarios`: every scenario, its parameter schema and expectation, its newest runs. */
-export async function listScenarios(deps: Pick<AppInfra, 'config' | 'repos' | 'temporal'>) {
+export async function listScenarios(deps: Pick<DomainInfra, 'config' | 'repos' | 'temporal'>) {
   const runs = await Promise.all(
     SCENARIOS.map((scenario) => deps.repos.scenarioRuns.newestOf(scenario.name, RUNS_SHOWN)),
   );

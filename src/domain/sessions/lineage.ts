@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { Conflict } from '../../lib/errors';
 import type { LineageLink, SessionContinuityMode } from '../../store/sessions.repo';
 import { lineageLinkDigest, sessionIdentityDigest } from './identity';
@@ -20,7 +20,7 @@ export interface LineageEntry {
  * session means reading the new head and chaining to it instead.
  */
 export async function appendLineage(
-  deps: Pick<AppInfra, 'repos'>,
+  deps: Pick<DomainInfra, 'repos'>,
   runtimeDigest: string,
   entry: LineageEntry,
 ): Promise<LineageLink> {

@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
 import { Conflict, found, InvalidState, Unavailable } from '../../lib/errors';
 import type { SessionCommand, SessionCreateRequest, SessionStepRequest } from './schemas';
@@ -13,9 +13,9 @@ import { freshStepDigest, sessionIdentityDigest } from './identity';
 import { appendLineage } from './lineage';
 import { checkRefs, inspectObject, listObjects, observeWorld } from './world-reads';
 
-type Deps = Pick<AppInfra, 'repos'>;
+type Deps = Pick<DomainInfra, 'repos'>;
 /** Steps also read the world through its cache. */
-type StepDeps = Pick<AppInfra, 'repos' | 'worldReads'>;
+type StepDeps = Pick<DomainInfra, 'repos' | 'worldReads'>;
 
 /** Most attempts at the next step number before answering 409 (others keep winning it). */
 const MAX_STEP_ATTEMPTS = 64;

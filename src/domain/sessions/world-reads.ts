@@ -1,8 +1,8 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { found, Invalid } from '../../lib/errors';
 import type { WorldObject } from '../../store/world-objects.repo';
 
-type WorldDeps = Pick<AppInfra, 'repos'>;
+type WorldDeps = Pick<DomainInfra, 'repos'>;
 
 /**
  * How far behind other processes' world writes a `list_objects` or `observe_world` step may
@@ -23,7 +23,7 @@ const brief = (object: WorldObject) => ({
 
 /** `list_objects`: objects in creation (`_id`) order, optionally of one kind (cached, see docs/world.md). */
 export function listObjects(
-  deps: WorldDeps & Pick<AppInfra, 'worldReads'>,
+  deps: WorldDeps & Pick<DomainInfra, 'worldReads'>,
   args: { kind?: string; limit: number },
 ) {
   const key = `list_objects:${JSON.stringify([args.kind, args.limit])}`;
@@ -62,7 +62,7 @@ export async function inspectObject(deps: WorldDeps, objectId: string) {
  * whole collections (FerretDB scans anything but `_id`), so the census is cached until the
  * world revision moves.
  */
-export async function observeWorld(deps: WorldDeps & Pick<AppInfra, 'worldReads'>, now: string) {
+export async function observeWorld(deps: WorldDeps & Pick<DomainInfra, 'worldReads'>, now: string) {
   const census = await deps.worldReads.read(
     'census',
     () => worldCensus(deps),

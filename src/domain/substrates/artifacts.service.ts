@@ -1,9 +1,9 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { found, notFound } from '../../lib/errors';
 import type { ArtifactRecord } from '../../store/artifacts.repo';
 import { withIdAs } from '../../lib/records';
 
-type ArtifactDeps = Pick<AppInfra, 'repos'>;
+type ArtifactDeps = Pick<DomainInfra, 'repos'>;
 
 /** Text content up to this size is returned inline by `GET /v1/artifacts/{path}`. */
 const INLINE_LIMIT = 256 * 1024;

@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { found, Invalid, notFound, Unavailable } from '../../lib/errors';
 import type { DeploymentListQuery, SubstrateDeployRequest } from './schemas';
 import type { AuthContext } from '../../auth/auth-context';
@@ -21,7 +21,7 @@ import { compileNormalized, requireValidSpec } from './compile.service';
 import { specOfManifest, type SubstrateManifest } from './manifest';
 import { envelopeRegistry } from './registry/registry';
 
-type DeployDeps = Pick<AppInfra, 'config' | 'repos' | 'temporal' | 'metrics'>;
+type DeployDeps = Pick<DomainInfra, 'config' | 'repos' | 'temporal' | 'metrics'>;
 
 /** A deployment as clients see it; with `links`, its Web UI page as `workflow_url`. */
 export function deploymentView(record: DeploymentRecord, links?: LinkDeps) {
@@ -33,7 +33,7 @@ export function deploymentView(record: DeploymentRecord, links?: LinkDeps) {
   };
 }
 
-export async function getDeployment(deps: Pick<AppInfra, 'repos'>, deploymentId: string) {
+export async function getDeployment(deps: Pick<DomainInfra, 'repos'>, deploymentId: string) {
   const record = await found(
     deps.repos.substrateDeployments.findById(deploymentId),
     `deployment ${deploymentId}`,
@@ -43,7 +43,7 @@ export async function getDeployment(deps: Pick<AppInfra, 'repos'>, deploymentId:
 
 /** `GET /v1/substrates/deployments`: newest first, optionally in one stage. */
 export const listDeployments = (
-  deps: Pick<AppInfra, 'config' | 'repos' | 'temporal'>,
+  deps: Pick<DomainInfra, 'config' | 'repos' | 'temporal'>,
   query: DeploymentListQuery,
 ) =>
   pageById(

@@ -5,7 +5,7 @@
  * holds a slot claimed by a unique insert, and a charge is written before the day's sum is
  * read, so two concurrent deploys can be refused together but never both admitted past it.
  */
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
 import type { HeavyWorkLimits } from '../../auth/limits';
 import { LimitExceeded } from '../../lib/errors';
@@ -13,7 +13,7 @@ import { msUntilUtcMidnight, utcDay } from '../../lib/time';
 import type { HeavyWorkRepo } from '../../store/heavy-work.repo';
 import type { NormalizedSpec } from '../../store/substrate-deployments.repo';
 
-type Deps = Pick<AppInfra, 'repos' | 'metrics'>;
+type Deps = Pick<DomainInfra, 'repos' | 'metrics'>;
 
 /** A slot whose deployment has no record this long after the claim never started. */
 export const UNSTARTED_CLAIM_MS = 60_000;
@@ -133,7 +133,7 @@ async function claimSlot(deps: Deps, scope: Scope, deploymentId: string): Promis
  * many. A slot is deleted only if it still names that deployment.
  */
 export async function reconcile(
-  deps: Pick<AppInfra, 'repos'>,
+  deps: Pick<DomainInfra, 'repos'>,
   heavy: HeavyWorkRepo,
   slotScope: string,
 ): Promise<number> {
@@ -174,7 +174,7 @@ function quotaExceeded(scope: Scope, used: number, requested: number): LimitExce
 
 /** A key's and its organization's heavy work now: running deployments and today's charges. */
 export async function heavyWorkUsage(
-  deps: Pick<AppInfra, 'repos'>,
+  deps: Pick<DomainInfra, 'repos'>,
   key: { _id: string; organization_id: string },
   limits: HeavyWorkLimits,
 ) {

@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { InvalidState, Invalid } from '../../lib/errors';
 import type {
   CellWindow,
@@ -18,7 +18,7 @@ import { certificationPackRegistry, recognizerRegistry } from './registry/regist
 import { render } from './render';
 import type { SubstrateStates } from './states';
 
-type InspectDeps = Pick<AppInfra, 'repos' | 'substrateStates'>;
+type InspectDeps = Pick<DomainInfra, 'repos' | 'substrateStates'>;
 
 /** The default observation window: the bounding box (or the origin), at most 64 x 64. */
 const DEFAULT_WINDOW_SIDE = 64;

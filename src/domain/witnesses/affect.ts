@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import {
   MAX_WITNESS_RECORDS,
   inputsOf,
@@ -7,7 +7,7 @@ import {
   type WitnessInput,
 } from './inputs';
 
-type Deps = Pick<AppInfra, 'witnesses'>;
+type Deps = Pick<DomainInfra, 'witnesses'>;
 
 /** Ledger events the affect witness counts, and which way each pulls. */
 export const POSITIVE_OUTCOMES = ['executed', 'approved'] as const;

@@ -1,7 +1,7 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { inputsOf, type WitnessHeader } from './inputs';
 
-type Deps = Pick<AppInfra, 'repos' | 'witnesses'>;
+type Deps = Pick<DomainInfra, 'repos' | 'witnesses'>;
 
 /** What the runtime has lived through, all time. */
 export interface Experience {

@@ -1,4 +1,4 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { notFound } from '../../lib/errors';
 import type { WitnessAction } from '../../store/external-actions.repo';
 import type { WorldObject } from '../../store/world-objects.repo';
@@ -10,7 +10,7 @@ import { development } from './development';
 import { MAX_WITNESS_RECORDS, inputsOf, type WitnessInput } from './inputs';
 import { oneCatchUp } from './witness-index';
 
-type Deps = Pick<AppInfra, 'repos' | 'witnesses'>;
+type Deps = Pick<DomainInfra, 'repos' | 'witnesses'>;
 
 /** Action statuses that commit the runtime to an effect it has not made yet. */
 export const COMMITTED_ACTION_STATUSES = ['approved', 'executing'] as const;

@@ -9,7 +9,7 @@ import { TASK_TRANSITIONS, canTransition, isFinalState } from './task-states';
 import { taskView } from './views';
 
 type TaskRepos = Pick<Repos, 'worldObjects' | 'worldTasks' | 'worldHistory'>;
-/** What the task service needs (an `AppInfra` will do). */
+/** What the task service needs (an `DomainInfra` will do). */
 type TaskDeps = { repos: TaskRepos };
 
 /** Claims lost in a row before an update without `expected_version` gives up with 409. */

@@ -1,11 +1,11 @@
-import type { AppInfra } from '../../app/deps';
+import type { DomainInfra } from '../infra';
 import { found, notFound } from '../../lib/errors';
 import type { RelationshipQuery, WorldHistoryQuery, WorldKindQuery } from './schemas';
 import { decodeCursor, decodeIdCursor, idPage, pageById } from '../../store/paging';
 import type { WorldObject } from '../../store/world-objects.repo';
 import { historyEventView, objectView, relationshipView } from './views';
 
-type WorldDeps = Pick<AppInfra, 'repos'>;
+type WorldDeps = Pick<DomainInfra, 'repos'>;
 
 const DEFAULT_LIMIT = 50;
 
@@ -76,7 +76,7 @@ interface StateRows {
  * revision chain or a long gap computes from the collections (scans on FerretDB).
  */
 export async function worldState(
-  deps: WorldDeps & Pick<AppInfra, 'worldReads'>,
+  deps: WorldDeps & Pick<DomainInfra, 'worldReads'>,
   query: WorldKindQuery,
 ) {
   const key = `state:${JSON.stringify([query.kind, query.limit, query.cursor])}`;

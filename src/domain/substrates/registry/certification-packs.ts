@@ -1,3 +1,5 @@
+import { PIPELINE_PACK_ID } from '../../../workflows/shared';
+
 /** The assays a certification pack can run (src/domain/substrates/assays.ts). */
 export type AssayName = 'determinism' | 'envelope_conformance' | 'liveness' | 'period';
 
@@ -33,13 +35,10 @@ const pack = (
   assays: assays.map((assay) => ({ assay, description: ASSAY_DESCRIPTIONS[assay] })),
 });
 
-/** The pack the deployment pipeline runs in its assaying stage. */
-export const PIPELINE_PACK_ID = 'conformance';
-
 /** The certification packs, in id order. */
 export const CERTIFICATION_PACKS: readonly CertificationPack[] = [
   pack(
-    'conformance',
+    PIPELINE_PACK_ID,
     'Conformance',
     'Determinism and envelope conformance: the run is reproducible and stayed in bounds. Run by every deployment.',
     ['determinism', 'envelope_conformance'],
