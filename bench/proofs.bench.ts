@@ -1,5 +1,5 @@
 import { MongoClient } from 'mongodb';
-import { ledgerDigest } from '../src/domain/actions/ledger-digest';
+import { canonicalDigest } from '../src/lib/canonical-digest';
 import { newId } from '../src/lib/ids';
 import type { ActionLedgerEntry } from '../src/store/external-actions.repo';
 import { postJson } from './lib/api';
@@ -37,7 +37,7 @@ async function seedLedgers(mongoUri: string): Promise<number> {
             detail: {},
             prev_digest: prev,
           };
-          const entry = { ...body, digest: ledgerDigest(body) };
+          const entry = { ...body, digest: canonicalDigest(body) };
           prev = entry.digest;
           batch.push(entry);
         });
@@ -66,7 +66,7 @@ async function barePass(mongoUri: string, limit: number): Promise<number> {
       a.action_id < b.action_id ? -1 : a.action_id > b.action_id ? 1 : a.seq - b.seq,
     );
     for (const { digest, ...body } of rows) {
-      if (ledgerDigest(body) !== digest) broken += 1;
+      if (canonicalDigest(body) !== digest) broken += 1;
       if ((heads.get(body.action_id) ?? null) !== body.prev_digest) broken += 1;
       heads.set(body.action_id, digest);
     }

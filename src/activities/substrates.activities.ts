@@ -5,7 +5,7 @@ import { compileNormalized } from '../domain/substrates/compile.service';
 import { assayAndStore } from '../domain/substrates/inspection.service';
 import { SnapshotMissing, createSubstrateStates, storedStateAt } from '../domain/substrates/states';
 import { createStepper, type Stepper } from '../domain/substrates/stepper';
-import { validateSpec, type Violation } from '../domain/substrates/validation';
+import { validateSpec, type SpecViolation } from '../domain/substrates/validation';
 import type { Repos } from '../store';
 import type {
   DeploymentRecord,
@@ -109,7 +109,7 @@ export function createSubstrateActivities(deps: SubstrateActivityDeps) {
     /** Validates the spec again, against the envelopes this worker knows. */
     async validateDeployment(
       spec: NormalizedSpec,
-    ): Promise<{ valid: boolean; violations: Violation[] }> {
+    ): Promise<{ valid: boolean; violations: SpecViolation[] }> {
       const verdict = validateSpec(spec);
       return { valid: verdict.valid, violations: verdict.violations };
     },

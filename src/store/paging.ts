@@ -9,7 +9,7 @@ export interface PagePosition {
 }
 
 /** Opaque cursor of a (`at`, `_id`) list. */
-export const encodeCursor = (position: PagePosition): string =>
+export const encodePageCursor = (position: PagePosition): string =>
   encodeParts([position.at, position.id]);
 
 /** An id as lists key them: record ids (`aud_…`), key ids (12 hex), handles. */
@@ -20,7 +20,7 @@ const POSITION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
  * ISO 8601 time (as the service writes them) and an id, so a forged cursor never reaches
  * a query or a date computation.
  */
-export const decodeCursor = (cursor: string): PagePosition =>
+export const decodePageCursor = (cursor: string): PagePosition =>
   decodeParts(cursor, (parts) => {
     const [at, id] = parts;
     if (parts.length !== 2 || !isCanonicalIso(at) || typeof id !== 'string') return undefined;
@@ -41,7 +41,8 @@ export function toPage<T extends { _id: string; at: string }>(rows: T[], limit: 
   const last = items[items.length - 1];
   return {
     items,
-    next_cursor: rows.length > limit && last ? encodeCursor({ at: last.at, id: last._id }) : null,
+    next_cursor:
+      rows.length > limit && last ? encodePageCursor({ at: last.at, id: last._id }) : null,
   };
 }
 

@@ -4,7 +4,7 @@ import type { Db } from 'mongodb';
 import { isDuplicateKey } from './mongo';
 
 /** The newest history event as `history_head` orders them: by `at`, then `_id`. */
-export interface HistoryPosition {
+export interface WorldHistoryPosition {
   id: string;
   at: string;
 }
@@ -19,7 +19,7 @@ export interface WorldChange {
   /** Objects this write created, per kind (never an object that already existed). */
   created?: Readonly<Record<string, number>>;
   /** History events appended (a repeat of an existing event may be given again). */
-  history?: readonly HistoryPosition[];
+  history?: readonly WorldHistoryPosition[];
 }
 
 /**
@@ -36,13 +36,13 @@ interface WorldRevision {
   /** Objects per kind after every write up to this revision. */
   object_counts?: Record<string, number>;
   /** Newest history event after every write up to this revision; null before any. */
-  history_head?: HistoryPosition | null;
+  history_head?: WorldHistoryPosition | null;
 }
 
 /** What a folded revision says of the world as of it. */
 export interface WorldTotals {
   objectCounts: Record<string, number>;
-  historyHead: HistoryPosition | null;
+  historyHead: WorldHistoryPosition | null;
 }
 
 /** Most object ids one revision names; a larger change names none (readers recompute). */
@@ -52,11 +52,14 @@ const MAX_FOLD = 64;
 /** Revisions read at once when a fold reads many. */
 const FOLD_READS_AT_ONCE = 256;
 
-const later = (a: HistoryPosition | null, b: HistoryPosition | null): HistoryPosition | null =>
+const later = (
+  a: WorldHistoryPosition | null,
+  b: WorldHistoryPosition | null,
+): WorldHistoryPosition | null =>
   !a || (b && (b.at > a.at || (b.at === a.at && b.id > a.id))) ? b : a;
 
-const newestOf = (positions: readonly HistoryPosition[]): HistoryPosition | null =>
-  positions.reduce<HistoryPosition | null>(later, null);
+const newestOf = (positions: readonly WorldHistoryPosition[]): WorldHistoryPosition | null =>
+  positions.reduce<WorldHistoryPosition | null>(later, null);
 
 /** Two changes as one (advances asked for together share one revision). */
 function mergeChanges(a: WorldChange, b: WorldChange): WorldChange {

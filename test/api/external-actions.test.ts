@@ -1,5 +1,5 @@
 import { storedIn } from '../helpers/collections';
-import { ledgerDigest } from '../../src/domain/actions/ledger-digest';
+import { canonicalDigest } from '../../src/lib/canonical-digest';
 import { newId } from '../../src/lib/ids';
 import type { ActionLedgerEntry } from '../../src/store/external-actions.repo';
 import { call } from '../helpers/http';
@@ -110,7 +110,7 @@ async function chainIntact(actionId: string): Promise<boolean> {
   let prev: string | null = null;
   for (const entry of entries) {
     const { digest, ...body } = entry as ActionLedgerEntry;
-    if (body.prev_digest !== prev || ledgerDigest(body) !== digest) return false;
+    if (body.prev_digest !== prev || canonicalDigest(body) !== digest) return false;
     prev = digest;
   }
   return entries.length > 0;

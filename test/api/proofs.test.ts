@@ -1,4 +1,5 @@
-import { ledgerDigest, LEDGER_GENESIS } from '../../src/domain/repairs/ledger';
+import { canonicalDigest } from '../../src/lib/canonical-digest';
+import { LEDGER_GENESIS } from '../../src/domain/repairs/ledger';
 import { newId } from '../../src/lib/ids';
 import type { RepairLedgerEntry } from '../../src/store/repairs.repo';
 import { proposeUpdate } from '../helpers/actions';
@@ -248,7 +249,7 @@ describe('proofs after tampering', () => {
     const [one, two] = [body(1, LEDGER_GENESIS), body(2, `sha256:${'f'.repeat(64)}`)];
     await db()
       .collection<RepairLedgerEntry>('repair_ledger')
-      .insertMany([one, two].map((entry) => ({ ...entry, digest: ledgerDigest(entry) })));
+      .insertMany([one, two].map((entry) => ({ ...entry, digest: canonicalDigest(entry) })));
     const result = await resultOf('repair_chain');
     expect(result.status).toBe('failed');
     expect(result.violations).toEqual([

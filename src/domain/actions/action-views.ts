@@ -37,7 +37,7 @@ export function allowedFor(
 }
 
 /** The action as clients see it, with what the calling key may do next. */
-export function actionView(
+export function toActionView(
   deps: Pick<DomainInfra, 'config' | 'temporal'>,
   record: ActionRecord,
   auth: AuthContext,

@@ -20,7 +20,7 @@ import type {
 } from './schemas';
 import { newId } from '../../lib/ids';
 import type { ActionRecord } from '../../store/external-actions.repo';
-import { decodeCursor } from '../../store/paging';
+import { decodePageCursor } from '../../store/paging';
 import {
   ACTION_ERRORS,
   FINAL_ACTION_STATUSES,
@@ -45,7 +45,7 @@ import {
 } from '../../workflows/shared';
 import { ruleFor } from '../approvals/rules.service';
 import { linksOf } from '../workflow-links';
-import { actionView } from './action-views';
+import { toActionView } from './action-views';
 import { toContract } from './contract';
 import { planAction } from './planner';
 
@@ -147,7 +147,7 @@ export async function proposeAction(deps: Deps, auth: AuthContext, body: Externa
     );
   }
   deps.metrics.workflowStarts.inc({ workflow_type: 'externalActionWorkflow' });
-  return actionView(deps, toRecord(state), auth);
+  return toActionView(deps, toRecord(state), auth);
 }
 
 /** The plan a contract would get now, creating nothing. */
@@ -170,7 +170,7 @@ export async function dryRunAction(deps: Deps, body: ExternalActionRequest) {
 
 export async function getAction(deps: Deps, auth: AuthContext, actionId: string) {
   const record = await found(deps.repos.externalActions.findById(actionId), `action ${actionId}`);
-  return actionView(deps, record, auth);
+  return toActionView(deps, record, auth);
 }
 
 /** The hash-chained ledger of transitions, newest first. */
@@ -183,7 +183,7 @@ export async function actionHistory(deps: Deps, query: ActionHistoryQuery) {
       action_id: query.action_id,
     },
     query.limit ?? 50,
-    query.cursor ? decodeCursor(query.cursor) : undefined,
+    query.cursor ? decodePageCursor(query.cursor) : undefined,
   );
   return {
     items: page.items.map(({ _id, ...entry }) => ({ entry_id: _id, ...entry })),
@@ -250,10 +250,10 @@ export async function decideAction(
       await deps.closedRuns.reflectIfClosed(actionWorkflowId(actionId));
       const record = await deps.repos.externalActions.findById(actionId);
       if (!record) throw error;
-      return actionView(deps, record, auth);
+      return toActionView(deps, record, auth);
     }
   }
-  return actionView(deps, toRecord(state), auth);
+  return toActionView(deps, toRecord(state), auth);
 }
 
 async function settledAfterExecute(handle: WorkflowHandle): Promise<ActionState> {

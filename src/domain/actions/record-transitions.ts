@@ -4,7 +4,7 @@ import type { ActionActor, ActionState } from '../../workflows/shared';
 import type { Notify } from '../notifications/notifiable-event';
 import { NOTIFICATION_EVENTS, type NotificationEvent } from '../notifications/schemas';
 import { diffSummary, listEntryOf } from './action-views';
-import { ledgerDigest } from './ledger-digest';
+import { canonicalDigest } from '../../lib/canonical-digest';
 
 /** One transition of an action: its state after it, and what the ledger says of it. */
 export interface RecordTransitionInput {
@@ -82,7 +82,7 @@ export function createTransitionRecorder(deps: TransitionRecorderDeps) {
       const body = ledgerBodyOf(input, prevDigest);
       const written = await repos.externalActions.insertLedgerOnce({
         ...body,
-        digest: ledgerDigest(body),
+        digest: canonicalDigest(body),
       });
       fresh &&= written.fresh;
       entries.push(written.stored);

@@ -14,14 +14,14 @@ import { withIdAs } from '../../lib/records';
 
 type Deps = Pick<DomainInfra, 'authenticator' | 'config' | 'repos'>;
 
-export const approvalRuleView = (rule: ApprovalRule) => withIdAs(rule, 'rule_id');
+export const toApprovalRuleView = (rule: ApprovalRule) => withIdAs(rule, 'rule_id');
 
 /** Suspending or archiving a rule leaves actions already proposed under it as they are. */
 const rules = tenant.resource(
   'approval_rule',
   'apr',
   (repos) => repos.approvalRules,
-  approvalRuleView,
+  toApprovalRuleView,
 );
 
 /** Creates an active rule (version 1); it governs actions proposed from now on. */

@@ -2,12 +2,12 @@ import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
 import { found } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { startOpsWorkflow } from '../ops-workflow';
+import { startOpsWorkflow } from '../workflow-start';
 import type { CheckpointRecord } from '../../store/checkpoints.repo';
 import { pageById } from '../../store/paging';
-import { code, detailsMarkdown, mdText, oneLine, whoMarkdown } from '../../lib/workflow-text';
 import { checkpointWorkflowId, type CheckpointWorkflowInput } from '../../workflows/shared';
-import { linksOf, workflowUrlOf, type LinkDeps } from '../workflow-links';
+import { workflowUrlOf, type LinkDeps } from '../workflow-links';
+import { checkpointStartText } from './checkpoint-text';
 import {
   CHECKPOINT_SCOPES,
   SCOPE_COLLECTIONS,
@@ -18,7 +18,7 @@ import {
 type Deps = Pick<DomainInfra, 'config' | 'metrics' | 'repos' | 'temporal'>;
 
 /** A checkpoint as clients see it, with its Web UI page as `workflow_url`. */
-export function checkpointView(record: CheckpointRecord, links: LinkDeps) {
+export function toCheckpointView(record: CheckpointRecord, links: LinkDeps) {
   const { _id, seq: _seq, ...rest } = record;
   return { checkpoint_id: _id, ...rest, workflow_url: workflowUrlOf(links, record.workflow_id) };
 }
@@ -62,23 +62,10 @@ export async function createCheckpoint(deps: Deps, auth: AuthContext, body: Chec
     args: [input],
     opsStatus: 'checkpoint.running',
     requestedBy: auth.principalId,
-    staticSummary: oneLine(
-      `checkpoint ${record.scope.length === CHECKPOINT_SCOPES.length ? 'of every scope' : record.scope.join(', ')} · ${record._id} · by ${auth.principalName ?? auth.principalId}${record.label ? ` · ${record.label}` : ''}`,
-    ),
-    staticDetails: detailsMarkdown(
-      `Checkpoint ${record.label ? `"${mdText(record.label)}"` : code(record._id)}`,
-      {
-        Checkpoint: code(record._id),
-        Scopes: record.scope.map(code).join(', '),
-        Label: record.label ? mdText(record.label) : null,
-        'Requested by': whoMarkdown(auth.principalName, auth.principalId),
-        Artifacts: `${code(`checkpoints/${record._id}/`)}, then ${code('manifest.json')} there`,
-      },
-      linksOf(deps, `/v1/continuous-ops/checkpoints/${record._id}`),
-    ),
+    ...checkpointStartText(deps, record, auth),
   });
   await deps.repos.checkpoints.project(record);
-  return checkpointView(record, deps);
+  return toCheckpointView(record, deps);
 }
 
 export const listCheckpoints = (
@@ -89,7 +76,7 @@ export const listCheckpoints = (
     query,
     'chk',
     (limit, before) => deps.repos.checkpoints.list({ status: query.status }, limit, before),
-    (record) => checkpointView(record, deps),
+    (record) => toCheckpointView(record, deps),
   );
 
 export async function getCheckpoint(
@@ -100,5 +87,5 @@ export async function getCheckpoint(
     deps.repos.checkpoints.findById(checkpointId),
     `checkpoint ${checkpointId}`,
   );
-  return checkpointView(record, deps);
+  return toCheckpointView(record, deps);
 }

@@ -1,30 +1,9 @@
 import { ScheduleAlreadyRunning, type ScheduleOptions } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { TemporalGateway } from '../../temporal/gateway';
-import { code, detailsMarkdown } from '../../lib/workflow-text';
+import { checkpointScheduleNote, scheduledCheckpointText } from './checkpoint-text';
 import { OpsStatusKey, ProposedByKey, type CheckpointWorkflowInput } from '../../workflows/shared';
-import { CHECKPOINT_SCOPES, SCOPE_COLLECTIONS } from './schemas';
-
-/** The schedule's note (Schedules page): what it is and where its spec comes from. */
-const scheduleNote = (spec: string): string =>
-  `Continuous checkpoints of every scope (${CHECKPOINT_SCOPES.join(', ')}), every ${spec} (CHECKPOINT_SCHEDULE); a run still going when the next is due makes it skip.`;
-
-/** What each scheduled checkpoint's page says of it (static details, Markdown). */
-const scheduledDetails = (scheduleId: string, spec: string, baseUrl: string): string =>
-  detailsMarkdown(
-    'Scheduled checkpoint of every scope',
-    {
-      Schedule: `${code(scheduleId)} (${code(spec)}, CHECKPOINT_SCHEDULE)`,
-      Scopes: CHECKPOINT_SCOPES.map(code).join(', '),
-      'Requested by': `the schedule (${code('requested_by: schedule')})`,
-      Checkpoint:
-        'its id (`chk_…`) is made by the run: see Current Details, or the newest checkpoint in the api',
-    },
-    {
-      api: `${baseUrl}/v1/continuous-ops/checkpoints`,
-      console: `${baseUrl}/console`,
-    },
-  );
+import { SCOPE_COLLECTIONS } from './schemas';
 
 /** The schedule's id: one per task queue, so every api instance of a deployment shares it. */
 export const checkpointScheduleId = (taskQueue: string): string => `${taskQueue}-checkpoints`;
@@ -42,7 +21,7 @@ export async function ensureCheckpointSchedule(
   const client = await temporal.getClient();
   const input: CheckpointWorkflowInput = { collections: SCOPE_COLLECTIONS };
   const scheduleId = checkpointScheduleId(temporal.taskQueue);
-  const note = scheduleNote(spec);
+  const note = checkpointScheduleNote(spec);
   const options: ScheduleOptions = {
     scheduleId,
     spec: /^\d+[smhd]$/.test(spec)
@@ -54,8 +33,7 @@ export async function ensureCheckpointSchedule(
       taskQueue: temporal.taskQueue,
       args: [input],
       workflowId: `checkpoint-scheduled`,
-      staticSummary: `scheduled checkpoint of every scope · every ${spec} · by the schedule ${scheduleId}`,
-      staticDetails: scheduledDetails(scheduleId, spec, publicBaseUrl),
+      ...scheduledCheckpointText(scheduleId, spec, publicBaseUrl),
       typedSearchAttributes: [
         { key: OpsStatusKey, value: 'checkpoint.running' },
         { key: ProposedByKey, value: 'schedule' },

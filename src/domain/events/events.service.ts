@@ -17,7 +17,12 @@ import { decodeHistoryCursor, encodeHistoryCursor } from '../../store/event-hist
 import { decodeIdCursor, encodeIdCursor } from '../../store/paging';
 import { payloadIssues } from './payload';
 import { unmatched, type EventReconciliation } from './reconciler';
-import { eventView, externalStateView, reconciliationView, toStoredReconciliation } from './views';
+import {
+  toEventView,
+  toExternalStateView,
+  toReconciliationView,
+  toStoredReconciliation,
+} from './views';
 
 type Deps = Pick<DomainInfra, 'reconciler' | 'repos'>;
 
@@ -128,9 +133,9 @@ const ingestView = (
   output: StoredReconciliation,
   duplicate: boolean,
 ) => ({
-  event: eventView(record, output.outcome),
+  event: toEventView(record, output.outcome),
   duplicate,
-  reconciliation: reconciliationView(output, record),
+  reconciliation: toReconciliationView(output, record),
 });
 
 /** Checks one batch item on its own, as the ingest route checks its body (a pure function). */
@@ -275,7 +280,7 @@ export async function getEvent(deps: Deps, eventId: string) {
   const record = await deps.repos.externalEvents.findByEventId(eventId);
   if (!record) throw notFound(`external event ${eventId}`);
   const output = await deps.repos.externalEvents.findReconciliation(eventId);
-  return eventView(record, output?.outcome);
+  return toEventView(record, output?.outcome);
 }
 
 /** What reconciliation did with one event. */
@@ -284,7 +289,7 @@ export async function getReconciliation(deps: Deps, eventId: string) {
   const event = output
     ? await deps.repos.externalEvents.findByKey(output.event_key)
     : await deps.repos.externalEvents.findByEventId(eventId);
-  if (output && event) return reconciliationView(output, event);
+  if (output && event) return toReconciliationView(output, event);
   if (event) {
     throw new NotFound(
       `the reconciliation of ${eventId} is not recorded: its ingest did not finish; send the event again to complete it`,
@@ -301,7 +306,7 @@ export async function eventHistory(deps: Deps, query: EventHistoryQuery) {
   const page = await deps.repos.externalEvents.list(filter, limit, after);
   const outcomes = await deps.repos.externalEvents.outcomesOf(page.items.map((e) => e.event_id));
   return {
-    items: page.items.map((record) => eventView(record, outcomes.get(record.event_id))),
+    items: page.items.map((record) => toEventView(record, outcomes.get(record.event_id))),
     next_cursor: page.next ? encodeHistoryCursor(page.next) : null,
   };
 }
@@ -326,7 +331,7 @@ export async function externalStates(deps: Deps, query: ExternalStateQuery) {
         if (!next) break;
         latest = next;
       }
-      return externalStateView(object, projected, latest);
+      return toExternalStateView(object, projected, latest);
     }),
   );
   const last = items[items.length - 1];
@@ -336,4 +341,4 @@ export async function externalStates(deps: Deps, query: ExternalStateQuery) {
   };
 }
 
-type ExternalStateOf = Parameters<typeof externalStateView>[1];
+type ExternalStateOf = Parameters<typeof toExternalStateView>[1];

@@ -8,7 +8,7 @@ import { pendingConditions } from './conditions';
 import type { EventReconciliation } from './reconciler';
 
 /** An ingested event as clients see it. */
-export function eventView(
+export function toEventView(
   record: ExternalEventRecord,
   outcome: StoredReconciliation['outcome'] | undefined,
 ) {
@@ -46,7 +46,7 @@ export function toStoredReconciliation(
 }
 
 /** The reconciliation output of one event, from its stored row and the event. */
-export function reconciliationView(stored: StoredReconciliation, event: ExternalEventRecord) {
+export function toReconciliationView(stored: StoredReconciliation, event: ExternalEventRecord) {
   return {
     event_id: stored._id,
     reconciliation_id: reconciliationIdOf(stored._id),
@@ -69,7 +69,7 @@ export function reconciliationView(stored: StoredReconciliation, event: External
  * when that is ahead (a pass still recording): then `observed_generation` is what the
  * projection has and `Reconciled` is False.
  */
-export function externalStateView(
+export function toExternalStateView(
   object: Pick<ObjectWithExternalState, '_id' | 'kind' | 'name'>,
   projected: ExternalState,
   latest: ExternalStateRevision | null,

@@ -4,11 +4,11 @@ import type { AuthContext } from '../../auth/auth-context';
 import { parseAccessLayer } from '../../auth/families';
 import { AppError, Conflict, found, Invalid, InvalidState } from '../../lib/errors';
 import type { ApiKeyRecord, KeyFilter, RotationUpdate } from '../../store/api-keys.repo';
-import { decodeCursor, encodeCursor } from '../../store/paging';
+import { decodePageCursor, encodePageCursor } from '../../store/paging';
 import { audit } from './audit';
 import { classLimitsView, issueKey } from './keys.service';
 import { changeStatus, refuseLockout } from './status-change';
-import { keyView } from './views';
+import { toKeyView } from './views';
 import type { CreateKeyBody, SetKeyStatusBody } from './schemas';
 
 type Deps = Pick<DomainInfra, 'authenticator' | 'config' | 'repos'>;
@@ -57,7 +57,7 @@ export async function createKey(
     label: body.label,
     expiresAt: body.expires_at ? new Date(body.expires_at).toISOString() : undefined,
   });
-  const view = keyView(issued.record);
+  const view = toKeyView(issued.record);
   await audit(deps, auth, requestId, {
     action: 'key.create',
     target: { type: 'api_key', id: issued.record._id },
@@ -76,16 +76,16 @@ export async function listKeys(
   query: KeyFilter & { limit?: number; cursor?: string },
 ) {
   const limit = query.limit ?? 50;
-  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const after = query.cursor ? decodePageCursor(query.cursor) : undefined;
   const { limit: _limit, cursor: _cursor, ...filter } = query;
   const rows = await deps.repos.apiKeys.list(filter, limit, after);
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   const lastUsed = await deps.repos.apiKeys.lastUsed(items.map((key) => key._id));
   return {
-    items: items.map((key) => keyView(key, lastUsed.get(key._id) ?? null)),
+    items: items.map((key) => toKeyView(key, lastUsed.get(key._id) ?? null)),
     next_cursor:
-      rows.length > limit && last ? encodeCursor({ at: last.created_at, id: last._id }) : null,
+      rows.length > limit && last ? encodePageCursor({ at: last.created_at, id: last._id }) : null,
   };
 }
 
@@ -118,7 +118,7 @@ export function setKeyStatus(
       }
       await deps.repos.apiKeys.setStatus(key._id, body.status, now);
     },
-    view: keyView,
+    view: toKeyView,
     affectsKeys: true,
   });
 }
@@ -174,11 +174,11 @@ export async function rotateKey(
   };
   if (!(await deps.repos.apiKeys.applyRotation(key._id, update))) throw rotationConflict(key._id);
   deps.authenticator.invalidateAll();
-  const view = keyView({ ...key, ...update });
+  const view = toKeyView({ ...key, ...update });
   await audit(deps, auth, requestId, {
     action: 'key.rotate',
     target: { type: 'api_key', id: key._id },
-    before: keyView(key),
+    before: toKeyView(key),
     after: { ...view, grace_seconds: graceSeconds },
   });
   return { ...view, api_key: apiKey };

@@ -8,7 +8,7 @@ import type {
 } from './schemas';
 import { lockoutGuard } from './status-change';
 import * as tenant from './tenant-resource';
-import { organizationView } from './views';
+import { toOrganizationView } from './views';
 
 type Deps = Pick<DomainInfra, 'authenticator' | 'config' | 'repos'>;
 
@@ -17,7 +17,7 @@ const organizations = tenant.resource(
   'organization',
   'org',
   (repos) => repos.organizations,
-  organizationView,
+  toOrganizationView,
   { affectsKeys: true },
 );
 

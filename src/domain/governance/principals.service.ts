@@ -6,15 +6,21 @@ import type { Principal } from '../../store/principals.repo';
 import { activeOrganization, createdActive } from './audit';
 import { lockoutGuard } from './status-change';
 import * as tenant from './tenant-resource';
-import { principalView } from './views';
+import { toPrincipalView } from './views';
 import type { CreatePrincipalBody, PrincipalListQuery, SetPrincipalStatusBody } from './schemas';
 
 type Deps = Pick<DomainInfra, 'authenticator' | 'config' | 'repos'>;
 
 /** Suspending or archiving a principal makes every key it holds answer 401. */
-const principals = tenant.resource('principal', 'prn', (repos) => repos.principals, principalView, {
-  affectsKeys: true,
-});
+const principals = tenant.resource(
+  'principal',
+  'prn',
+  (repos) => repos.principals,
+  toPrincipalView,
+  {
+    affectsKeys: true,
+  },
+);
 
 /** Creates a principal; without an organization, members join `sandbox`, operators `operators`. */
 export async function createPrincipal(

@@ -5,12 +5,12 @@ import type { CreateProjectBody, ProjectListQuery, SetProjectStatusBody } from '
 import type { Project } from '../../store/projects.repo';
 import { activeOrganization, createdActive } from './audit';
 import * as tenant from './tenant-resource';
-import { projectView } from './views';
+import { toProjectView } from './views';
 
 type Deps = Pick<DomainInfra, 'authenticator' | 'config' | 'repos'>;
 
 /** Projects hold no keys, so a project's status changes nothing the authenticator sees. */
-const projects = tenant.resource('project', 'prj', (repos) => repos.projects, projectView);
+const projects = tenant.resource('project', 'prj', (repos) => repos.projects, toProjectView);
 
 /**
  * Creates an active project in an existing, active organization: an unknown organization

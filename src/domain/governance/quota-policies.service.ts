@@ -72,7 +72,7 @@ export function createLimitsResolver(policies: QuotaPoliciesRepo) {
     key.bootstrap ? undefined : (await limitsOf(policies, key))?.limits;
 }
 
-export function policyView(policy: QuotaPolicy) {
+export function toPolicyView(policy: QuotaPolicy) {
   return {
     policy_id: policy._id,
     name: policy.name,
@@ -96,7 +96,7 @@ export function policyView(policy: QuotaPolicy) {
  * specific active policy, or to the class defaults. Applies at once on this instance and
  * within the key-cache bound elsewhere.
  */
-const policies = tenant.resource('policy', 'pol', (repos) => repos.quotaPolicies, policyView, {
+const policies = tenant.resource('policy', 'pol', (repos) => repos.quotaPolicies, toPolicyView, {
   type: 'quota_policy',
   affectsKeys: true,
 });

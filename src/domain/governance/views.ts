@@ -6,7 +6,7 @@ import type { Principal } from '../../store/principals.repo';
 import type { Project } from '../../store/projects.repo';
 
 /** A key as the control plane shows it: never the secret or its hash. */
-export function keyView(key: ApiKeyRecord, lastUsedAt: string | null = null) {
+export function toKeyView(key: ApiKeyRecord, lastUsedAt: string | null = null) {
   return {
     key_id: key._id,
     display_prefix: displayPrefix(key._id),
@@ -26,7 +26,7 @@ export function keyView(key: ApiKeyRecord, lastUsedAt: string | null = null) {
   };
 }
 
-export function principalView(principal: Principal) {
+export function toPrincipalView(principal: Principal) {
   return {
     principal_id: principal._id,
     name: principal.name,
@@ -39,7 +39,7 @@ export function principalView(principal: Principal) {
   };
 }
 
-export function organizationView(organization: Organization) {
+export function toOrganizationView(organization: Organization) {
   return {
     organization_id: organization._id,
     name: organization.name,
@@ -49,7 +49,7 @@ export function organizationView(organization: Organization) {
   };
 }
 
-export function projectView(project: Project) {
+export function toProjectView(project: Project) {
   return {
     project_id: project._id,
     organization_id: project.organization_id,

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import type { DomainInfra } from '../infra';
 import { NotFound, notFound } from '../../lib/errors';
 import {
-  decodeCursor,
+  decodePageCursor,
   decodeIdCursor,
-  encodeCursor,
+  encodePageCursor,
   encodeIdCursor,
   type PagePosition,
 } from '../../store/paging';
@@ -182,7 +182,7 @@ export async function getThread(
       : await contextEntries(deps, subject.id)
   ).sort(byTime);
   const limit = query.limit ?? 50;
-  const position = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const position = query.cursor ? decodePageCursor(query.cursor) : undefined;
   const start = position
     ? entries.findIndex((e) => byTime(e, { ...e, at: position.at, id: position.id }) > 0)
     : 0;
@@ -194,6 +194,6 @@ export async function getThread(
     subject,
     entries: items,
     total: entries.length,
-    next_cursor: more && last ? encodeCursor({ at: last.at, id: last.id }) : null,
+    next_cursor: more && last ? encodePageCursor({ at: last.at, id: last.id }) : null,
   };
 }

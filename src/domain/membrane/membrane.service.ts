@@ -3,8 +3,8 @@ import type { DomainInfra } from '../infra';
 import { found, Invalid } from '../../lib/errors';
 import { contextCommitments, contextEvidence } from '../contexts/contexts.service';
 import { aboutness } from '../intentionality/aboutness';
-import { listRepairs, repairView } from '../repairs/repairs.service';
-import { deploymentView, getDeployment } from '../substrates/deployments.service';
+import { listRepairs, toRepairView } from '../repairs/repairs.service';
+import { toDeploymentView, getDeployment } from '../substrates/deployments.service';
 import { selfReport } from '../witnesses/self';
 import { redact } from './redact';
 import { toHtml, toMarkdown } from './render';
@@ -85,14 +85,14 @@ async function computed(deps: Deps, kind: MembraneKind, subject: Record<string, 
       const repairId = field(subject, 'repair_id');
       if (repairId) {
         const record = await found(deps.repos.repairs.findById(repairId), `repair ${repairId}`);
-        return repairView(record, deps);
+        return toRepairView(record, deps);
       }
       return listRepairs(deps, { object_id: need('object_id'), limit: 20 });
     }
     case 'assay': {
       const assayId = field(subject, 'assay_id');
       if (assayId) return loadAssay(deps, assayId);
-      return deploymentView(await getDeployment(deps, need('deployment_id')));
+      return toDeploymentView(await getDeployment(deps, need('deployment_id')));
     }
   }
 }

@@ -1,6 +1,7 @@
 import markdownEscape from 'markdown-escape';
 import MarkdownIt from 'markdown-it';
 import stringify from 'safe-stable-stringify';
+import { escapeXml } from '../../lib/escape-xml';
 
 /**
  * The document formats of the membrane. Markdown is generated from the (redacted) payload,
@@ -109,6 +110,3 @@ export function toHtml(title: string, value: unknown): string {
     '',
   ].join('\n');
 }
-
-/** Text and attribute escaping for HTML and SVG (markdown-it's own escaper). */
-export const escapeXml = (text: string): string => markdown.utils.escapeHtml(text);

@@ -1,4 +1,4 @@
-import { escapeXml } from './render';
+import { escapeXml } from '../../lib/escape-xml';
 
 /** What the world picture draws. */
 export interface WorldPicture {

@@ -3,7 +3,7 @@ import type { AuthContext } from '../../auth/auth-context';
 import { Invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { Notification } from '../../store/notifications.repo';
-import { decodeCursor } from '../../store/paging';
+import { decodePageCursor } from '../../store/paging';
 import type { Subscription } from '../../store/subscriptions.repo';
 import { createdActive } from '../governance/audit';
 import * as tenant from '../governance/tenant-resource';
@@ -17,7 +17,7 @@ import { withIdAs } from '../../lib/records';
 
 type Deps = Pick<DomainInfra, 'authenticator' | 'config' | 'repos'>;
 
-export const subscriptionView = (subscription: Subscription) =>
+export const toSubscriptionView = (subscription: Subscription) =>
   withIdAs(subscription, 'subscription_id');
 
 /** Deliveries not yet made to a subscription suspended or archived are skipped. */
@@ -25,10 +25,10 @@ const subscriptions = tenant.resource(
   'subscription',
   'sub',
   (repos) => repos.subscriptions,
-  subscriptionView,
+  toSubscriptionView,
 );
 
-export const deliveryView = (notification: Notification) => withIdAs(notification, 'delivery_id');
+export const toDeliveryView = (notification: Notification) => withIdAs(notification, 'delivery_id');
 
 /**
  * Creates an active subscription. Its URL must start with a WEBHOOK_ALLOWLIST prefix (the
@@ -90,7 +90,7 @@ export async function listDeliveries(
     subscriptionId,
     { status: query.status },
     query.limit ?? 50,
-    query.cursor ? decodeCursor(query.cursor) : undefined,
+    query.cursor ? decodePageCursor(query.cursor) : undefined,
   );
-  return { items: page.items.map(deliveryView), next_cursor: page.next_cursor };
+  return { items: page.items.map(toDeliveryView), next_cursor: page.next_cursor };
 }

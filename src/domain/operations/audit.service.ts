@@ -1,7 +1,6 @@
 import type { DomainInfra } from '../infra';
 import type { AuditFilter, AuditRow } from '../../store/audit.repo';
-import { decodeCursor } from '../../store/paging';
-import { normalizeRange } from './periods';
+import { timelinePage } from './timeline-page';
 
 export type AuditListQuery = AuditFilter & { limit?: number; cursor?: string };
 
@@ -18,12 +17,6 @@ const auditView = (row: AuditRow) => ({
 });
 
 /** `GET /v1/admin/audit`: control-plane changes newest first; cursor (`at`, `audit_id`). */
-export async function listAudit(deps: Pick<DomainInfra, 'repos'>, query: AuditListQuery) {
-  const { limit = 50, cursor, ...filter } = normalizeRange(query);
-  const page = await deps.repos.audit.list(
-    filter,
-    limit,
-    cursor ? decodeCursor(cursor) : undefined,
-  );
-  return { items: page.items.map(auditView), next_cursor: page.next_cursor };
+export function listAudit(deps: Pick<DomainInfra, 'repos'>, query: AuditListQuery) {
+  return timelinePage(query, (...page) => deps.repos.audit.list(...page), auditView);
 }

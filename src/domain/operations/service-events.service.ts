@@ -1,7 +1,6 @@
 import type { DomainInfra } from '../infra';
-import { decodeCursor } from '../../store/paging';
 import type { ServiceEvent, ServiceEventFilter } from '../../store/service-events.repo';
-import { normalizeRange } from './periods';
+import { timelinePage } from './timeline-page';
 
 export type ServiceEventListQuery = ServiceEventFilter & { limit?: number; cursor?: string };
 
@@ -16,15 +15,6 @@ const eventView = (event: ServiceEvent) => ({
 });
 
 /** `GET /v1/admin/service-events`: newest first; cursor (`at`, `event_id`). */
-export async function listServiceEvents(
-  deps: Pick<DomainInfra, 'repos'>,
-  query: ServiceEventListQuery,
-) {
-  const { limit = 50, cursor, ...filter } = normalizeRange(query);
-  const page = await deps.repos.serviceEvents.list(
-    filter,
-    limit,
-    cursor ? decodeCursor(cursor) : undefined,
-  );
-  return { items: page.items.map(eventView), next_cursor: page.next_cursor };
+export function listServiceEvents(deps: Pick<DomainInfra, 'repos'>, query: ServiceEventListQuery) {
+  return timelinePage(query, (...page) => deps.repos.serviceEvents.list(...page), eventView);
 }

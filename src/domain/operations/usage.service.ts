@@ -4,7 +4,7 @@ import type { DomainInfra } from '../infra';
 import { CLASS_LIMITS } from '../../auth/limits';
 import { msUntilUtcMidnight, utcDay } from '../../lib/time';
 import type { ApiKeyRecord } from '../../store/api-keys.repo';
-import { decodeCursor, encodeCursor } from '../../store/paging';
+import { decodePageCursor, encodePageCursor } from '../../store/paging';
 import { limitsOf } from '../governance/quota-policies.service';
 import { heavyWorkUsage } from '../substrates/heavy-work';
 import type { UsageRollup } from '../../store/usage-rollups.repo';
@@ -18,16 +18,7 @@ import {
   type Granularity,
 } from './periods';
 import { addRollup, emptyTotals, usageView, type UsageTotals } from './usage-totals';
-
-export interface UsageListQuery {
-  limit?: number;
-  cursor?: string;
-  key_id?: string;
-  organization_id?: string;
-  granularity?: Granularity;
-  since?: string;
-  until?: string;
-}
+import type { KeyUsageQuery, UsageQuery } from './schemas';
 
 /** Most periods `usage/{key_id}` answers; the default range fits well inside it. */
 const MAX_PERIODS = 1000;
@@ -41,7 +32,7 @@ const DEFAULT_PERIODS: Record<Granularity, number> = { day: 30, hour: 48 };
  * `$group`, so the sums are made here rather than by the database (docs/operations.md).
  * Cursor: (period start, key id) of the last item.
  */
-export async function listUsage(deps: Pick<DomainInfra, 'repos'>, raw: UsageListQuery) {
+export async function listUsage(deps: Pick<DomainInfra, 'repos'>, raw: UsageQuery) {
   const query = normalizeRange(raw);
   const limit = query.limit ?? 50;
   const granularity = query.granularity ?? 'day';
@@ -52,7 +43,7 @@ export async function listUsage(deps: Pick<DomainInfra, 'repos'>, raw: UsageList
   const range = periodRange(granularity, query.since, query.until);
   if (Object.keys(range).length > 0) clauses.push({ [field]: range });
   if (query.cursor) {
-    const after = decodeCursor(query.cursor);
+    const after = decodePageCursor(query.cursor);
     const key = periodKey(Date.parse(after.at), granularity);
     clauses.push({ $or: [{ [field]: { $lt: key } }, { [field]: key, key_id: { $gt: after.id } }] });
   }
@@ -101,7 +92,7 @@ export async function listUsage(deps: Pick<DomainInfra, 'repos'>, raw: UsageList
       usage: usageView(item.totals),
     })),
     next_cursor:
-      hasMore && last ? encodeCursor({ at: periodStart(last.period), id: last.key_id }) : null,
+      hasMore && last ? encodePageCursor({ at: periodStart(last.period), id: last.key_id }) : null,
   };
 }
 
@@ -142,7 +133,7 @@ async function limiterCounts(deps: Pick<DomainInfra, 'repos'>, keyId: string, no
 export async function keyUsage(
   deps: Pick<DomainInfra, 'repos'>,
   keyId: string,
-  raw: { granularity?: Granularity; since?: string; until?: string },
+  raw: KeyUsageQuery,
 ) {
   const query = normalizeRange(raw);
   const key = await found(deps.repos.apiKeys.findById(keyId), `key ${keyId}`);

@@ -5,9 +5,9 @@ import type { RepairLedgerEntry } from '../../store/repairs.repo';
 import type { WorldHistoryEvent } from '../../store/world-history.repo';
 import type { WorldObject } from '../../store/world-objects.repo';
 import type { ActionAuthority } from '../actions/authority';
-import { ledgerDigest } from '../actions/ledger-digest';
+import { digestHolds } from '../../lib/canonical-digest';
 import type { ActionDecision, ActionState, SignedActionProposal } from '../../workflows/shared';
-import { ledgerDigest as repairLedgerDigest, LEDGER_GENESIS } from '../repairs/ledger';
+import { LEDGER_GENESIS } from '../repairs/ledger';
 import { replayVersions } from '../repairs/diagnosis';
 import type { Violation } from './schemas';
 
@@ -39,8 +39,7 @@ export function actionLedgerChain(entries: ActionLedgerEntry[], complete: boolea
   for (const chain of byAction.values()) {
     chain.sort((a, b) => a.seq - b.seq);
     chain.forEach((entry, index) => {
-      const { digest, ...body } = entry;
-      if (ledgerDigest(body) !== digest) {
+      if (!digestHolds(entry)) {
         violations.push(violation('action_ledger', entry._id, 'its digest does not recompute'));
       }
       const previous = chain[index - 1];
@@ -257,8 +256,7 @@ export function repairChain(entries: RepairLedgerEntry[]): CheckFindings {
   const violations: Violation[] = [];
   const sorted = [...entries].sort((a, b) => a._id - b._id);
   sorted.forEach((entry, index) => {
-    const { digest, ...body } = entry;
-    if (repairLedgerDigest(body) !== digest) {
+    if (!digestHolds(entry)) {
       violations.push(
         violation('repair_ledger', String(entry._id), 'its digest does not recompute'),
       );

@@ -3,9 +3,9 @@ import type { AuthContext } from '../../auth/auth-context';
 import { newId } from '../../lib/ids';
 import type { ProofRunRecord, StoredCheckResult } from '../../store/proofs.repo';
 import { proofWorkflowId, type ProofWorkflowInput } from '../../workflows/shared';
-import { code, detailsMarkdown, oneLine, whoMarkdown } from '../../lib/workflow-text';
-import { resultWithin, startOpsWorkflow } from '../ops-workflow';
-import { linksOf, workflowUrlOf, type LinkDeps } from '../workflow-links';
+import { resultWithin, startOpsWorkflow } from '../workflow-start';
+import { workflowUrlOf, type LinkDeps } from '../workflow-links';
+import { proofRunStartText } from './proof-text';
 import { PROOF_CHECKS, type ProofChecksBody } from './schemas';
 
 type Deps = Pick<DomainInfra, 'config' | 'metrics' | 'repos' | 'temporal'>;
@@ -15,7 +15,7 @@ export const PROOF_WAIT_MS = 10_000;
 /** Days the summary counts back. */
 const SUMMARY_DAYS = 30;
 
-export function proofRunView(record: ProofRunRecord, links: LinkDeps) {
+export function toProofRunView(record: ProofRunRecord, links: LinkDeps) {
   const { _id, seq: _seq, ...rest } = record;
   return {
     run_id: _id,
@@ -54,24 +54,11 @@ export async function runProofChecks(deps: Deps, auth: AuthContext, body: ProofC
     args: [input],
     opsStatus: 'proof.running',
     requestedBy: auth.principalId,
-    staticSummary: oneLine(
-      `proof run · ${record.checks.length === PROOF_CHECKS.length ? 'every check' : record.checks.join(', ')} (≤ ${record.max_records} records each) · ${id} · by ${auth.principalName ?? auth.principalId}`,
-    ),
-    staticDetails: detailsMarkdown(
-      `Proof run ${code(id)}`,
-      {
-        'Proof run': code(id),
-        Checks: record.checks.map(code).join(', '),
-        'Records read per check': `at most ${record.max_records}`,
-        'Requested by': whoMarkdown(auth.principalName, auth.principalId),
-        Summary: code('GET /v1/proofs/summary'),
-      },
-      linksOf(deps, '/v1/proofs/status'),
-    ),
+    ...proofRunStartText(deps, record, auth),
   });
   const finished = await resultWithin<ProofRunRecord>(deps, record.workflow_id, PROOF_WAIT_MS);
   const stored = finished ?? (await deps.repos.proofs.findById(id)) ?? record;
-  return { run: proofRunView(stored, deps), done: finished !== null };
+  return { run: toProofRunView(stored, deps), done: finished !== null };
 }
 
 /** The newest result of each check, newest run first. */
@@ -136,6 +123,6 @@ export async function proofSummary(
     runs: runs.length,
     by_day: [...days.values()].sort((a, b) => (a.day < b.day ? 1 : -1)),
     newest_failures: failures,
-    newest_run: runs[0] ? proofRunView(runs[0], deps) : null,
+    newest_run: runs[0] ? toProofRunView(runs[0], deps) : null,
   };
 }

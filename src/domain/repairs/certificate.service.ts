@@ -2,7 +2,8 @@ import stringify from 'safe-stable-stringify';
 import type { DomainInfra } from '../infra';
 import { notFound } from '../../lib/errors';
 import type { RepairLedgerEntry } from '../../store/repairs.repo';
-import { firstBrokenEntry, ledgerDigest, LEDGER_GENESIS } from './ledger';
+import { digestHolds } from '../../lib/canonical-digest';
+import { firstBrokenEntry, LEDGER_GENESIS } from './ledger';
 import type { RepairCertificateQuery } from './schemas';
 
 export const CERTIFICATE_VERSION = 'governed-runtime/repair-certificate/v1';
@@ -20,15 +21,11 @@ async function firstBrokenOfObject(
   entries: readonly RepairLedgerEntry[],
 ): Promise<number | null> {
   for (const entry of entries) {
-    const { digest, ...body } = entry;
-    if (ledgerDigest(body) !== digest) return entry._id;
+    if (!digestHolds(entry)) return entry._id;
     const previous = entry._id > 1 ? await deps.repos.repairs.ledgerEntry(entry._id - 1) : null;
     const expected = previous ? previous.digest : LEDGER_GENESIS;
     if (entry.prev_digest !== expected) return entry._id;
-    if (previous) {
-      const { digest: previousDigest, ...previousBody } = previous;
-      if (ledgerDigest(previousBody) !== previousDigest) return previous._id;
-    }
+    if (previous && !digestHolds(previous)) return previous._id;
   }
   return null;
 }

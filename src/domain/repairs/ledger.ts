@@ -1,19 +1,8 @@
-import { createHash } from 'node:crypto';
-import stringify from 'safe-stable-stringify';
+import { canonicalDigest, digestHolds } from '../../lib/canonical-digest';
 import type { RepairLedgerEntry, RepairRecord } from '../../store/repairs.repo';
 
 /** The `prev_digest` of the first entry. */
 export const LEDGER_GENESIS = `sha256:${'0'.repeat(64)}`;
-
-/**
- * An entry's digest: sha256 over the canonical JSON (keys sorted, no spaces) of every field
- * but `digest`, `prev_digest` included, so each entry commits to all before it
- * (docs/repair.md shows the same computation in a few lines of Node).
- */
-export const ledgerDigest = (entry: Omit<RepairLedgerEntry, 'digest'>): string =>
-  `sha256:${createHash('sha256')
-    .update(stringify(entry) ?? '')
-    .digest('hex')}`;
 
 /** The ledger entry of an ended repair, in the slot after `head`. */
 export function ledgerEntryOf(
@@ -32,7 +21,7 @@ export function ledgerEntryOf(
     at: record.completed_at ?? record.updated_at,
     prev_digest: head?.digest ?? LEDGER_GENESIS,
   };
-  return { ...body, digest: ledgerDigest(body) };
+  return { ...body, digest: canonicalDigest(body) };
 }
 
 /**
@@ -42,8 +31,7 @@ export function ledgerEntryOf(
 export function firstBrokenEntry(entries: readonly RepairLedgerEntry[]): number | null {
   let previous: RepairLedgerEntry | undefined;
   for (const entry of entries) {
-    const { digest, ...body } = entry;
-    if (ledgerDigest(body) !== digest) return entry._id;
+    if (!digestHolds(entry)) return entry._id;
     if (entry._id === 1 && entry.prev_digest !== LEDGER_GENESIS) return entry._id;
     if (previous && previous._id + 1 === entry._id && entry.prev_digest !== previous.digest) {
       return entry._id;

@@ -2,7 +2,7 @@ import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
 import { Conflict, found, Invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { startOpsWorkflow } from '../ops-workflow';
+import { startOpsWorkflow } from '../workflow-start';
 import { pageById } from '../../store/paging';
 import type { RepairRecord } from '../../store/repairs.repo';
 import {
@@ -12,20 +12,20 @@ import {
   type RepairWorkflowInput,
   repairRequestClaimOf,
 } from '../../workflows/shared';
-import { code, mdText, detailsMarkdown, oneLine } from '../../lib/workflow-text';
-import { linksOf, workflowUrlOf, type LinkDeps } from '../workflow-links';
+import { workflowUrlOf, type LinkDeps } from '../workflow-links';
+import { repairStartText } from './repair-text';
 import { diagnose, RepairNotPossible } from './diagnosis';
 import { gatherEvidence } from './evidence';
 import {
   FINAL_REPAIR_STATUSES,
   REPAIR_STRATEGIES,
   type RepairRequestBody,
-  type RepairStateQuery,
+  type RepairListQuery,
 } from './schemas';
 
 type Deps = Pick<DomainInfra, 'config' | 'decisionSigner' | 'metrics' | 'repos' | 'temporal'>;
 
-export function repairView(record: RepairRecord, links: LinkDeps) {
+export function toRepairView(record: RepairRecord, links: LinkDeps) {
   const { _id, seq: _seq, ...rest } = record;
   return { repair_id: _id, ...rest, workflow_url: workflowUrlOf(links, record.workflow_id) };
 }
@@ -129,40 +129,26 @@ export async function requestRepair(deps: Deps, auth: AuthContext, body: RepairR
         { key: WorldObjectIdKey, value: object._id },
         { key: RepairStrategyKey, value: record.strategy },
       ],
-      staticSummary: oneLine(
-        `repair ${record.strategy} → ${object.name} (${object._id}) · by ${auth.principalName ?? auth.principalId}${record.reason ? ` · ${record.reason}` : ''}`,
-      ),
-      staticDetails: detailsMarkdown(
-        `Repair of ${mdText(object.name)}`,
-        {
-          Repair: code(id),
-          Object: `${mdText(object.name)} (${code(object._id)})`,
-          Strategy: code(record.strategy),
-          'Requested by': `${mdText(auth.principalName ?? '')} (${code(auth.principalId)})`,
-          Reason: record.reason ? mdText(record.reason) : '_none given_',
-          'Applied by': 'a child `world.restore_object` action, approved like any other',
-        },
-        linksOf(deps, `/v1/repair/state?object_id=${object._id}`),
-      ),
+      ...repairStartText(deps, record, object, auth),
     });
   } catch (error) {
     await deps.repos.repairs.release(object._id, id);
     throw error;
   }
   await deps.repos.repairs.project(record);
-  return repairView(record, deps);
+  return toRepairView(record, deps);
 }
 
 /** `GET /v1/repair/state`: the newest repairs, optionally of one object. */
 export const listRepairs = (
   deps: Pick<DomainInfra, 'config' | 'repos' | 'temporal'>,
-  query: RepairStateQuery,
+  query: RepairListQuery,
 ) =>
   pageById(
     query,
     'rep',
     (limit, before) => deps.repos.repairs.list({ object_id: query.object_id }, limit, before),
-    (record) => repairView(record, deps),
+    (record) => toRepairView(record, deps),
   );
 
 /** `GET /v1/repairability/{object_id}`: each strategy as it would go now; changes nothing. */

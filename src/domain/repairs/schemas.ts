@@ -42,8 +42,8 @@ export const repairRequestBody = schema.closedObject(
 export type RepairRequestBody = Static<typeof repairRequestBody>;
 
 /** Query of `GET /v1/repair/state`. */
-export const repairStateQuery = schema.pagedQuery({ object_id: objectId });
-export type RepairStateQuery = Static<typeof repairStateQuery>;
+export const repairListQuery = schema.pagedQuery({ object_id: objectId });
+export type RepairListQuery = Static<typeof repairListQuery>;
 
 /** Query of `GET /v1/repair/certificate`. */
 export const repairCertificateQuery = schema.filterQuery({ object_id: objectId });

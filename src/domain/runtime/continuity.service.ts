@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import stringify from 'safe-stable-stringify';
+import { canonicalDigest } from '../../lib/canonical-digest';
 import type { DomainInfra } from '../infra';
 import { Unavailable } from '../../lib/errors';
 import type { RuntimeSessionQuery } from './schemas';
@@ -20,11 +19,6 @@ export async function runtimeRecord(deps: Deps) {
   if (!runtime) throw new Unavailable('runtime record not initialised yet');
   return runtime;
 }
-
-const sha256 = (value: unknown): string =>
-  `sha256:${createHash('sha256')
-    .update(stringify(value) ?? '')
-    .digest('hex')}`;
 
 const linkView = (link: LineageLink) => ({
   kind: 'session' as const,
@@ -173,7 +167,7 @@ export async function getContinuity(deps: Deps, query: RuntimeSessionQuery) {
     checkpoints: checkpointCount,
     ...(session ? { session } : {}),
     window: { from: times[0], to: times[times.length - 1] },
-    inputs_digest: sha256(inputs),
+    inputs_digest: canonicalDigest(inputs),
     computed_at: isoNow(),
   };
 }

@@ -5,9 +5,9 @@ import { newId } from '../../lib/ids';
 import { createValidatorFactory, type InputValidator } from '../../lib/validation';
 import type { ScenarioRunRecord } from '../../store/scenario-runs.repo';
 import { scenarioWorkflowId, type ScenarioWorkflowInput } from '../../workflows/shared';
-import { code, detailsMarkdown, mdText, oneLine, whoMarkdown } from '../../lib/workflow-text';
-import { resultWithin, startOpsWorkflow } from '../ops-workflow';
-import { linksOf, workflowUrlOf, type LinkDeps } from '../workflow-links';
+import { resultWithin, startOpsWorkflow } from '../workflow-start';
+import { workflowUrlOf, type LinkDeps } from '../workflow-links';
+import { scenarioStartText } from './scenario-text';
 import { SCENARIOS, scenarioNamed, type ScenarioParams } from './registry';
 import { RUNS_SHOWN, type RunScenarioBody, type ScenarioName } from './schemas';
 
@@ -21,7 +21,7 @@ const paramValidators = new Map<ScenarioName, InputValidator>(
   SCENARIOS.map((scenario) => [scenario.name, compile(scenario.params, 'body')]),
 );
 
-export function scenarioRunView(record: ScenarioRunRecord, links: LinkDeps) {
+export function toScenarioRunView(record: ScenarioRunRecord, links: LinkDeps) {
   const { _id, seq: _seq, ...rest } = record;
   return { run_id: _id, ...rest, workflow_url: workflowUrlOf(links, record.workflow_id) };
 }
@@ -37,7 +37,7 @@ export async function listScenarios(deps: Pick<DomainInfra, 'config' | 'repos' |
       summary: scenario.summary,
       params: scenario.params,
       expected: scenario.expected,
-      newest_runs: runs[index].map((run) => scenarioRunView(run, deps)),
+      newest_runs: runs[index].map((run) => toScenarioRunView(run, deps)),
     })),
   };
 }
@@ -98,22 +98,7 @@ export async function runScenario(
     opsStatus: 'scenario.running',
     sharedContextId: record.shared_context_id,
     requestedBy: auth.principalId,
-    staticSummary: oneLine(
-      `scenario ${definition.name} · ${id} · by ${auth.principalName ?? auth.principalId} · ${definition.summary}`,
-    ),
-    staticDetails: detailsMarkdown(
-      `Scenario ${code(definition.name)}`,
-      {
-        'Scenario run': code(id),
-        What: mdText(definition.summary),
-        Expected: mdText(definition.expected),
-        Parameters: code(JSON.stringify(params)),
-        'Requested by': whoMarkdown(auth.principalName, auth.principalId),
-        'Shared context': code(record.shared_context_id),
-        Report: code(`scenarios/${id}/report.md`),
-      },
-      linksOf(deps, '/v1/scenarios'),
-    ),
+    ...scenarioStartText(deps, record, definition, params, auth),
   });
   const finished = await resultWithin<ScenarioRunRecord>(
     deps,
@@ -121,5 +106,5 @@ export async function runScenario(
     SCENARIO_WAIT_MS,
   );
   const stored = finished ?? (await deps.repos.scenarioRuns.findById(id)) ?? record;
-  return { run: scenarioRunView(stored, deps), done: stored.status !== 'running' };
+  return { run: toScenarioRunView(stored, deps), done: stored.status !== 'running' };
 }

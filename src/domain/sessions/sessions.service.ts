@@ -11,7 +11,7 @@ import { createArgsParser, type CommandArgs } from './commands';
 import { describeCommands, emptyFold, foldStep } from './fold';
 import { freshStepDigest, sessionIdentityDigest } from './identity';
 import { appendLineage } from './lineage';
-import { checkRefs, inspectObject, listObjects, observeWorld } from './world-reads';
+import { checkRefs, inspectObject, listObjectsStep, observeWorld } from './world-reads';
 
 type Deps = Pick<DomainInfra, 'repos'>;
 /** Steps also read the world through its cache. */
@@ -48,13 +48,13 @@ export async function createSession(deps: Deps, auth: AuthContext, body: Session
     lineage_seq: link._id,
     created_by: { principal_id: auth.principalId, key_id: auth.keyId },
   });
-  return sessionView(record, null);
+  return toSessionView(record, null);
 }
 
 /** The session with its step count and state, confirmed against its newest step. */
 export async function getSession(deps: Deps, sessionId: string) {
   const { session, newest } = await loadSession(deps, sessionId);
-  return sessionView(session, newest);
+  return toSessionView(session, newest);
 }
 
 /** A session and its newest step (confirmed); 404 when there is no such session. */
@@ -65,7 +65,7 @@ export async function loadSession(deps: Deps, sessionId: string) {
 }
 
 /** The session as clients see it. */
-export function sessionView(session: SessionRecord, newest: SessionStepRecord | null) {
+export function toSessionView(session: SessionRecord, newest: SessionStepRecord | null) {
   return {
     session_id: session._id,
     created_at: session.created_at,
@@ -153,7 +153,7 @@ async function readWorld(
 ): Promise<Record<string, unknown> | undefined> {
   switch (command) {
     case 'list_objects':
-      return listObjects(deps, args as CommandArgs['list_objects']);
+      return listObjectsStep(deps, args as CommandArgs['list_objects']);
     case 'inspect_object':
       return inspectObject(deps, (args as CommandArgs['inspect_object']).object_id);
     case 'observe_world':

@@ -22,7 +22,7 @@ const brief = (object: WorldObject) => ({
 });
 
 /** `list_objects`: objects in creation (`_id`) order, optionally of one kind (cached, see docs/world.md). */
-export function listObjects(
+export function listObjectsStep(
   deps: WorldDeps & Pick<DomainInfra, 'worldReads'>,
   args: { kind?: string; limit: number },
 ) {

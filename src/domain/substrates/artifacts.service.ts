@@ -9,7 +9,7 @@ type ArtifactDeps = Pick<DomainInfra, 'repos'>;
 const INLINE_LIMIT = 256 * 1024;
 
 /** An artifact's metadata as clients see it. */
-export const artifactView = (artifact: ArtifactRecord) => withIdAs(artifact, 'artifact_id');
+export const toArtifactView = (artifact: ArtifactRecord) => withIdAs(artifact, 'artifact_id');
 
 const isText = (contentType: string): boolean =>
   /^(text\/|application\/json|image\/svg\+xml)/.test(contentType);
@@ -17,7 +17,7 @@ const isText = (contentType: string): boolean =>
 /** `GET /v1/substrates/artifacts/{id}`: metadata only. */
 export async function getArtifact(deps: ArtifactDeps, artifactId: string) {
   const artifact = await found(deps.repos.artifacts.findById(artifactId), `artifact ${artifactId}`);
-  return artifactView(artifact);
+  return toArtifactView(artifact);
 }
 
 async function byPath(deps: ArtifactDeps, path: string) {
@@ -43,7 +43,7 @@ export async function getArtifactByPath(deps: ArtifactDeps, path: string) {
     inline = artifact.content_type === 'application/json' ? (JSON.parse(body) as unknown) : body;
   }
   return {
-    ...artifactView(artifact),
+    ...toArtifactView(artifact),
     content: inline,
     truncated,
     raw_url: `/v1/artifacts/${path}/raw`,

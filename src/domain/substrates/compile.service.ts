@@ -3,14 +3,14 @@ import type { SubstrateSpecRequest } from './schemas';
 import type { Repos } from '../../store';
 import type { NormalizedSpec } from '../../store/substrate-deployments.repo';
 import { sha256Hex } from '../../store/artifacts.repo';
-import { artifactView } from './artifacts.service';
+import { toArtifactView } from './artifacts.service';
 import { buildManifest, manifestBytes, manifestPath } from './manifest';
-import { validateSpec, type Violation } from './validation';
+import { validateSpec, type SpecViolation } from './validation';
 
 type CompileDeps = { repos: Pick<Repos, 'artifacts'> };
 
 /** 422 naming every violation, each at its place in the body (`loc` starts at `base`). */
-export function specViolations(violations: Violation[], base: string[]) {
+export function specViolations(violations: SpecViolation[], base: string[]) {
   return new Invalid(
     violations.map((v) => ({
       loc: ['body', ...base, ...v.path.split('.')],
@@ -39,7 +39,7 @@ export async function compileNormalized(deps: CompileDeps, spec: NormalizedSpec)
     now: new Date().toISOString(),
   });
   return {
-    artifact: artifactView(artifact),
+    artifact: toArtifactView(artifact),
     manifest,
     created,
   };

@@ -1,5 +1,5 @@
 import type { DomainInfra } from '../infra';
-import { found, Invalid, notFound, Unavailable } from '../../lib/errors';
+import { found, Invalid, notFound } from '../../lib/errors';
 import type { DeploymentListQuery, SubstrateDeployRequest } from './schemas';
 import type { AuthContext } from '../../auth/auth-context';
 import { newId } from '../../lib/ids';
@@ -7,11 +7,11 @@ import { pageById } from '../../store/paging';
 import type { DeploymentRecord, NormalizedSpec } from '../../store/substrate-deployments.repo';
 import { deploymentStartText } from './deployment-text';
 import { workflowUrlOf, type LinkDeps } from '../workflow-links';
+import { startWorkflow } from '../workflow-start';
 import {
   DeploymentEnvelopeKey,
   DeploymentStageKey,
   ProposedByKey,
-  type SubstrateDeploymentWorkflow,
   deploymentWorkflowId,
   type DeploymentWorkflowInput,
 } from '../../workflows/shared';
@@ -24,7 +24,7 @@ import { envelopeRegistry } from './registry/registry';
 type DeployDeps = Pick<DomainInfra, 'config' | 'repos' | 'temporal' | 'metrics'>;
 
 /** A deployment as clients see it; with `links`, its Web UI page as `workflow_url`. */
-export function deploymentView(record: DeploymentRecord, links?: LinkDeps) {
+export function toDeploymentView(record: DeploymentRecord, links?: LinkDeps) {
   const { _id, organization_id: _org, ...rest } = record;
   return {
     deployment_id: _id,
@@ -50,7 +50,7 @@ export const listDeployments = (
     query,
     'dep',
     (limit, before) => deps.repos.substrateDeployments.list({ stage: query.stage }, limit, before),
-    (record) => deploymentView(record, deps),
+    (record) => toDeploymentView(record, deps),
   );
 
 /** The spec to deploy: the body's, or the one a compiled manifest was made from. */
@@ -99,7 +99,7 @@ export async function deploy(deps: DeployDeps, auth: AuthContext, body: Substrat
         if (bound && (bound.status === 'running' || bound.status === 'ready')) {
           await admission?.withdraw();
           admission = undefined;
-          return { created: false, deployment: deploymentView(bound, deps) };
+          return { created: false, deployment: toDeploymentView(bound, deps) };
         }
       }
       admission ??= await admitDeployment(deps, auth, deploymentId, spec);
@@ -108,7 +108,7 @@ export async function deploy(deps: DeployDeps, auth: AuthContext, body: Substrat
       if (await repo.claimBinding(artifact.artifact_id, number, deploymentId, now)) {
         const record = newRecord(deploymentId, spec, auth, now);
         await start(deps, record, auth.principalName, () => (started = true));
-        return { created: true, deployment: deploymentView(record, deps) };
+        return { created: true, deployment: toDeploymentView(record, deps) };
       }
       // Another deploy of the same manifest took that binding: look again.
     }
@@ -185,28 +185,18 @@ async function start(
   const { spec } = record;
   const text = deploymentStartText(deps, record, requester);
   const input: DeploymentWorkflowInput = { deployment: record, label: text.label };
-  try {
-    const client = await deps.temporal.getClient();
-    await client.workflow.start<SubstrateDeploymentWorkflow>('substrateDeploymentWorkflow', {
-      workflowId: record.workflow_id,
-      workflowIdConflictPolicy: 'FAIL',
-      taskQueue: deps.temporal.taskQueue,
-      args: [input],
-      typedSearchAttributes: [
-        { key: DeploymentStageKey, value: 'validating' },
-        { key: DeploymentEnvelopeKey, value: spec.envelope },
-        { key: ProposedByKey, value: record.created_by },
-      ],
-      staticSummary: text.summary,
-      staticDetails: text.details,
-    });
-  } catch (error) {
-    // Nothing was written and no workflow runs: the caller may simply retry.
-    throw new Unavailable('the workflow service is unavailable; retry', {
-      extra: { cause: error instanceof Error ? error.message : String(error) },
-    });
-  }
+  await startWorkflow(deps, {
+    workflowType: 'substrateDeploymentWorkflow',
+    workflowId: record.workflow_id,
+    args: [input],
+    searchAttributes: [
+      { key: DeploymentStageKey, value: 'validating' },
+      { key: DeploymentEnvelopeKey, value: spec.envelope },
+      { key: ProposedByKey, value: record.created_by },
+    ],
+    staticSummary: text.summary,
+    staticDetails: text.details,
+  });
   onStarted();
-  deps.metrics.workflowStarts.inc({ workflow_type: 'substrateDeploymentWorkflow' });
   await deps.repos.substrateDeployments.insertFirst(record);
 }

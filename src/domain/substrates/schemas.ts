@@ -6,8 +6,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
 
 /** Scaffolds (docs/substrates.md). */
-export const SCAFFOLDS = ['life-lattice', 'elementary-1d'] as const;
-export type ScaffoldName = (typeof SCAFFOLDS)[number];
+export const SCAFFOLD_NAMES = ['life-lattice', 'elementary-1d'] as const;
+export type ScaffoldName = (typeof SCAFFOLD_NAMES)[number];
 
 /** Deployment stages (docs/substrates.md). */
 export const DEPLOYMENT_STAGES = [
@@ -36,7 +36,7 @@ const tickField = (description: string) => schema.integer(description, 0, SPEC_L
 export const substrateSpecSchema = schema.closedObject(
   {
     scaffold: schema.choice(
-      SCAFFOLDS,
+      SCAFFOLD_NAMES,
       '`life-lattice`: 2-D outer-totalistic automaton on a torus; `elementary-1d`: a Wolfram elementary automaton.',
     ),
     envelope: schema.handleId(

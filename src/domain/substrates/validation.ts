@@ -5,7 +5,7 @@ import { envelopeRegistry, scaffoldRegistry } from './registry/registry';
 import type { Envelope } from './registry/envelopes';
 
 /** One way a spec breaks its scaffold or envelope. */
-export interface Violation {
+export interface SpecViolation {
   /** The field at fault, e.g. `params.width`. */
   path: string;
   /** The bound or rule broken, e.g. `max_width`. */
@@ -15,7 +15,7 @@ export interface Violation {
 
 export interface SpecVerdict {
   valid: boolean;
-  violations: Violation[];
+  violations: SpecViolation[];
   envelope_id: string;
   /** The spec with defaults filled in; present when valid. */
   normalized_spec?: NormalizedSpec;
@@ -32,7 +32,7 @@ const errorMessage = (error: unknown): string =>
 export function validateSpec(spec: SubstrateSpecRequest): SpecVerdict {
   const scaffold = scaffoldRegistry.get(spec.scaffold);
   const envelopeId = spec.envelope ?? scaffold.default_envelope;
-  const violations: Violation[] = [];
+  const violations: SpecViolation[] = [];
   const violate = (path: string, rule: string, message: string) =>
     violations.push({ path, rule, message });
   const envelope = envelopeRegistry.find(envelopeId);

@@ -6,7 +6,7 @@ import type { Repos } from '../../store';
 import type { WorldHistoryEvent } from '../../store/world-history.repo';
 import type { WorldTask } from '../../store/world-tasks.repo';
 import { TASK_TRANSITIONS, canTransition, isFinalState } from './task-states';
-import { taskView } from './views';
+import { toTaskView } from './views';
 
 type TaskRepos = Pick<Repos, 'worldObjects' | 'worldTasks' | 'worldHistory'>;
 /** What the task service needs (an `DomainInfra` will do). */
@@ -47,7 +47,7 @@ export async function createTask(deps: TaskDeps, body: CreateWorldTaskRequest) {
   const after = { title, state, object_refs, ...(shared_context_id ? { shared_context_id } : {}) };
   const event = taskEvent('task.created', task, { after, version: 1 });
   await commit(repos, task, event);
-  return taskView(task);
+  return toTaskView(task);
 }
 
 /**
@@ -69,11 +69,11 @@ export async function updateTask(deps: TaskDeps, taskId: string, body: UpdateWor
       );
     }
     const next = nextTask(current, body, isoNow());
-    if (!next) return { ...taskView(current), previous_state: current.state };
+    if (!next) return { ...toTaskView(current), previous_state: current.state };
     const event = taskEvent('task.updated', next, changeOf(current, next));
     if (await repos.worldTasks.claimVersion(next, event)) {
       await finish(repos, next, event);
-      return { ...taskView(next), previous_state: current.state };
+      return { ...toTaskView(next), previous_state: current.state };
     }
     if (attempt >= MAX_ATTEMPTS && body.expected_version === undefined) {
       throw new Conflict(`task ${taskId} is changing concurrently; retry`);

@@ -12,11 +12,11 @@ export function objectView(object: WorldObject) {
 }
 
 /** A relationship as clients see it. */
-export const relationshipView = (relationship: WorldRelationship) =>
+export const toRelationshipView = (relationship: WorldRelationship) =>
   withIdAs(relationship, 'relationship_id');
 
 /** A history event as clients see it. */
-export const historyEventView = (event: WorldHistoryEvent) => withIdAs(event, 'event_id');
+export const toHistoryEventView = (event: WorldHistoryEvent) => withIdAs(event, 'event_id');
 
 /** A task as clients see it. */
-export const taskView = (task: WorldTask) => withIdAs(task, 'task_id');
+export const toTaskView = (task: WorldTask) => withIdAs(task, 'task_id');

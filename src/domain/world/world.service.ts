@@ -1,9 +1,9 @@
 import type { DomainInfra } from '../infra';
 import { found, notFound } from '../../lib/errors';
 import type { RelationshipQuery, WorldHistoryQuery, WorldKindQuery } from './schemas';
-import { decodeCursor, decodeIdCursor, idPage, pageById } from '../../store/paging';
+import { decodePageCursor, decodeIdCursor, idPage, pageById } from '../../store/paging';
 import type { WorldObject } from '../../store/world-objects.repo';
-import { historyEventView, objectView, relationshipView } from './views';
+import { toHistoryEventView, objectView, toRelationshipView } from './views';
 
 type WorldDeps = Pick<DomainInfra, 'repos'>;
 
@@ -46,7 +46,7 @@ export async function listRelationships(
         limit,
         after,
       ),
-    relationshipView,
+    toRelationshipView,
   );
 }
 
@@ -55,9 +55,9 @@ export async function listHistory(deps: WorldDeps, query: WorldHistoryQuery) {
   const page = await deps.repos.worldHistory.list(
     { object_id: query.object_id, kind: query.kind },
     query.limit ?? DEFAULT_LIMIT,
-    query.cursor ? decodeCursor(query.cursor) : undefined,
+    query.cursor ? decodePageCursor(query.cursor) : undefined,
   );
-  return { items: page.items.map(historyEventView), next_cursor: page.next_cursor };
+  return { items: page.items.map(toHistoryEventView), next_cursor: page.next_cursor };
 }
 
 /** A world-state answer as cached: the page's rows (`limit + 1`) and the totals. */

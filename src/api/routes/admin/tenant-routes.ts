@@ -19,7 +19,7 @@ interface Described {
 }
 
 /** The list, create and status routes of one tenant resource (keys, principals, ...). */
-export interface TenantResource<Q extends TObject, C extends TSchema, S extends TSchema> {
+export interface TenantRouteSpec<Q extends TObject, C extends TSchema, S extends TSchema> {
   /** Path segment and operationId stem: `organizations` → `/v1/admin/organizations`. */
   resource: string;
   /** How one record reads in descriptions: `organization`. */
@@ -51,7 +51,7 @@ export interface TenantResource<Q extends TObject, C extends TSchema, S extends 
  * operator-only: the shape every tenant resource shares.
  */
 export function tenantRoutes<Q extends TObject, C extends TSchema, S extends TSchema>(
-  spec: TenantResource<Q, C, S>,
+  spec: TenantRouteSpec<Q, C, S>,
 ): RouteDefinition[] {
   const base = `/v1/admin/${spec.resource}`;
   const operation = `admin.${spec.resource}`;

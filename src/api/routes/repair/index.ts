@@ -45,7 +45,7 @@ export const repairRoutes: RouteDefinition[] = [
     summary: 'latest repair witness state',
     description:
       'Lists repairs newest first, optionally of one object, each with its steps, findings, plan and diff, child action and status timestamps.',
-    request: { query: repairsSchemas.repairStateQuery },
+    request: { query: repairsSchemas.repairListQuery },
     responses: {
       200: { description: 'A page of repairs.', schema: page(repairsViews.repairView) },
     },

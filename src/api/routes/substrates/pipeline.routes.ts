@@ -118,7 +118,7 @@ export const substratePipelineRoutes: RouteDefinition[] = [
       200: { description: 'The deployment.', schema: envelope(substratesViews.deploymentView) },
     },
     handler: async (req, deps) => ({
-      payload: deploymentsService.deploymentView(
+      payload: deploymentsService.toDeploymentView(
         await deploymentsService.getDeployment(deps, req.params.deployment_id),
         deps,
       ),

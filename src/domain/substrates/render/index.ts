@@ -1,4 +1,4 @@
-export { render, RENDER_FORMATS, type RenderFormat, type Rendered } from './render';
+export { render, type Rendered } from './render';
 export { renderJson, type RenderedJson } from './render-json';
 export { renderMarkdown, MARKDOWN_MAX_CELLS } from './render-markdown';
 export { renderSvg, SVG_MAX_CELLS } from './render-svg';

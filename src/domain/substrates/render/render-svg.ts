@@ -1,5 +1,5 @@
 import { cellRuns } from './cell-runs';
-import { escapeXml } from './escape-xml';
+import { escapeXml } from '../../../lib/escape-xml';
 import { isCropped, latticeWindow } from './lattice-window';
 import type { RenderInput } from './render-input';
 import { summarizeSpec } from './spec-summary';

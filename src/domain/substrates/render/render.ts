@@ -1,11 +1,8 @@
+import type { RenderFormat } from '../schemas';
 import type { RenderInput } from './render-input';
 import { renderJson, type RenderedJson } from './render-json';
 import { renderMarkdown } from './render-markdown';
 import { renderSvg } from './render-svg';
-
-/** The formats `render` produces. */
-export const RENDER_FORMATS = ['json', 'markdown', 'svg'] as const;
-export type RenderFormat = (typeof RENDER_FORMATS)[number];
 
 /** A rendering with the content type to serve it as. */
 export type Rendered =

@@ -20,13 +20,24 @@ export interface OpsWorkflowStart {
   searchAttributes?: SearchAttributePair[];
 }
 
+/** What starting any of the api's workflows takes (its search attributes already chosen). */
+export interface WorkflowStart {
+  workflowType: string;
+  workflowId: string;
+  args: unknown[];
+  searchAttributes: SearchAttributePair[];
+  staticSummary: string;
+  staticDetails: string;
+}
+
 /**
- * Starts an ops workflow under its business id (a second start of the same id fails: the
- * caller's id is new), counted in the workflow-start metric. Temporal not answering is 503.
+ * Starts a workflow under its business id (a second start of the same id fails: the
+ * caller's id is new), counted in the workflow-start metric. Temporal not answering is 503:
+ * nothing was written and no workflow runs, so the caller may simply retry.
  */
-export async function startOpsWorkflow(
+export async function startWorkflow(
   deps: Pick<DomainInfra, 'metrics' | 'temporal'>,
-  start: OpsWorkflowStart,
+  start: WorkflowStart,
 ): Promise<void> {
   try {
     const client = await deps.temporal.getClient();
@@ -35,14 +46,7 @@ export async function startOpsWorkflow(
       workflowIdConflictPolicy: 'FAIL',
       taskQueue: deps.temporal.taskQueue,
       args: start.args,
-      typedSearchAttributes: [
-        { key: OpsStatusKey, value: start.opsStatus },
-        ...(start.sharedContextId
-          ? [{ key: SharedContextIdKey, value: start.sharedContextId }]
-          : []),
-        ...(start.requestedBy ? [{ key: ProposedByKey, value: start.requestedBy }] : []),
-        ...(start.searchAttributes ?? []),
-      ],
+      typedSearchAttributes: start.searchAttributes,
       staticSummary: start.staticSummary,
       staticDetails: start.staticDetails,
     });
@@ -53,6 +57,21 @@ export async function startOpsWorkflow(
   }
   deps.metrics.workflowStarts.inc({ workflow_type: start.workflowType });
 }
+
+/** Starts an ops workflow, with the search attributes every ops workflow carries. */
+export const startOpsWorkflow = (
+  deps: Pick<DomainInfra, 'metrics' | 'temporal'>,
+  start: OpsWorkflowStart,
+): Promise<void> =>
+  startWorkflow(deps, {
+    ...start,
+    searchAttributes: [
+      { key: OpsStatusKey, value: start.opsStatus },
+      ...(start.sharedContextId ? [{ key: SharedContextIdKey, value: start.sharedContextId }] : []),
+      ...(start.requestedBy ? [{ key: ProposedByKey, value: start.requestedBy }] : []),
+      ...(start.searchAttributes ?? []),
+    ],
+  });
 
 /**
  * The workflow's result when it ends within `ms`; null when it runs on or failed (the
