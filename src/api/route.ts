@@ -75,7 +75,7 @@ interface RouteShape<F extends RouteFamily, P, Q, B> {
   request?: {
     params?: P;
     query?: Q;
-    /** `name` is the named request body of the seed (SessionStepRequest, ...). */
+    /** `name` names the request body as an OpenAPI component (SessionStepRequest, ...). */
     body?: {
       name: string;
       schema: B;

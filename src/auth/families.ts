@@ -40,7 +40,7 @@ const family = (
   operatorOnly: exposure === 'permanently_private',
 });
 
-/** The seed's route-family table (api-spec.md, Authentication). */
+/** The route-family table: who may call what (docs/governance.md, Families). */
 export const FAMILIES = {
   admin_control_plane: family('permanently_private', 'sandbox', 0),
   admin_ops: family('permanently_private', 'institutional', 0),

@@ -55,7 +55,7 @@ describe('GET /openapi.json', () => {
     }
   });
 
-  it('names the seed request bodies as components', () => {
+  it('names the request bodies as components', () => {
     for (const name of [
       'SandboxAccessRequest',
       'SessionCreateRequest',

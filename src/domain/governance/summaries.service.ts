@@ -11,7 +11,7 @@ import { CLASS_LIMITS } from '../../auth/limits';
 import type { KeyStatus } from '../../store/api-keys.repo';
 
 /**
- * `GET /v1/admin/access-layers`: every route family of the seed table (planned ones, with 0
+ * `GET /v1/admin/access-layers`: every route family of the family table (planned ones, with 0
  * routes, included) with its exposure, minimum class and layer and its route count in
  * `routes`; and each layer with the families it opens and its active keys.
  */

@@ -16,7 +16,7 @@ export interface PlannedRow {
   /** Path parameters by name. */
   params?: Record<string, TSchema>;
   query?: TObject;
-  /** The request body, under the name the seed gives it. */
+  /** The request body, under its OpenAPI component name. */
   body?: { name: string; schema: TSchema; required?: boolean };
 }
 
