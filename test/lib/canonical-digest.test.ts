@@ -18,7 +18,9 @@ describe('digestHolds', () => {
 
   it('fails when any other field changed, prev_digest included', () => {
     const digest = canonicalDigest(body);
-    expect(digestHolds({ ...body, event: 'rejected', digest })).toBe(false);
-    expect(digestHolds({ ...body, prev_digest: 'sha256:01', digest })).toBe(false);
+    const otherEvent = { ...body, event: 'rejected', digest };
+    const otherPrevious = { ...body, prev_digest: 'sha256:01', digest };
+    expect(digestHolds(otherEvent)).toBe(false);
+    expect(digestHolds(otherPrevious)).toBe(false);
   });
 });

@@ -23,21 +23,27 @@ const violation = (collection: string, recordId: string, problem: string): Viola
   problem,
 });
 
+/** Each action's ledger entries, in `seq` order. */
+function chainsByAction(entries: readonly ActionLedgerEntry[]): Map<string, ActionLedgerEntry[]> {
+  const byAction = new Map<string, ActionLedgerEntry[]>();
+  for (const entry of entries) {
+    const chain = byAction.get(entry.action_id) ?? [];
+    chain.push(entry);
+    byAction.set(entry.action_id, chain);
+  }
+  for (const chain of byAction.values()) chain.sort((a, b) => a.seq - b.seq);
+  return byAction;
+}
+
 /**
  * `action_ledger_chain`: per action, its entries in `seq` order: each entry's digest
  * recomputes, the first has no `prev_digest`, every later one carries the digest of the one
  * before it. `complete`: every entry was read (else a chain may start past its first entry).
  */
 export function actionLedgerChain(entries: ActionLedgerEntry[], complete: boolean): CheckFindings {
-  const byAction = new Map<string, ActionLedgerEntry[]>();
-  for (const entry of entries) {
-    const list = byAction.get(entry.action_id) ?? [];
-    list.push(entry);
-    byAction.set(entry.action_id, list);
-  }
+  const byAction = chainsByAction(entries);
   const violations: Violation[] = [];
   for (const chain of byAction.values()) {
-    chain.sort((a, b) => a.seq - b.seq);
     chain.forEach((entry, index) => {
       if (!digestHolds(entry)) {
         violations.push(violation('action_ledger', entry._id, 'its digest does not recompute'));
@@ -100,16 +106,10 @@ export function decisionsSigned(
   authority: ActionAuthority,
   complete: boolean,
 ): CheckFindings {
-  const byAction = new Map<string, ActionLedgerEntry[]>();
-  for (const entry of entries) {
-    const list = byAction.get(entry.action_id) ?? [];
-    list.push(entry);
-    byAction.set(entry.action_id, list);
-  }
+  const byAction = chainsByAction(entries);
   const violations: Violation[] = [];
   let checked = 0;
   for (const [actionId, chain] of byAction) {
-    chain.sort((a, b) => a.seq - b.seq);
     const executing = chain.find((entry) => entry.status === 'executing');
     if (!executing) continue;
     const proposed = chain.find((entry) => entry.event === 'proposed');
