@@ -59,7 +59,7 @@ function pendingMonitorCalls() {
     }));
 }
 const env = process.env;
-const BIN = env.FERRETDB_BIN || '/work/main/.tools/bin/ferretdb';
+const BIN = env.FERRETDB_BIN || join(root, '.tools/bin/ferretdb');
 const PORT = Number(env.PORT || 27030);
 const CLIENTS = Number(env.CLIENTS || 8);
 const LOOPS = Number(env.LOOPS || 5);
