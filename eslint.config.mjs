@@ -3,7 +3,19 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.data/**', '.tools/**', 'coverage/**', '*.config.*'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.data/**',
+      '.tools/**',
+      'coverage/**',
+      'packages/*/dist/**',
+      'packages/client/src/schema.ts',
+      'packages/client/src/idempotent-posts.ts',
+      '*.config.*',
+    ],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,0 +1,16 @@
+export {
+  createClient,
+  type ClientOptions,
+  type GovernedApi,
+  type GovernedClient,
+  type PagedPath,
+  type PageItem,
+} from './client';
+export { GovernedApiError, type ErrorEnvelope } from './errors';
+export {
+  requireApproval,
+  ApprovalTimeoutError,
+  type ApprovalRequest,
+  type ApprovalOptions,
+} from './require-approval';
+export type { paths, components, operations } from './schema';
