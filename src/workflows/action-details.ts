@@ -97,3 +97,21 @@ export function recordSummary(
       return `record ${event.replace(/_/g, ' ')}${by}`;
   }
 }
+
+/** The one-line summaries of the activities and timers the action's workflow schedules. */
+export const actionStepSummary = {
+  checkProposal: (state: ActionState, target: string) =>
+    `check the api's signature on the proposal, dry-run ${state.action_kind} → ${target}`,
+  approvalWait: (state: ActionState, expiresAtMs: number) =>
+    `wait for ${state.bounds.required_approvals} approval(s) until the window ends at ${clock(expiresAtMs)}`,
+  ruleWait: (executableAt: string) =>
+    `wait for the approval rule's wait to end at ${clock(executableAt)}`,
+  executeWait: (expiresAtMs: number) => `wait for a call to execute until ${clock(expiresAtMs)}`,
+  replan: (state: ActionState, target: string) =>
+    `re-plan ${state.action_kind} → ${target} before executing`,
+  apply: (state: ActionState, target: string) => `apply ${state.action_kind} → ${target}`,
+};
+
+/** The current details of a start the worker refused: its proposal is not signed as it must be. */
+export const refusedProposalDetails = (problem: string): string =>
+  `**Refused:** ${problem}. Nothing was recorded and nothing done.`;

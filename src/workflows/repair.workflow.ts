@@ -16,8 +16,18 @@ import {
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { RepairActivities } from '../activities';
 import type { RepairStatus } from '../domain/repairs/schemas';
-import type { RepairRecord, RepairStep } from '../store/repairs.repo';
+import type { RepairRecord } from '../store/repairs.repo';
 import { externalActionWorkflow } from './external-action.workflow';
+import {
+  childEnded,
+  diagnosed,
+  ending,
+  entered,
+  repairCurrentDetails,
+  stepFailed,
+  verified,
+  type RepairStage,
+} from './repair-stages';
 import {
   ActionKindKey,
   ActionStatusKey,
@@ -46,63 +56,45 @@ const { diagnoseRepair, finishRepair, prepareRestoreAction, recordRepair, verify
 /** Patch: a reset run that finds its child already started cancels it and fails, saying so. */
 const ORPHAN_CHILD_AFTER_RESET = 'repair-cancels-child-of-reset-run';
 
-/** What the child action's final status makes of the repair. */
-const OUTCOME_OF_CHILD: Partial<Record<ActionState['status'], RepairStatus>> = {
-  rejected: 'rejected',
-  expired: 'rejected',
-  dry_run_failed: 'failed',
-  failed: 'failed',
-};
-
 /**
  * One repair of one world object (docs/repair.md): diagnose → plan → apply → verify.
  * A plan that changes data is applied only by a child `world.restore_object` action, which
  * goes through the approval path like any other; the repair waits for it and verifies what
  * it wrote. The workflow is the single writer of the repair's record; when it ends, the
  * repair goes into the hash-chained repair ledger and the object is free for the next one.
+ * What each step makes of the record is `repair-stages.ts`'s; this shell runs the steps.
  */
 export async function repairWorkflow(input: RepairWorkflowInput): Promise<RepairRecord> {
-  const record: RepairRecord = { ...input.record, steps: [...input.record.steps] };
+  let record: RepairRecord = { ...input.record, steps: [...input.record.steps] };
   let childStatus: ActionState['status'] | null = null;
   setHandler(repairStateQuery, () => record);
   setHandler(childActionStatusSignal, ({ action_id, status }) => {
     if (action_id === record.child_action_id) childStatus = status;
   });
 
-  const step = (name: RepairStep['step'], outcome: RepairStep['outcome'], detail: string) =>
-    record.steps.push({ step: name, outcome, at: new Date().toISOString(), detail });
+  const now = (): string => new Date().toISOString();
   const moveTo = async (status: RepairStatus) => {
-    const at = new Date().toISOString();
-    if (status !== record.status) {
+    const next = entered(record, status, now());
+    record = next.record;
+    if (next.statusChanged)
       upsertSearchAttributes([{ key: OpsStatusKey, value: `repair.${status}` }]);
-      record.status_timestamps[status] = at;
-    }
-    record.status = status;
-    record.seq += 1;
-    record.updated_at = at;
-    setCurrentDetails(
-      [
-        `**Stage:** ${status}`,
-        `**Object:** ${input.names?.target ?? ''} \`${record.object_id}\``,
-        `**Strategy:** ${record.strategy}`,
-        ...(record.child_action_id ? [`**Child action:** \`${record.child_action_id}\``] : []),
-        ...(record.error ? [`**Error:** ${record.error}`] : []),
-      ]
-        .map((line) => `- ${line}`)
-        .join('\n'),
-    );
+    setCurrentDetails(repairCurrentDetails(record, input.names?.target));
     await recordRepair(record);
   };
   const end = async (status: RepairStatus): Promise<RepairRecord> => {
-    record.status = status;
-    record.completed_at = new Date().toISOString();
-    record.status_timestamps[status] = record.completed_at;
-    record.ledger_seq = await finishRepair(record);
+    record = ending(record, status, now());
+    const ledgerSeq = await finishRepair(record);
+    record = { ...record, ledger_seq: ledgerSeq };
     await moveTo(status);
     if (status === 'failed') {
       throw ApplicationFailure.nonRetryable(`repair ${record._id} failed: ${record.error}`);
     }
     return record;
+  };
+  /** Takes what a step made of the record: where the repair goes next. */
+  const took = (stage: RepairStage): RepairStatus => {
+    record = stage.record;
+    return stage.next;
   };
 
   await moveTo('diagnosing');
@@ -110,29 +102,18 @@ export async function repairWorkflow(input: RepairWorkflowInput): Promise<Repair
   try {
     diagnosis = await diagnoseRepair(record);
   } catch (error) {
-    record.error = messageOf(error);
-    step('diagnose', 'failed', record.error);
-    return end('failed');
+    return end(took(stepFailed(record, 'diagnose', messageOf(error), now())));
   }
-  record.findings = diagnosis.findings;
-  const failing = diagnosis.findings.filter((finding) => !finding.ok).length;
-  step('diagnose', 'done', `${diagnosis.findings.length} check(s), ${failing} not holding`);
-  if (!diagnosis.plan) {
-    step('plan', 'skipped', 'nothing to change');
-    return end('no_action_needed');
-  }
-  const plan = diagnosis.plan;
-  record.plan = plan;
-  const changes =
-    Object.keys(plan.diff.attributes).length + Object.keys(plan.diff.external_state).length;
-  step('plan', 'done', `${changes} field change(s) from ${plan.source}, ${plan.digest}`);
+  const afterDiagnosis = took(diagnosed(record, diagnosis, now()));
+  if (afterDiagnosis !== 'planned') return end(afterDiagnosis);
+  const plan = record.plan!;
   await moveTo('planned');
 
   const actionInput = {
     ...(await prepareRestoreAction({ record, request_signature: input.request_signature })),
     names: input.names,
   };
-  record.child_action_id = actionInput.action_id;
+  record = { ...record, child_action_id: actionInput.action_id };
   const base = input.public_base_url ?? '';
   const startingChild = startChild(externalActionWorkflow, {
     workflowId: actionWorkflowId(actionInput.action_id),
@@ -163,9 +144,8 @@ export async function repairWorkflow(input: RepairWorkflowInput): Promise<Repair
     // still be approved and change the object under a repair that ended: cancel it (the api
     // records it `aborted`) and end saying so.
     await getExternalWorkflowHandle(actionWorkflowId(actionInput.action_id)).cancel();
-    record.error = `child action ${actionInput.action_id} was started by an earlier run of this repair's workflow, which a reset replaced; this run cannot follow it, so it is cancelled: request the repair again`;
-    step('apply', 'failed', record.error);
-    return end('failed');
+    const orphaned = `child action ${actionInput.action_id} was started by an earlier run of this repair's workflow, which a reset replaced; this run cannot follow it, so it is cancelled: request the repair again`;
+    return end(took(stepFailed(record, 'apply', orphaned, now())));
   }
   const result = child.result();
   let finished = false;
@@ -182,44 +162,15 @@ export async function repairWorkflow(input: RepairWorkflowInput): Promise<Repair
   try {
     final = await result;
   } catch (error) {
-    record.error = `child action ${record.child_action_id} did not finish: ${messageOf(error)}`;
-    step('apply', 'failed', record.error);
-    return end('failed');
+    const unfinished = `child action ${record.child_action_id} did not finish: ${messageOf(error)}`;
+    return end(took(stepFailed(record, 'apply', unfinished, now())));
   }
-  const outcome = OUTCOME_OF_CHILD[final.status];
-  if (outcome || final.status !== 'executed') {
-    const why = final.execution?.reason ?? final.dry_run?.policy.reasons.join('; ') ?? '';
-    record.error = outcome === 'rejected' ? null : `child action ${final.status}: ${why}`;
-    step(
-      'apply',
-      'skipped',
-      `child action ${final.action_id} ${final.status}${why ? `: ${why}` : ''}`,
-    );
-    return end(outcome ?? 'failed');
-  }
-  const applied = final.execution?.result ?? {};
-  record.result = {
-    version: typeof applied['version'] === 'number' ? applied['version'] : plan.base_version,
-    external_revision:
-      typeof applied['external_revision'] === 'number' ? applied['external_revision'] : null,
-  };
-  step('apply', 'done', `child action ${final.action_id} executed`);
+  const afterChild = took(childEnded(record, final, now()));
+  if (afterChild !== 'verifying') return end(afterChild);
   await moveTo('verifying');
 
   const checks = await verifyRepair(record);
-  record.findings = [
-    ...record.findings,
-    ...checks.map((c) => ({ ...c, check: `verify.${c.check}` })),
-  ];
-  // Conditions report disputes between sources; a repair does not settle those.
-  const broken = checks.filter((c) => !c.ok && c.check !== 'external_conditions');
-  if (broken.length > 0) {
-    record.error = broken.map((c) => c.detail).join('; ');
-    step('verify', 'failed', record.error);
-    return end('failed');
-  }
-  step('verify', 'done', `${checks.length} check(s) hold`);
-  return end('repaired');
+  return end(took(verified(record, checks, now())));
 }
 
 /**

@@ -3,9 +3,9 @@ import { createDecisionSigner, type DecisionSigner } from '../../src/auth/decisi
 import type { SecurityEvent, WorkerTrust } from '../../src/activities/trust';
 import { newId } from '../../src/lib/ids';
 import { createWorkerTrust } from '../../src/worker/trust';
+import { openAction } from '../../src/workflows/action-machine';
 import {
   proposalClaimOf,
-  type ActionContract,
   type ActionDecision,
   type ActionState,
   type ActionWorkflowInput,
@@ -63,31 +63,16 @@ export function signedDecision(
   return { ...claim, ...signed, at: signed.signed_at };
 }
 
-/** The state an action workflow holds, with its signed proposal. */
+/** The state an action workflow holds, with its signed proposal (as its workflow opens it). */
 export function stateOf(
   input: ActionWorkflowInput,
   fields: Partial<ActionState> = {},
 ): ActionState {
-  const contract: ActionContract = input.contract;
+  const run = { workflow_id: `action-${input.action_id}`, run_id: 'run', first_run_id: 'run' };
   return {
-    ...contract,
-    action_id: input.action_id,
-    status: 'proposed',
-    status_timestamps: { proposed: input.created_at },
-    proposed_by: input.proposed_by,
-    approvals: [],
-    decisions: [],
-    dry_run: null,
-    execution: null,
+    ...openAction(input, run).state,
     expires_at: new Date(Date.now() + 3_600_000).toISOString(),
-    workflow_id: `action-${input.action_id}`,
-    run_id: 'run',
-    created_at: input.created_at,
-    updated_at: input.created_at,
     seq: 1,
-    ledger_head: null,
-    rule: input.rule ?? null,
-    proposal: { ...proposalClaimOf(input), ...input.proposal_signature! },
     ...fields,
   };
 }
