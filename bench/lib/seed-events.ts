@@ -12,8 +12,7 @@ const BATCH = 1000;
 /**
  * External events `from` … `from + count - 1`, shaped by the ingest route's own record
  * builder (`eventRecordOf`) and written by the repository's own claim (`claimMany`: the
- * history feed's slots, the events, their witness journal slot), after the feed's backfill
- * has run on the database as it does when an api first starts on it.
+ * history feed's slots, the events, their witness journal slot).
  * They are about `objects` in turn (none: about no object) and in `context`, or else in 100
  * shared contexts; no reconciliation records are written (the history page reads those by
  * `_id`, one per listed event, whatever the total).
@@ -28,7 +27,6 @@ export async function seedEvents(
   const client = await MongoClient.connect(mongoUri);
   try {
     const repo = createExternalEventsRepo(client.db(), createWitnessJournalRepo(client.db()));
-    await repo.completeFeed();
     const at = new Date().toISOString();
     for (let start = from; start < from + count; start += BATCH) {
       const batch: ExternalEventRecord[] = [];

@@ -1,8 +1,8 @@
 import type { Db } from 'mongodb';
 import { createEventFeed } from './event-feed';
-import { createFeedBackfill } from './event-feed-backfill';
 import { createEventHistory } from './event-history';
 import { insertOnce, insertUnordered } from './mongo';
+import { byIdReader } from './reads-by-id';
 import type { WitnessJournalRepo } from './witness-journal.repo';
 
 /**
@@ -84,8 +84,7 @@ export function createExternalEventsRepo(db: Db, journal: WitnessJournalRepo) {
   const events = db.collection<ExternalEventRecord>('external_events');
   const reconciliations = db.collection<StoredReconciliation>('external_reconciliations');
   const feed = createEventFeed(db);
-  const backfill = createFeedBackfill(db);
-  const history = createEventHistory({ events, feed, backfill });
+  const history = createEventHistory({ events, feed, readByIds: byIdReader(db) });
   return {
     /**
      * Claims the record's key; false when an event with that key exists already. The feed
@@ -167,13 +166,8 @@ export function createExternalEventsRepo(db: Db, journal: WitnessJournalRepo) {
       const fields = { projection: { outcome: 1, reconciled_at: 1 } };
       for await (const row of reconciliations.find({}, fields)) yield witnessReconciliation(row);
     },
-    /**
-     * Events newest recorded first, keyset-paged, read from the feed by `_id` alone
-     * (`event-history.ts`); before the feed's backfill has run, by `event_id`.
-     */
+    /** Events newest recorded first, keyset-paged, read from the feed by `_id` (`event-history.ts`). */
     list: history.list,
-    /** Lists events recorded before the feed existed in it, once per database. */
-    completeFeed: backfill.complete,
     /** The outcomes of several events, one read by `_id` each (FerretDB scans for `$in`). */
     async outcomesOf(eventIds: string[]): Promise<Map<string, StoredReconciliation['outcome']>> {
       const found = await Promise.all(
