@@ -5,6 +5,7 @@ import {
   type ExternalEventRecord,
 } from '../../src/store/external-events.repo';
 import { createWitnessJournalRepo } from '../../src/store/witness-journal.repo';
+import { journaledEvents } from '../../src/store/witness-recorder';
 
 /** Events per claim (what one ingest-batch claims at most is 500). */
 const BATCH = 1000;
@@ -26,7 +27,10 @@ export async function seedEvents(
   const objects = options.objects ?? [];
   const client = await MongoClient.connect(mongoUri);
   try {
-    const repo = createExternalEventsRepo(client.db(), createWitnessJournalRepo(client.db()));
+    const repo = journaledEvents(
+      createExternalEventsRepo(client.db()),
+      createWitnessJournalRepo(client.db()),
+    );
     const at = new Date().toISOString();
     for (let start = from; start < from + count; start += BATCH) {
       const batch: ExternalEventRecord[] = [];

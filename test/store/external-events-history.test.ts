@@ -13,6 +13,7 @@ import {
 } from '../../src/store/external-events.repo';
 import { connectMongo } from '../../src/store/mongo';
 import { createWitnessJournalRepo } from '../../src/store/witness-journal.repo';
+import { journaledEvents } from '../../src/store/witness-recorder';
 import { freshDbName } from '../helpers/test-app';
 
 const uri = process.env['TEST_MONGODB_URI']!;
@@ -27,7 +28,7 @@ async function openProcesses(dbName: string, count: number) {
   return opened.map(({ client, db }) => ({
     client,
     db,
-    repo: createExternalEventsRepo(db, createWitnessJournalRepo(db)),
+    repo: journaledEvents(createExternalEventsRepo(db), createWitnessJournalRepo(db)),
   }));
 }
 

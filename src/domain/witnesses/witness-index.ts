@@ -14,7 +14,7 @@ import { STEP_LEASE_CLOCK_SKEW_MS, type StepLease } from '../../store/step-lease
 import type { WitnessDeployment } from '../../store/substrate-deployments.repo';
 import type { WorldTask } from '../../store/world-tasks.repo';
 
-/** Every kind of record change the witness journal carries (each repository writes its own). */
+/** Every kind of record change the witness journal carries (`store/witness-recorder.ts`). */
 export type WitnessChange =
   | ActionChange
   | EventChange
@@ -320,7 +320,7 @@ export class WitnessIndex implements WitnessSource {
         continue;
       }
       for (const entry of tail.entries) {
-        // Each change was written by the repository of its kind (`WitnessChange`).
+        // Each change was journaled after a write of its kind (`WitnessChange`).
         for (const change of entry.records) this.fold.apply(change as WitnessChange);
       }
       this.folded += tail.entries.length;
