@@ -30,7 +30,7 @@ export const stepId = (sessionId: string, step: number): string => `${sessionId}
  * failed insert or one more probe, never a wrong answer.
  */
 export function createSessionStepsRepo(db: Db, leases: StepLeases) {
-  const col = db.collection<StoredStep | SessionStepRecord>('session_steps');
+  const col = db.collection<StoredStep>('session_steps');
   const newest = new LRUCache<string, SessionStepRecord>({ max: 10_000 });
   /** Claims of one session run one at a time in this process (see `exclusive`). */
   const claims = createKeyedMutex();

@@ -20,7 +20,7 @@ export type WitnessChange =
   | EventChange
   | { kind: 'task'; record: WorldTask }
   | { kind: 'session'; record: SessionRecord }
-  /** One step (`<session_id>:<n>`): how stored steps are folded, and older processes journaled. */
+  /** One step (`<session_id>:<n>`): how stored steps are folded. */
   | { kind: 'step'; record: { _id: string } }
   | { kind: 'step_lease'; record: StepLease }
   | { kind: 'deployment'; record: WitnessDeployment };
