@@ -5,6 +5,7 @@ import {
   type ExternalEventRecord,
 } from '../../src/store/external-events.repo';
 import { createWitnessJournalRepo } from '../../src/store/witness-journal.repo';
+import { journaledEvents } from '../../src/store/witness-recorder';
 
 /** Events per claim (what one ingest-batch claims at most is 500). */
 const BATCH = 1000;
@@ -12,8 +13,7 @@ const BATCH = 1000;
 /**
  * External events `from` … `from + count - 1`, shaped by the ingest route's own record
  * builder (`eventRecordOf`) and written by the repository's own claim (`claimMany`: the
- * history feed's slots, the events, their witness journal slot), after the feed's backfill
- * has run on the database as it does when an api first starts on it.
+ * history feed's slots, the events, their witness journal slot).
  * They are about `objects` in turn (none: about no object) and in `context`, or else in 100
  * shared contexts; no reconciliation records are written (the history page reads those by
  * `_id`, one per listed event, whatever the total).
@@ -27,8 +27,10 @@ export async function seedEvents(
   const objects = options.objects ?? [];
   const client = await MongoClient.connect(mongoUri);
   try {
-    const repo = createExternalEventsRepo(client.db(), createWitnessJournalRepo(client.db()));
-    await repo.completeFeed();
+    const repo = journaledEvents(
+      createExternalEventsRepo(client.db()),
+      createWitnessJournalRepo(client.db()),
+    );
     const at = new Date().toISOString();
     for (let start = from; start < from + count; start += BATCH) {
       const batch: ExternalEventRecord[] = [];

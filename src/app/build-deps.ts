@@ -40,16 +40,6 @@ export async function buildDeps(
   const repos = createRepos(db);
   await ensureIndexes(db);
   await ensureSystemRecords({ repos, config });
-  // Once per database: history reads the older way until it is done (docs/external-events.md).
-  // The same for the inbox's arrivals feed (docs/approvals.md, "Pages read by `_id`").
-  const backfill = Promise.all([
-    repos.externalEvents
-      .completeFeed()
-      .catch((error: unknown) => log.warn({ err: error }, 'events feed backfill failed')),
-    repos.actionInbox
-      .completeArrivals()
-      .catch((error: unknown) => log.warn({ err: error }, 'inbox arrivals backfill failed')),
-  ]);
 
   const instanceId = `api-${randomBytes(6).toString('hex')}`;
   const limiter = new RateLimiter({
@@ -153,7 +143,6 @@ export async function buildDeps(
     async close() {
       schedule?.stop();
       witnesses.stop();
-      await backfill;
       await monitor.stop();
       await limiter
         .stop()

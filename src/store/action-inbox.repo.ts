@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import type { ActionListEntry, ActionListFilter } from './external-actions.repo';
 import { createInboxArrivals, type InboxEntry, type InboxPosition } from './inbox-arrivals';
+import { byIdReader } from './reads-by-id';
 
 export {
   decodeInboxCursor,
@@ -35,7 +36,7 @@ const DEPARTURE_KEPT_MS = 60 * 60_000;
 export function createActionInboxRepo(db: Db) {
   const inbox = db.collection<InboxEntry>('action_inbox');
   const departures = db.collection<Departure>('action_inbox_departures');
-  const arrivals = createInboxArrivals(db, inbox);
+  const arrivals = createInboxArrivals(db, inbox, byIdReader(db));
   let lastPruneMs = 0;
   return {
     /**
@@ -106,11 +107,6 @@ export function createActionInboxRepo(db: Db) {
       lastPruneMs = nowMs;
       const cutoff = new Date(nowMs - DEPARTURE_KEPT_MS).toISOString();
       await departures.deleteMany({ updated_at: { $lt: cutoff } });
-      // Departures written into the inbox itself before they moved out (`left: true`).
-      await inbox.deleteMany({
-        left: true,
-        updated_at: { $lt: cutoff },
-      });
     },
     /**
      * A page of awaiting actions, newest arrival first, after `after`: `limit + 1` rows at
@@ -118,8 +114,6 @@ export function createActionInboxRepo(db: Db) {
      */
     page: (filter: ActionListFilter, limit: number, after?: InboxPosition) =>
       arrivals.rows(filter, limit, after),
-    /** Lists the entries written before the arrivals feed, once per database. */
-    completeArrivals: (): Promise<void> => arrivals.complete(),
   };
 }
 

@@ -21,7 +21,7 @@ export interface FeedEvent {
 /** The kinds of chain a history read can walk. */
 export type FeedKind = 'all' | 'family' | 'object';
 
-/** The feed collection (exported for the backfill and the tests). */
+/** The feed collection (exported for the tests). */
 export const FEED_COLLECTION = 'external_event_feed';
 
 /** The chain of a kind and name (`all` has no name). */
@@ -45,8 +45,7 @@ const listingOf = (event: FeedEvent): Listing => ({
  * (`slot-feed.ts`) so a history page is read by `_id` alone (docs/external-events.md,
  * "History"). One chain lists every event (`all`), one per source family and one per world
  * object; each entry is `<event_id>:<key>` (tag and key). Slots 1, 2, 3, … are written by
- * ingests; slots 0, −1, −2, … by the one-time backfill of events recorded before the feed
- * existed (`event-feed-backfill.ts`).
+ * ingests.
  *
  * An ingest writes its feed entries *before* its events: an event that exists is always in
  * the feed, and an entry whose event was never written (the ingest died between the two,

@@ -3,7 +3,6 @@ import type { Db, Filter } from 'mongodb';
 import type { ActionState } from '../workflows/shared';
 import { isDuplicateKey, replaceIfNewer } from './mongo';
 import { newestByIdPage, toPage, type PagePosition } from './paging';
-import type { WitnessJournalRepo } from './witness-journal.repo';
 
 /**
  * The MongoDB projection of an action's workflow state, for reads and listings, with two
@@ -115,7 +114,7 @@ export const witnessAction = (record: ActionRecord): ActionChange => ({
   },
 });
 
-const witnessLedgerEntry = (entry: ActionLedgerEntry): ActionChange => {
+export const witnessLedgerEntry = (entry: ActionLedgerEntry): ActionChange => {
   const { detail, actor: _actor, ...rest } = entry;
   const reason = detail?.['reason'];
   return {
@@ -124,7 +123,7 @@ const witnessLedgerEntry = (entry: ActionLedgerEntry): ActionChange => {
   };
 };
 
-export function createExternalActionsRepo(db: Db, journal: WitnessJournalRepo) {
+export function createExternalActionsRepo(db: Db) {
   const actions = db.collection<ActionRecord>('external_actions');
   const ledger = db.collection<ActionLedgerEntry>('action_ledger');
   /** The entry as stored, and whether this call wrote it (false: a retry found it). */
@@ -145,13 +144,9 @@ export function createExternalActionsRepo(db: Db, journal: WitnessJournalRepo) {
     /** Actions per status, and `total`. */
     countByStatus: () => countBy(actions, 'status'),
     findById: (id: string) => actions.findOne({ _id: id }),
-    /**
-     * Writes a snapshot unless a newer one is stored (`replaceIfNewer`), then journals it
-     * (always: a retry after a failed append must still reach the witness journal).
-     */
+    /** Writes a snapshot unless a newer one is stored (`replaceIfNewer`). */
     async project(record: ActionRecord): Promise<void> {
       await replaceIfNewer(actions, record);
-      await journal.append([witnessAction(record)]);
     },
     /**
      * Actions newest first (ULID `_id` descending) before `beforeId`; `limit + 1` rows. What
@@ -171,18 +166,17 @@ export function createExternalActionsRepo(db: Db, journal: WitnessJournalRepo) {
     /** Appends a ledger entry once; a retry returns the entry already written. */
     async appendOnce(entry: ActionLedgerEntry): Promise<ActionLedgerEntry> {
       const { stored } = await insertOnce(entry);
-      await journal.append([witnessLedgerEntry(stored)]);
       return stored;
     },
     /**
      * Writes a ledger entry once: the entry as stored, and whether this call wrote it (false:
-     * a retry found it there). Not journaled: `projectTransitions` journals it.
+     * a retry found it there). Its witness change goes with `projectTransitions`'.
      */
     insertLedgerOnce: insertOnce,
     /**
      * Recorded transitions, after their ledger entries were written: the snapshot of the
-     * last one (`ledger_head` its entry's digest), then the entries and the snapshot
-     * journaled together in one witness slot. `extra` writes run beside the snapshot.
+     * last one (`ledger_head` its entry's digest), which it answers. `extra` writes run
+     * beside the snapshot.
      *
      * The workflow records its transitions one after another, so when this call wrote the
      * entries (`fresh`) no later snapshot can be stored yet and the snapshot is written
@@ -194,7 +188,7 @@ export function createExternalActionsRepo(db: Db, journal: WitnessJournalRepo) {
       snapshot: Omit<ActionRecord, 'ledger_head'>,
       fresh: boolean,
       extra: (record: ActionRecord) => Promise<unknown>,
-    ): Promise<void> {
+    ): Promise<ActionRecord> {
       const head = entries[entries.length - 1];
       if (!head) throw new Error('projectTransitions needs at least one ledger entry');
       const record: ActionRecord = { ...snapshot, ledger_head: head.digest };
@@ -204,7 +198,7 @@ export function createExternalActionsRepo(db: Db, journal: WitnessJournalRepo) {
           : replaceIfNewer(actions, record),
         extra(record),
       ]);
-      await journal.append([...entries.map(witnessLedgerEntry), witnessAction(record)]);
+      return record;
     },
     /** Ledger entries, newest first, keyset-paged. */
     async listLedger(filter: ActionLedgerFilter, limit: number, after?: PagePosition) {

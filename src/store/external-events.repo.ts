@@ -1,9 +1,8 @@
 import type { Db } from 'mongodb';
 import { createEventFeed } from './event-feed';
-import { createFeedBackfill } from './event-feed-backfill';
 import { createEventHistory } from './event-history';
 import { insertOnce, insertUnordered } from './mongo';
-import type { WitnessJournalRepo } from './witness-journal.repo';
+import { byIdReader } from './reads-by-id';
 
 /**
  * One ingested external event. `_id` is the dedup key, sha256 of `source_family`, NUL,
@@ -64,6 +63,9 @@ export type ClaimResult =
 
 export type { EventListFilter } from './event-history';
 
+/** The caller's limit on claim writes in flight, which a batch's insert goes through. */
+export type ClaimGate = (write: () => Promise<ClaimResult[]>) => Promise<ClaimResult[]>;
+
 /** What the witnesses read of an external event: everything but its payload. */
 export type WitnessEvent = Omit<ExternalEventRecord, 'payload'>;
 export type WitnessReconciliation = Pick<StoredReconciliation, '_id' | 'outcome' | 'reconciled_at'>;
@@ -75,17 +77,16 @@ export const witnessEvent = (event: ExternalEventRecord): EventChange => {
   const { payload: _payload, ...record } = event;
   return { kind: 'event', record };
 };
-const witnessReconciliation = (row: WitnessReconciliation): EventChange => ({
+export const witnessReconciliation = (row: WitnessReconciliation): EventChange => ({
   kind: 'reconciliation',
   record: { _id: row._id, outcome: row.outcome, reconciled_at: row.reconciled_at },
 });
 
-export function createExternalEventsRepo(db: Db, journal: WitnessJournalRepo) {
+export function createExternalEventsRepo(db: Db) {
   const events = db.collection<ExternalEventRecord>('external_events');
   const reconciliations = db.collection<StoredReconciliation>('external_reconciliations');
   const feed = createEventFeed(db);
-  const backfill = createFeedBackfill(db);
-  const history = createEventHistory({ events, feed, backfill });
+  const history = createEventHistory({ events, feed, readByIds: byIdReader(db) });
   return {
     /**
      * Claims the record's key; false when an event with that key exists already. The feed
@@ -94,19 +95,18 @@ export function createExternalEventsRepo(db: Db, journal: WitnessJournalRepo) {
      */
     async claim(record: ExternalEventRecord): Promise<boolean> {
       await feed.record([record]);
-      const created = await insertOnce(events, record);
-      if (created) await journal.append([witnessEvent(record)]);
-      return created;
+      return insertOnce(events, record);
     },
     /**
      * Claims many keys in one unordered insert; one result per record, in order. The feed
      * lists them first, outside `gate` (the caller's limit on writes in flight), which the
-     * insert and its journal append go through, as the whole claim did before the feed:
-     * callers queued at the gate have their feed entries written together meanwhile.
+     * insert goes through (with its journal append, `witness-recorder.ts`), as the whole
+     * claim did before the feed: callers queued at the gate have their feed entries written
+     * together meanwhile.
      */
     async claimMany(
       records: ExternalEventRecord[],
-      gate: <T>(write: () => Promise<T>) => Promise<T> = (write) => write(),
+      gate: ClaimGate = (write) => write(),
     ): Promise<ClaimResult[]> {
       const results: ClaimResult[] = records.map(() => ({ status: 'created' }));
       if (records.length === 0) return results;
@@ -118,9 +118,6 @@ export function createExternalEventsRepo(db: Db, journal: WitnessJournalRepo) {
               ? { status: 'duplicate' }
               : { status: 'failed', message: writeError.errmsg ?? 'write refused' };
         }
-        await journal.append(
-          records.filter((_, index) => results[index].status === 'created').map(witnessEvent),
-        );
         return results;
       });
     },
@@ -156,7 +153,6 @@ export function createExternalEventsRepo(db: Db, journal: WitnessJournalRepo) {
           return (await reconciliations.findOne({ _id: record._id })) ?? record;
         }),
       );
-      await journal.append(stored.map(witnessReconciliation));
       return stored;
     },
     /** Every stored event and reconciliation, as the witness journal carries them. */
@@ -167,13 +163,8 @@ export function createExternalEventsRepo(db: Db, journal: WitnessJournalRepo) {
       const fields = { projection: { outcome: 1, reconciled_at: 1 } };
       for await (const row of reconciliations.find({}, fields)) yield witnessReconciliation(row);
     },
-    /**
-     * Events newest recorded first, keyset-paged, read from the feed by `_id` alone
-     * (`event-history.ts`); before the feed's backfill has run, by `event_id`.
-     */
+    /** Events newest recorded first, keyset-paged, read from the feed by `_id` (`event-history.ts`). */
     list: history.list,
-    /** Lists events recorded before the feed existed in it, once per database. */
-    completeFeed: backfill.complete,
     /** The outcomes of several events, one read by `_id` each (FerretDB scans for `$in`). */
     async outcomesOf(eventIds: string[]): Promise<Map<string, StoredReconciliation['outcome']>> {
       const found = await Promise.all(

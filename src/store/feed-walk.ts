@@ -13,41 +13,43 @@ export interface FeedPlace {
   index: number;
 }
 
-/**
- * Where a page of a feed ends: a place in the chain its filter walks (named by the kind of
- * chain), or, for a page read before the feed was complete, the last id of the older read.
- */
-export type FeedPosition<C extends string> =
-  ({ kind: 'feed'; chain: C } & FeedPlace) | { kind: 'legacy'; id: string };
+/** Where a page of a feed ends: a place in the chain its filter walks, named by its kind. */
+export type FeedPosition<C extends string> = { chain: C } & FeedPlace;
 
-/** Opaque cursor of a feed position (a legacy one is the id cursor of the older read). */
+/** Opaque cursor of a feed position. */
 export const encodeFeedCursor = <C extends string>(position: FeedPosition<C>): string =>
-  position.kind === 'legacy'
-    ? encodeCursor([position.id])
-    : encodeCursor([position.chain, position.slot, position.index]);
+  encodeCursor([position.chain, position.slot, position.index]);
 
 /**
- * The position a feed cursor holds; 422 on `cursor` unless it is an id `legacyId` accepts
- * (a cursor of the older read) or a place in `chain`, the chain this page's filter walks (a
- * cursor of another query means nothing here).
+ * The position a feed cursor holds; 422 on `cursor` unless it is a place in `chain`, the
+ * chain this page's filter walks (a cursor of another query means nothing here).
  */
-export const decodeFeedCursor = <C extends string>(
-  cursor: string,
-  chain: C,
-  legacyId: RegExp,
-): FeedPosition<C> =>
+export const decodeFeedCursor = <C extends string>(cursor: string, chain: C): FeedPosition<C> =>
   decodeCursor<FeedPosition<C>>(cursor, (parts) => {
-    if (parts.length === 1) {
-      const [id] = parts;
-      return typeof id === 'string' && legacyId.test(id) ? { kind: 'legacy', id } : undefined;
-    }
     const [kind, slot, index] = parts;
     if (parts.length !== 3 || kind !== chain) return undefined;
     if (!Number.isSafeInteger(slot) || !Number.isSafeInteger(index) || (index as number) < 0) {
       return undefined;
     }
-    return { kind: 'feed', chain, slot: slot as number, index: index as number };
+    return { chain, slot: slot as number, index: index as number };
   });
+
+/** A chain of a feed: its kind (what a cursor names) and its `_id` prefix. */
+export interface Chain<C extends string> {
+  kind: C;
+  id: string;
+}
+
+/**
+ * The chain a page walks: the first kind `named` gives a name to (most selective first; the
+ * reader checks the other filters on each record), else `all`, which lists every record.
+ */
+export function chainNamed<C extends string>(
+  named: readonly (readonly [C, string | null | undefined])[],
+): Chain<C | 'all'> {
+  for (const [kind, name] of named) if (name) return { kind, id: `${kind}:${name}` };
+  return { kind: 'all', id: 'all' };
+}
 
 /** A kept record and where its entry is. */
 export interface WalkRow<R> extends FeedPlace {
@@ -65,7 +67,7 @@ type Step =
 
 /**
  * Walks `chain` newest first from `start` (the head when absent) until `limit + 1` entries
- * are kept or a slot is missing (below slot 1 and its backfilled slots, or a forged cursor),
+ * are kept or a slot is missing (below slot 1, or a forged cursor),
  * checking `limit + 1 − kept` entries at a time with `check` (one batch of reads by `_id`).
  *
  * `compress` (feeds whose records leave for good, the inbox): a walk that finds a run of
@@ -188,4 +190,29 @@ function replay<R>(trail: Step[], compress: boolean) {
   // The walk stopped inside a slot holding a kept record: the run above it ends there.
   if (current?.live) close(current.slot);
   return { rows, marks: compress ? marks : [] };
+}
+
+/** A kept record and the position a page ending with it continues after. */
+export interface PageRow<R, C extends string> {
+  record: R;
+  next: FeedPosition<C>;
+}
+
+/** `walkFeed` down `chain` from `after` (the head when absent), each row with its position. */
+export async function walkChain<R, C extends string>(
+  options: Omit<Parameters<typeof walkFeed<R>>[0], 'chain' | 'start'> & {
+    chain: Chain<C>;
+    after?: FeedPlace;
+  },
+): Promise<PageRow<R, C>[]> {
+  const { chain, after, ...walk } = options;
+  const rows = await walkFeed<R>({
+    ...walk,
+    chain: chain.id,
+    ...(after ? { start: { slot: after.slot, index: after.index } } : {}),
+  });
+  return rows.map((row) => ({
+    record: row.record,
+    next: { chain: chain.kind, slot: row.slot, index: row.index },
+  }));
 }

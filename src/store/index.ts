@@ -36,7 +36,15 @@ import { createRequestLedgerRepo } from './request-ledger.repo';
 import { createRuntimeRepo } from './runtime.repo';
 import { createSessionStepsRepo } from './session-steps.repo';
 import { createSessionsRepo } from './sessions.repo';
+import { createStepLeases } from './step-leases';
 import { createWitnessJournalRepo } from './witness-journal.repo';
+import {
+  journaledActions,
+  journaledDeployments,
+  journaledEvents,
+  journaledSessions,
+  journaledTasks,
+} from './witness-recorder';
 import { createProofsRepo } from './proofs.repo';
 import { createScenarioRunsRepo } from './scenario-runs.repo';
 import { createHeavyWorkRepo } from './heavy-work.repo';
@@ -45,7 +53,8 @@ import { createHeavyWorkRepo } from './heavy-work.repo';
 export function createRepos(db: Db) {
   // The world repositories advance the world revision after each write (docs/world.md).
   const worldRevisions = createWorldRevisionsRepo(db);
-  // The repositories of records a witness reads append each change to the witness journal.
+  // Each write of a record a witness reads is followed by its journal append, in one place
+  // (`witness-recorder.ts`); the repositories only store.
   const witnessJournal = createWitnessJournalRepo(db);
   return {
     organizations: createOrganizationsRepo(db),
@@ -59,8 +68,8 @@ export function createRepos(db: Db) {
     idempotency: createIdempotencyRepo(db),
     rateCounters: createRateCountersRepo(db),
     runtime: createRuntimeRepo(db),
-    sessions: createSessionsRepo(db, witnessJournal),
-    sessionSteps: createSessionStepsRepo(db, witnessJournal),
+    sessions: journaledSessions(createSessionsRepo(db), witnessJournal),
+    sessionSteps: createSessionStepsRepo(db, createStepLeases(witnessJournal)),
     quotaPolicies: createQuotaPoliciesRepo(db),
     approvalRules: createApprovalRulesRepo(db),
     actionInbox: createActionInboxRepo(db),
@@ -72,19 +81,19 @@ export function createRepos(db: Db) {
     collectionReader: createCollectionReader(db),
     subscriptions: createSubscriptionsRepo(db),
     notifications: createNotificationsRepo(db),
-    externalActions: createExternalActionsRepo(db, witnessJournal),
+    externalActions: journaledActions(createExternalActionsRepo(db), witnessJournal),
     witnessJournal,
     worldRevisions,
     worldStatePages: createWorldStatePagesRepo(db),
     worldObjects: createWorldObjectsRepo(db, worldRevisions),
     worldHistory: createWorldHistoryRepo(db, worldRevisions),
     worldRelationships: createWorldRelationshipsRepo(db),
-    worldTasks: createWorldTasksRepo(db, witnessJournal),
+    worldTasks: journaledTasks(createWorldTasksRepo(db), witnessJournal),
     outbox: createOutboxRepo(db),
-    externalEvents: createExternalEventsRepo(db, witnessJournal),
+    externalEvents: journaledEvents(createExternalEventsRepo(db), witnessJournal),
     worldExternalState: createWorldExternalStateRepo(db, worldRevisions),
     artifacts: createArtifactsRepo(db),
-    substrateDeployments: createSubstrateDeploymentsRepo(db, witnessJournal),
+    substrateDeployments: journaledDeployments(createSubstrateDeploymentsRepo(db), witnessJournal),
     substrateSnapshots: createSubstrateSnapshotsRepo(db),
     recordCounts: createRecordCountsRepo(db),
     statusClaims: createStatusClaimsRepo(db),

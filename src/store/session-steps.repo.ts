@@ -2,9 +2,8 @@ import { createKeyedMutex } from '../lib/keyed-mutex';
 import { newestFilledSlot } from '../lib/slot-chain';
 import { LRUCache } from 'lru-cache';
 import { MongoBulkWriteError, type Db, type WriteError } from 'mongodb';
-import { createStepLeases } from './step-leases';
+import type { StepLeases } from './step-leases';
 import { packStep, unpackStep, type SessionStepRecord, type StoredStep } from './stored-steps';
-import type { WitnessJournalRepo } from './witness-journal.repo';
 
 export type { SessionFold, SessionStepRecord } from './stored-steps';
 
@@ -30,8 +29,8 @@ export const stepId = (sessionId: string, step: number): string => `${sessionId}
  * it knows per session and the note steps `recall` re-reads; a stale cache only costs a
  * failed insert or one more probe, never a wrong answer.
  */
-export function createSessionStepsRepo(db: Db, journal: WitnessJournalRepo) {
-  const col = db.collection<StoredStep | SessionStepRecord>('session_steps');
+export function createSessionStepsRepo(db: Db, leases: StepLeases) {
+  const col = db.collection<StoredStep>('session_steps');
   const newest = new LRUCache<string, SessionStepRecord>({ max: 10_000 });
   /** Claims of one session run one at a time in this process (see `exclusive`). */
   const claims = createKeyedMutex();
@@ -39,7 +38,6 @@ export function createSessionStepsRepo(db: Db, journal: WitnessJournalRepo) {
   let waiting: PendingInsert[] = [];
   let writing = false;
   const notes = new LRUCache<string, SessionStepRecord>({ max: 5_000 });
-  const leases = createStepLeases(journal);
 
   const remember = (record: SessionStepRecord): void => {
     const known = newest.get(record.session_id);

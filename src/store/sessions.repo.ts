@@ -4,7 +4,6 @@ import { LRUCache } from 'lru-cache';
 import type { Db } from 'mongodb';
 import type { ChainedSlot } from './chained-slot';
 import { insertOnce } from './mongo';
-import type { WitnessJournalRepo } from './witness-journal.repo';
 
 /** Continuity modes of a session (docs/sessions.md). */
 export type SessionContinuityMode = 'preserve' | 'fresh';
@@ -47,7 +46,7 @@ export interface LineageLink extends ChainedSlot {
  * like session steps (unique `_id`, dense), so its head and length are found with `_id`
  * reads alone. Records never change, so this process caches them.
  */
-export function createSessionsRepo(db: Db, journal: WitnessJournalRepo) {
+export function createSessionsRepo(db: Db) {
   const sessions = db.collection<SessionRecord>('sessions');
   const lineage = db.collection<LineageLink>('session_lineage');
   const sessionCache = new LRUCache<string, SessionRecord>({ max: 10_000 });
@@ -97,7 +96,6 @@ export function createSessionsRepo(db: Db, journal: WitnessJournalRepo) {
     },
     async insert(record: SessionRecord): Promise<SessionRecord> {
       await sessions.insertOne(record);
-      await journal.append([{ kind: 'session', record }]);
       sessionCache.set(record._id, record);
       return record;
     },

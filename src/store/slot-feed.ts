@@ -7,8 +7,8 @@ import { insertUnordered } from './mongo';
  * A feed: lists kept as slot chains (`lib/slot-chain.ts`) so a page of them, newest first,
  * is read by `_id` alone. Slot n of a chain is the document `<chain>/<n>`, claimed by a
  * unique insert once slot n − 1 is known to be filled, so the filled slots have no gaps.
- * Slots 1, 2, 3, … are written by `record`; slots 0, −1, … by one-time backfills. The events
- * history (`event-feed.ts`) and the actions inbox (`inbox-arrivals.ts`) are feeds.
+ * Slots 1, 2, 3, … are written by `record`. The events history (`event-feed.ts`) and the
+ * actions inbox (`inbox-arrivals.ts`) are feeds.
  *
  * A slot lists keys of records stored elsewhere; the reader reads each record by its key and
  * checks the entry's `tag` against it, so an entry whose record was never written, or was

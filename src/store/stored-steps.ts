@@ -73,9 +73,8 @@ export function packStep(record: SessionStepRecord): StoredStep {
   return { _id, session_id, step, command, at, packed: JSON.stringify(fields) };
 }
 
-/** A step as read, packed or (written before packing) a document of its own. */
-export function unpackStep(stored: StoredStep | SessionStepRecord): SessionStepRecord {
-  if (!('packed' in stored)) return stored;
+/** A step as read. */
+export function unpackStep(stored: StoredStep): SessionStepRecord {
   const fields = JSON.parse(stored.packed) as PackedFields;
   return {
     _id: stored._id,

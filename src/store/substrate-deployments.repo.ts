@@ -2,7 +2,6 @@ import { countBy } from './count-by';
 import { newestByIdPage } from './paging';
 import type { Db, Filter } from 'mongodb';
 import { insertOnce, isDuplicateKey } from './mongo';
-import type { WitnessJournalRepo } from './witness-journal.repo';
 
 export type DeploymentStatus = 'running' | 'ready' | 'failed' | 'cancelled';
 
@@ -71,7 +70,7 @@ interface ManifestBinding {
 /** What the witnesses read of a deployment: its stage. */
 export type WitnessDeployment = Pick<DeploymentRecord, '_id' | 'stage' | 'updated_at'>;
 
-export function createSubstrateDeploymentsRepo(db: Db, journal: WitnessJournalRepo) {
+export function createSubstrateDeploymentsRepo(db: Db) {
   const col = db.collection<DeploymentRecord>('substrate_deployments');
   const bindings = db.collection<ManifestBinding>('substrate_bindings');
   return {
@@ -98,8 +97,6 @@ export function createSubstrateDeploymentsRepo(db: Db, journal: WitnessJournalRe
         if (!isDuplicateKey(error)) throw error;
         await col.updateOne({ _id }, update);
       }
-      const stage: WitnessDeployment = { _id, stage: rest.stage, updated_at: rest.updated_at };
-      await journal.append([{ kind: 'deployment', record: stage }]);
     },
     /** Every stored deployment's stage, as the witness journal carries it. */
     async *witnessScan(): AsyncGenerator<{ kind: 'deployment'; record: WitnessDeployment }> {

@@ -37,8 +37,8 @@ export {
 
 /**
  * The witness journal: every change to a record a witness reads (actions, ledger entries,
- * events, reconciliations, tasks, sessions, steps, deployments), appended by the repository
- * that wrote it, in slots 1, 2, 3, … with no gaps. It stands in for the change stream
+ * events, reconciliations, tasks, sessions, steps, deployments), appended once the write is
+ * stored (`witness-recorder.ts`), in slots 1, 2, 3, … with no gaps. It stands in for the change stream
  * FerretDB lacks (docs/witnesses.md, "The witness index").
  *
  * Shaped for what FerretDB v1 reads cheaply. Any filter but `{_id}` decodes the whole table,

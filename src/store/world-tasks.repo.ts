@@ -2,7 +2,6 @@ import type { Db } from 'mongodb';
 import type { TaskState } from '../domain/world/schemas';
 import { insertOnce, isDuplicateKey } from './mongo';
 import type { WorldHistoryEvent } from './world-history.repo';
-import type { WitnessJournalRepo } from './witness-journal.repo';
 
 /** A world task as of one version (docs/world.md). */
 export interface WorldTask {
@@ -31,7 +30,7 @@ export interface WorldTaskVersion {
 
 const versionId = (taskId: string, version: number): string => `${taskId}:${version}`;
 
-export function createWorldTasksRepo(db: Db, journal: WitnessJournalRepo) {
+export function createWorldTasksRepo(db: Db) {
   /** The newest version known to be complete, per task: a starting point for readers. */
   const tasks = db.collection<WorldTask>('world_tasks');
   /** Every version of every task; the source of truth. */
@@ -69,7 +68,6 @@ export function createWorldTasksRepo(db: Db, journal: WitnessJournalRepo) {
         // A newer version is stored: the upsert found no older one and hit the `_id`.
         if (!isDuplicateKey(error)) throw error;
       }
-      await journal.append([{ kind: 'task', record: task }]);
     },
   };
 }

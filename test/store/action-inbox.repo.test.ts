@@ -1,33 +1,20 @@
 import { MongoClient } from 'mongodb';
 import { createActionInboxRepo } from '../../src/store/action-inbox.repo';
-import type { ActionListEntry } from '../../src/store/external-actions.repo';
 import { newId } from '../../src/lib/ids';
+import { inboxEntry } from '../helpers/inbox-entries';
 import { freshDbName } from '../helpers/test-app';
 
 let client: MongoClient;
 const dbName = freshDbName('inbox');
 beforeAll(async () => {
   client = await MongoClient.connect(process.env['TEST_MONGODB_URI']!);
-  // Pages walk the arrivals feed once its backfill has run (`inbox-arrivals.test.ts`).
-  await createActionInboxRepo(client.db(dbName)).completeArrivals();
 });
 afterAll(async () => {
   await client.db(dbName).dropDatabase();
   await client.close();
 });
 
-const record = (id: string, seq: number, status: ActionListEntry['status']) =>
-  ({
-    _id: id,
-    seq,
-    status,
-    action_kind: 'notify',
-    shared_context_id: null,
-    proposed_by: { principal_id: 'prn_01JZZZZZZZZZZZZZZZZZZZZZZZ', key_id: 'a1b2c3d4e5f6' },
-    approved_by: [],
-    eligible: ['*'],
-    updated_at: new Date().toISOString(),
-  }) as unknown as ActionListEntry;
+const record = inboxEntry;
 
 /** The first page of the inbox, newest arrival first (`limit + 1` rows at most). */
 const firstPage = async (inbox: ReturnType<typeof createActionInboxRepo>, limit = 10) =>
@@ -109,16 +96,5 @@ describe('the action inbox', () => {
     // A late retry of the awaiting record, after the fresh departure, is refused too.
     await inbox.project(record(fresh, 2, 'awaiting_approval'));
     expect((await firstPage(inbox)).map((r) => r._id)).not.toContain(fresh);
-  });
-
-  it('prunes departures written into the inbox itself by earlier versions', async () => {
-    const db = client.db(dbName);
-    const id = newId('act');
-    const old = new Date(Date.now() - 2 * 60 * 60_000).toISOString();
-    await db
-      .collection<{ _id: string }>('action_inbox')
-      .insertOne({ _id: id, seq: 3, status: 'approved', left: true, updated_at: old } as never);
-    await createActionInboxRepo(db).pruneDepartures(Date.now());
-    expect(await db.collection('action_inbox').countDocuments({ _id: id as never })).toBe(0);
   });
 });

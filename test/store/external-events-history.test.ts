@@ -1,6 +1,6 @@
 import type { CommandStartedEvent, Db, MongoClient } from 'mongodb';
 import { eventRecordOf } from '../../src/domain/events/events.service';
-import { createEventFeed, FEED_COLLECTION, type FeedSlot } from '../../src/store/event-feed';
+import { createEventFeed, FEED_COLLECTION } from '../../src/store/event-feed';
 import {
   decodeHistoryCursor,
   encodeHistoryCursor,
@@ -13,6 +13,7 @@ import {
 } from '../../src/store/external-events.repo';
 import { connectMongo } from '../../src/store/mongo';
 import { createWitnessJournalRepo } from '../../src/store/witness-journal.repo';
+import { journaledEvents } from '../../src/store/witness-recorder';
 import { freshDbName } from '../helpers/test-app';
 
 const uri = process.env['TEST_MONGODB_URI']!;
@@ -27,7 +28,7 @@ async function openProcesses(dbName: string, count: number) {
   return opened.map(({ client, db }) => ({
     client,
     db,
-    repo: createExternalEventsRepo(db, createWitnessJournalRepo(db)),
+    repo: journaledEvents(createExternalEventsRepo(db), createWitnessJournalRepo(db)),
   }));
 }
 
@@ -77,7 +78,6 @@ describe('events history (the feed)', () => {
     const processes = await openProcesses(freshDbName('events_history_ids'), 1);
     const { client, repo } = processes[0];
     try {
-      await repo.completeFeed();
       const commands: CommandStartedEvent[] = [];
       const listen = (event: CommandStartedEvent) => commands.push(event);
       client.on('commandStarted', listen);
@@ -94,6 +94,8 @@ describe('events history (the feed)', () => {
       expect(feedCommands.map(({ command }) => (command.documents as unknown[]).length)).toEqual(
         Array(6).fill(6),
       );
+      // The first read asks the server how it reads by `_id` (once per client).
+      await repo.list({}, 1);
       commands.length = 0;
       const first = await repo.list({}, 25);
       await repo.list({}, 25, first.next);
@@ -117,7 +119,6 @@ describe('events history (the feed)', () => {
   it('pages never skip or repeat an event across ingests from several processes, duplicates listed once', async () => {
     const processes = await openProcesses(freshDbName('events_history_paging'), 3);
     try {
-      await Promise.all(processes.map(({ repo }) => repo.completeFeed()));
       const created: ExternalEventRecord[] = [];
       // Each process ingests 8 calls of 7 events at once; every third call repeats an event
       // ingested before (a duplicate: its key is taken, its new event id never stored).
@@ -192,7 +193,6 @@ describe('events history (the feed)', () => {
     const processes = await openProcesses(freshDbName('events_history_orphan'), 1);
     const { db, repo } = processes[0];
     try {
-      await repo.completeFeed();
       const before = record('fam');
       await repo.claimMany([before]);
       // An ingest that died after its feed entries, before its events.
@@ -213,71 +213,20 @@ describe('events history (the feed)', () => {
     }
   });
 
-  it('lists events stored before the feed: by event_id until the backfill, then after the feed', async () => {
-    const dbName = freshDbName('events_history_legacy');
-    const processes = await openProcesses(dbName, 2);
-    const { db } = processes[0];
-    try {
-      // Events an older version stored: no feed entries.
-      const older = Array.from({ length: 23 }, (_, i) =>
-        record(i % 2 ? 'old.a' : 'old.b', `obj-${i % 3}`),
-      );
-      await db.collection<ExternalEventRecord>('external_events').insertMany(older);
-      const olderIds = older.map((r) => r.event_id).reverse();
-      // This version ingests before any process ran the backfill.
-      const newer = Array.from({ length: 5 }, () => record('new', 'obj-1'));
-      await processes[1].repo.claimMany(newer);
-      const newerIds = newer.map((r) => r.event_id).reverse();
-
-      // Before the backfill: the order before the feed (event_id), a legacy cursor.
-      const reader = processes[0].repo;
-      const first = await reader.list({}, 20);
-      expect(first.items.map((r) => r.event_id)).toEqual([...newerIds, ...olderIds].slice(0, 20));
-      expect(first.next?.kind).toBe('legacy');
-
-      // Two processes backfill at once; the same slots, inserted once.
-      await Promise.all(processes.map(({ repo }) => repo.completeFeed()));
-      await reader.completeFeed();
-      // A legacy cursor taken before the backfill still continues the same order.
-      const rest = await reader.list({}, 20, first.next);
-      expect(rest.items.map((r) => r.event_id)).toEqual([...newerIds, ...olderIds].slice(20));
-      expect(rest.next).toBeUndefined();
-
-      expect(await readAll(reader, {}, 6)).toEqual([...newerIds, ...olderIds]);
-      expect(await readAll(reader, { source_family: 'old.a' }, 4)).toEqual(
-        older
-          .filter((r) => r.source_family === 'old.a')
-          .map((r) => r.event_id)
-          .reverse(),
-      );
-      const aboutObject = (list: ExternalEventRecord[]) =>
-        list
-          .filter((r) => r.world_object_ref === 'obj-1')
-          .map((r) => r.event_id)
-          .reverse();
-      expect(await readAll(reader, { world_object_ref: 'obj-1' }, 3)).toEqual([
-        ...aboutObject(newer),
-        ...aboutObject(older),
-      ]);
-      const legacySlots = await db
-        .collection<FeedSlot>(FEED_COLLECTION)
-        .find({ _id: { $regex: '^all/(0|-)' } })
-        .toArray();
-      expect(legacySlots.map((slot) => slot._id)).toEqual(['all/0']);
-    } finally {
-      await closeAll(processes);
-    }
-  });
-
-  it('cursors: a feed position of the filter chain, or a legacy event id; anything else is a 422', () => {
-    const feed: HistoryPosition = { kind: 'feed', chain: 'object', slot: -2, index: 7 };
+  it('cursors: a feed position of the filter chain; anything else is a 422', () => {
+    const feed: HistoryPosition = { chain: 'object', slot: -2, index: 7 };
     const cursor = encodeHistoryCursor(feed);
     expect(decodeHistoryCursor(cursor, { world_object_ref: 'obj-1' })).toEqual(feed);
     expect(() => decodeHistoryCursor(cursor, { source_family: 'fam' })).toThrow();
     expect(() => decodeHistoryCursor(cursor, {})).toThrow();
-    const legacy: HistoryPosition = { kind: 'legacy', id: 'evt_01M89HKV9PJXR3R5XTMRETNX26' };
-    expect(decodeHistoryCursor(encodeHistoryCursor(legacy), {})).toEqual(legacy);
-    for (const parts of [['all', 1.5, 0], ['all', 1, -1], ['all', '1', 0], ['nope', 1, 0], ['x']]) {
+    for (const parts of [
+      ['evt_01M89HKV9PJXR3R5XTMRETNX26'],
+      ['all', 1.5, 0],
+      ['all', 1, -1],
+      ['all', '1', 0],
+      ['nope', 1, 0],
+      ['x'],
+    ]) {
       const forged = Buffer.from(JSON.stringify(parts)).toString('base64url');
       expect(() => decodeHistoryCursor(forged, {})).toThrow();
     }

@@ -14,13 +14,13 @@ import { STEP_LEASE_CLOCK_SKEW_MS, type StepLease } from '../../store/step-lease
 import type { WitnessDeployment } from '../../store/substrate-deployments.repo';
 import type { WorldTask } from '../../store/world-tasks.repo';
 
-/** Every kind of record change the witness journal carries (each repository writes its own). */
+/** Every kind of record change the witness journal carries (`store/witness-recorder.ts`). */
 export type WitnessChange =
   | ActionChange
   | EventChange
   | { kind: 'task'; record: WorldTask }
   | { kind: 'session'; record: SessionRecord }
-  /** One step (`<session_id>:<n>`): how stored steps are folded, and older processes journaled. */
+  /** One step (`<session_id>:<n>`): how stored steps are folded. */
   | { kind: 'step'; record: { _id: string } }
   | { kind: 'step_lease'; record: StepLease }
   | { kind: 'deployment'; record: WitnessDeployment };
@@ -140,55 +140,83 @@ export class WitnessFold {
     this.stepCount += newest - held;
   }
 
+  /**
+   * Files `record` as the version of `id` held, unless the one held stays (`stays`: it is
+   * newer, or records of this kind are written once), then re-files it in its `group` and
+   * its shared context's `members`. What was held before, or undefined when it stayed.
+   */
+  private keep<T>(
+    byId: Map<string, T>,
+    id: string,
+    record: T,
+    stays: (held: T) => boolean,
+    filing: {
+      group?: { index: Map<string, Set<string>>; of: (version: T) => string };
+      context?: { id: string | null | undefined; members: keyof ContextMembers };
+    } = {},
+  ): { held: T | undefined } | undefined {
+    const held = byId.get(id);
+    if (held && stays(held)) return undefined;
+    byId.set(id, record);
+    const { group, context } = filing;
+    if (group) WitnessFold.move(group.index, id, held && group.of(held), group.of(record));
+    if (context) this.member(context.id)?.[context.members].add(id);
+    return { held };
+  }
+
   apply(change: WitnessChange): void {
+    const once = () => true;
     switch (change.kind) {
       case 'action': {
         const { record } = change;
-        const held = this.actions.get(record._id);
-        if (held && held.seq > record.seq) return;
-        this.actions.set(record._id, record);
-        WitnessFold.move(this.actionsByStatus, record._id, held?.status, record.status);
-        this.member(record.shared_context_id)?.actions.add(record._id);
+        this.keep(this.actions, record._id, record, (held) => held.seq > record.seq, {
+          group: { index: this.actionsByStatus, of: (version) => version.status },
+          context: { id: record.shared_context_id, members: 'actions' },
+        });
         return;
       }
       case 'ledger': {
         const { record } = change;
-        if (this.ledger.has(record._id)) return;
-        this.ledger.set(record._id, record);
+        const context = { id: record.shared_context_id, members: 'ledger' } as const;
+        if (!this.keep(this.ledger, record._id, record, once, { context })) return;
         if (OUTCOME_EVENTS.has(record.event)) this.outcomes.insert(record);
-        this.member(record.shared_context_id)?.ledger.add(record._id);
         return;
       }
       case 'event': {
         const { record } = change;
-        if (this.events.has(record.event_id)) return;
-        this.events.set(record.event_id, record);
-        this.member(record.shared_context_id)?.events.add(record.event_id);
+        const context = { id: record.shared_context_id, members: 'events' } as const;
+        this.keep(this.events, record.event_id, record, once, { context });
         return;
       }
       case 'reconciliation': {
         const { record } = change;
-        if (this.reconciliations.has(record._id)) return;
-        this.reconciliations.set(record._id, record);
+        if (!this.keep(this.reconciliations, record._id, record, once)) return;
         if (record.outcome === 'conflict') this.conflicts.insert(record);
         return;
       }
       case 'task': {
         const { record } = change;
-        const held = this.tasks.get(record._id);
-        if (held && held.version > record.version) return;
-        this.tasks.set(record._id, record);
-        WitnessFold.move(this.tasksByState, record._id, held?.state, record.state);
-        if (held?.shared_context_id && held.shared_context_id !== record.shared_context_id) {
-          this.contexts.get(held.shared_context_id)?.tasks.delete(record._id);
+        const kept = this.keep(
+          this.tasks,
+          record._id,
+          record,
+          (held) => held.version > record.version,
+          {
+            group: { index: this.tasksByState, of: (version) => version.state },
+            context: { id: record.shared_context_id, members: 'tasks' },
+          },
+        );
+        // A task may move to another context (an action's may not): it leaves the old one.
+        const before = kept?.held?.shared_context_id;
+        if (before && before !== record.shared_context_id) {
+          this.contexts.get(before)?.tasks.delete(record._id);
         }
-        this.member(record.shared_context_id)?.tasks.add(record._id);
         return;
       }
       case 'session': {
         const { record } = change;
-        this.sessions.set(record._id, record);
-        this.member(record.shared_context_id)?.sessions.add(record._id);
+        const context = { id: record.shared_context_id, members: 'sessions' } as const;
+        this.keep(this.sessions, record._id, record, () => false, { context });
         return;
       }
       case 'step': {
@@ -204,10 +232,10 @@ export class WitnessFold {
       }
       case 'deployment': {
         const { record } = change;
-        const held = this.deployments.get(record._id);
-        if (held && held.updated_at > record.updated_at) return;
-        this.deployments.set(record._id, record);
-        WitnessFold.move(this.deploymentsByStage, record._id, held?.stage, record.stage);
+        const newer = (held: WitnessDeployment) => held.updated_at > record.updated_at;
+        this.keep(this.deployments, record._id, record, newer, {
+          group: { index: this.deploymentsByStage, of: (version) => version.stage },
+        });
         return;
       }
     }
@@ -292,7 +320,7 @@ export class WitnessIndex implements WitnessSource {
         continue;
       }
       for (const entry of tail.entries) {
-        // Each change was written by the repository of its kind (`WitnessChange`).
+        // Each change was journaled after a write of its kind (`WitnessChange`).
         for (const change of entry.records) this.fold.apply(change as WitnessChange);
       }
       this.folded += tail.entries.length;

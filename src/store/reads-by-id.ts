@@ -1,0 +1,56 @@
+import type { Collection, Db, Document, Filter, MongoClient } from 'mongodb';
+
+/**
+ * How a store reads a list of documents by `_id` (a feed page's entries): `each`, one
+ * `findOne` per id sent at once, or `together`, one `find` with `$in`. FerretDB v1 serves
+ * `{_id: x}` from its index but decodes the whole table for `$in` (docs/ferretdb.md), so it
+ * is read `each`; MongoDB serves `$in` from the `_id` index, so there a page's entries are
+ * one round trip.
+ */
+export type ReadsById = 'each' | 'together';
+
+/** Documents of `ids`, in their order; null where none is stored. */
+export type ByIdReader = <T extends Document & { _id: string }>(
+  col: Collection<T>,
+  ids: readonly string[],
+) => Promise<(T | null)[]>;
+
+const servers = new WeakMap<MongoClient, Promise<ReadsById>>();
+
+/**
+ * How the server behind `db` is read: FerretDB answers `buildInfo` with `ferretdbVersion`.
+ * Asked once per client (one command per process), the first time a page is read.
+ */
+export function readsByIdOf(db: Db): Promise<ReadsById> {
+  let known = servers.get(db.client);
+  if (!known) {
+    known = db
+      .command({ buildInfo: 1 })
+      .then((info): ReadsById => ('ferretdbVersion' in info ? 'each' : 'together'));
+    // A failed question is asked again by the next page, not remembered.
+    known.catch(() => servers.delete(db.client));
+    servers.set(db.client, known);
+  }
+  return known;
+}
+
+/** Reads by `_id` the way `reads` says (`readsByIdOf` the server's way when absent). */
+export function byIdReader(db: Db, reads?: ReadsById): ByIdReader {
+  return async <T extends Document & { _id: string }>(
+    col: Collection<T>,
+    ids: readonly string[],
+  ): Promise<(T | null)[]> => {
+    if (ids.length === 0) return [];
+    if ((reads ?? (await readsByIdOf(db))) === 'each') {
+      return (await Promise.all(
+        ids.map((_id) => col.findOne({ _id } as Filter<T>)),
+      )) as (T | null)[];
+    }
+    const found = new Map<string, T>();
+    // One batch: a `find` returns 101 documents before a `getMore` unless told otherwise.
+    const batch = { limit: ids.length, batchSize: ids.length };
+    const rows = (await col.find({ _id: { $in: [...ids] } } as Filter<T>, batch).toArray()) as T[];
+    for (const row of rows) found.set(row._id, row);
+    return ids.map((id) => found.get(id) ?? null);
+  };
+}
