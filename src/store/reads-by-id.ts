@@ -1,4 +1,4 @@
-import type { Collection, Db, Document, Filter, MongoClient } from 'mongodb';
+import type { Collection, Db, Document, Filter } from 'mongodb';
 
 /**
  * How a store reads a list of documents by `_id` (a feed page's entries): `each`, one
@@ -15,33 +15,32 @@ export type ByIdReader = <T extends Document & { _id: string }>(
   ids: readonly string[],
 ) => Promise<(T | null)[]>;
 
-const servers = new WeakMap<MongoClient, Promise<ReadsById>>();
-
-/**
- * How the server behind `db` is read: FerretDB answers `buildInfo` with `ferretdbVersion`.
- * Asked once per client (one command per process), the first time a page is read.
- */
-export function readsByIdOf(db: Db): Promise<ReadsById> {
-  let known = servers.get(db.client);
-  if (!known) {
-    known = db
-      .command({ buildInfo: 1 })
-      .then((info): ReadsById => ('ferretdbVersion' in info ? 'each' : 'together'));
-    // A failed question is asked again by the next page, not remembered.
-    known.catch(() => servers.delete(db.client));
-    servers.set(db.client, known);
-  }
-  return known;
+/** How the server behind `db` is read: FerretDB answers `buildInfo` with `ferretdbVersion`. */
+export async function readsByIdOf(db: Db): Promise<ReadsById> {
+  const info = await db.command({ buildInfo: 1 });
+  return 'ferretdbVersion' in info ? 'each' : 'together';
 }
 
-/** Reads by `_id` the way `reads` says (`readsByIdOf` the server's way when absent). */
+/**
+ * Reads by `_id` the way `reads` says; when absent, the server's way, asked once by this
+ * reader (one command per repository and process), the first time it reads. A failed
+ * question is asked again by the next read, not remembered.
+ */
 export function byIdReader(db: Db, reads?: ReadsById): ByIdReader {
+  let known: Promise<ReadsById> | undefined = reads && Promise.resolve(reads);
+  const way = (): Promise<ReadsById> => {
+    known ??= readsByIdOf(db).catch((error: unknown) => {
+      known = undefined;
+      throw error;
+    });
+    return known;
+  };
   return async <T extends Document & { _id: string }>(
     col: Collection<T>,
     ids: readonly string[],
   ): Promise<(T | null)[]> => {
     if (ids.length === 0) return [];
-    if ((reads ?? (await readsByIdOf(db))) === 'each') {
+    if ((await way()) === 'each') {
       return (await Promise.all(
         ids.map((_id) => col.findOne({ _id } as Filter<T>)),
       )) as (T | null)[];

@@ -47,9 +47,12 @@ function event(i: number): ExternalEventRecord {
 }
 
 describe('reads by `_id`: one findOne per entry on FerretDB, one find per page on MongoDB', () => {
-  it('knows FerretDB by its buildInfo, and asks once per client', async () => {
+  it('knows FerretDB by its buildInfo, and a reader asks only before its first read', async () => {
     expect(await readsByIdOf(db)).toBe('each');
-    expect(await commandsOf(() => readsByIdOf(client.db(freshDbName('other'))))).toBe(0);
+    const read = byIdReader(db);
+    const col = db.collection<{ _id: string }>('asked_once');
+    expect(await commandsOf(() => read(col, ['a']))).toBe(2); // buildInfo, then one findOne
+    expect(await commandsOf(() => read(col, ['a']))).toBe(1);
   });
 
   it.each<ReadsById>(['each', 'together'])(
