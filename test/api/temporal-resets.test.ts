@@ -156,7 +156,11 @@ describe('a reset of a checkpoint', () => {
       );
       expect(ended.status).toBe('completed');
       expect(ended.manifest).not.toBeNull();
-      const after = await describeRun(held, workflowId);
+      // The record says completed from its last projection, a moment before the run ends.
+      const after = await eventually(
+        () => describeRun(held, workflowId),
+        (run) => run.status.name !== 'RUNNING',
+      );
       expect(after.runId).not.toBe(before.runId);
       expect(after.status.name).toBe('COMPLETED');
     } finally {
