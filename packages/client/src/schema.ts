@@ -700,6 +700,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/external-actions/names": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * names behind the ids actions show
+         * @description The names of principals (proposers, approvers, deciders, the principal a refused decision claimed, a rule's approvers) and world objects (targets) that actions and their ledger name by id, so a person reads a name beside each id: up to 100 ids of each, comma-separated, answered in one request. Only names (and an object's kind), never e-mail, organization or role; ids that name nothing are left out.
+         */
+        get: operations["actions.names"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/external-actions/propose": {
         parameters: {
             query?: never;
@@ -7075,6 +7095,106 @@ export interface operations {
                                 digest: string;
                             }[];
                             next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description API key missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Entitlement class, access layer or role below the route family. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "actions.names": {
+        parameters: {
+            query?: {
+                /** @description Principal ids, comma-separated (up to 100): proposers, approvers, deciders, a rule's approvers. */
+                principal_ids?: string;
+                /** @description World object ids, comma-separated (up to 100): the targets of actions. */
+                object_ids?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The names found. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the closest window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Every window: `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        /** @description Names for ids. */
+                        payload: {
+                            /** @description The principals asked for that exist, in the order asked; unknown ids are left out. */
+                            principals: {
+                                /** @description Principal id. */
+                                principal_id: string;
+                                /** @description Its name. */
+                                name: string;
+                            }[];
+                            /** @description The world objects asked for that exist, in the order asked; unknown ids are left out. */
+                            objects: {
+                                /** @description World object id. */
+                                object_id: string;
+                                /** @description Its name. */
+                                name: string;
+                                /** @description Its kind. */
+                                kind: string;
+                            }[];
                         };
                     };
                 };

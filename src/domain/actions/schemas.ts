@@ -124,3 +124,27 @@ export const actionHistoryQuery = schema.pagedQuery({
   action_id: schema.idRef('act', 'Only the entries of this action.'),
 });
 export type ActionHistoryQuery = Static<typeof actionHistoryQuery>;
+
+/** Most ids of one kind `GET /v1/external-actions/names` resolves at once (a page's worth). */
+export const MAX_NAMED_IDS = 100;
+
+/** `prn_a,prn_b`: up to `MAX_NAMED_IDS` ids of one prefix, comma-separated. */
+const idList = (prefix: string, description: string) =>
+  schema.patterned(
+    description,
+    `^${prefix}_[0-9A-Za-z]{10,40}(,${prefix}_[0-9A-Za-z]{10,40}){0,${MAX_NAMED_IDS - 1}}$`,
+    MAX_NAMED_IDS * 45,
+  );
+
+/** Query of `GET /v1/external-actions/names`. */
+export const actionNamesQuery = schema.filterQuery({
+  principal_ids: idList(
+    'prn',
+    `Principal ids, comma-separated (up to ${MAX_NAMED_IDS}): proposers, approvers, deciders, a rule's approvers.`,
+  ),
+  object_ids: idList(
+    'obj',
+    `World object ids, comma-separated (up to ${MAX_NAMED_IDS}): the targets of actions.`,
+  ),
+});
+export type ActionNamesQuery = Static<typeof actionNamesQuery>;

@@ -1,7 +1,7 @@
 /** Schemas of what the action routes answer (views); they document the OpenAPI responses. */
 import * as schema from '../../lib/schema';
 import { ruleInForceView } from '../approvals/view-schemas';
-import { ACTION_KINDS, ACTION_STATUSES, planDigest } from './schemas';
+import { ACTION_KINDS, ACTION_STATUSES, MAX_NAMED_IDS, planDigest } from './schemas';
 
 const workflowUrl = schema.workflowUrl;
 
@@ -215,4 +215,35 @@ export const ledgerEntryView = schema.view(
 export const dryRunView = schema.view(
   { contract: schema.freeObject('The contract as it would be recorded.'), plan: planView },
   ['contract', 'plan'],
+);
+
+/** The names of the principals and world objects that actions and their ledger name by id. */
+export const actionNamesView = schema.view(
+  {
+    principals: schema.arrayOf(
+      schema.view(
+        {
+          principal_id: schema.prefixedId('prn', 'Principal id.'),
+          name: schema.text('Its name.', 256),
+        },
+        ['principal_id', 'name'],
+      ),
+      'The principals asked for that exist, in the order asked; unknown ids are left out.',
+      { maxItems: MAX_NAMED_IDS },
+    ),
+    objects: schema.arrayOf(
+      schema.view(
+        {
+          object_id: schema.prefixedId('obj', 'World object id.'),
+          name: schema.text('Its name.', 256),
+          kind: schema.text('Its kind.', 64),
+        },
+        ['object_id', 'name', 'kind'],
+      ),
+      'The world objects asked for that exist, in the order asked; unknown ids are left out.',
+      { maxItems: MAX_NAMED_IDS },
+    ),
+  },
+  ['principals', 'objects'],
+  'Names for ids.',
 );

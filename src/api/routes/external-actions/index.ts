@@ -1,5 +1,6 @@
 import * as actionsService from '../../../domain/actions/actions.service';
 import { listActions } from '../../../domain/actions/list.service';
+import { actionNames } from '../../../domain/actions/names.service';
 import * as actionsSchemas from '../../../domain/actions/schemas';
 import * as actionsViews from '../../../domain/actions/view-schemas';
 import { pathParams, prefixedId } from '../../../lib/schema';
@@ -95,6 +96,21 @@ export const externalActionsRoutes: RouteDefinition[] = [
       200: { description: 'A page of ledger entries.', schema: page(actionsViews.ledgerEntryView) },
     },
     handler: fromQuery(actionsService.actionHistory),
+  }),
+
+  defineRoute({
+    operationId: 'actions.names',
+    method: 'GET',
+    path: '/v1/external-actions/names',
+    family: 'external_action_proposal',
+    summary: 'names behind the ids actions show',
+    description:
+      'The names of principals (proposers, approvers, deciders, the principal a refused decision claimed, a rule\'s approvers) and world objects (targets) that actions and their ledger name by id, so a person reads a name beside each id: up to 100 ids of each, comma-separated, answered in one request. Only names (and an object\'s kind), never e-mail, organization or role; ids that name nothing are left out.',
+    request: { query: actionsSchemas.actionNamesQuery },
+    responses: {
+      200: { description: 'The names found.', schema: envelope(actionsViews.actionNamesView) },
+    },
+    handler: fromQuery(actionNames),
   }),
 
   defineRoute({
