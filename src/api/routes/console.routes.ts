@@ -14,8 +14,21 @@ function consoleDir(): string {
   throw new Error('console/ not found above the api');
 }
 
+const JS = 'application/javascript; charset=utf-8';
+
+/**
+ * Every file the page loads, by name: the entry module, the modules it imports (one per
+ * view or concern, docs/console.md), the stylesheet and the icon. A new module goes here.
+ */
 const CONSOLE_ASSETS = {
-  'console.js': 'application/javascript; charset=utf-8',
+  'console.js': JS,
+  'api.js': JS,
+  'names.js': JS,
+  'dom.js': JS,
+  'dialog.js': JS,
+  'ledger.js': JS,
+  'lists.js': JS,
+  'action.js': JS,
   'console.css': 'text/css; charset=utf-8',
   'favicon.svg': 'image/svg+xml',
 } as const;

@@ -105,7 +105,7 @@ export const externalActionsRoutes: RouteDefinition[] = [
     family: 'external_action_proposal',
     summary: 'names behind the ids actions show',
     description:
-      'The names of principals (proposers, approvers, deciders, the principal a refused decision claimed, a rule\'s approvers) and world objects (targets) that actions and their ledger name by id, so a person reads a name beside each id: up to 100 ids of each, comma-separated, answered in one request. Only names (and an object\'s kind), never e-mail, organization or role; ids that name nothing are left out.',
+      "The names of principals (proposers, approvers, deciders, the principal a refused decision claimed, a rule's approvers) and world objects (targets) that actions and their ledger name by id, so a person reads a name beside each id: up to 100 ids of each, comma-separated, answered in one request. Only names (and an object's kind), never e-mail, organization or role; ids that name nothing are left out.",
     request: { query: actionsSchemas.actionNamesQuery },
     responses: {
       200: { description: 'The names found.', schema: envelope(actionsViews.actionNamesView) },
