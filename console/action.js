@@ -214,7 +214,7 @@ export async function showAction(ctx, id) {
         ? h(
             'p',
             { class: 'bad', id: 'refused-count' },
-            `${action.refused_decisions} decision(s) sent around the api were refused.`,
+            `${action.refused_decisions} ${action.refused_decisions === 1 ? 'decision sent around the api was' : 'decisions sent around the api were'} refused.`,
           )
         : null,
       table(
