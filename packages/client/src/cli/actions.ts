@@ -5,11 +5,14 @@ import { UnwantedEndError } from './fail';
 import { pollUntilDone } from './poll';
 import {
   countFlag,
+  firstItems,
   openSession,
-  secondsFlag,
+  watchTiming,
   withCommonOptions,
+  withWatchOptions,
   type CommonFlags,
   type Session,
+  type WatchFlags,
 } from './session';
 import { FINAL_ACTION_STATUSES, type Action, type ActionSummary } from './types';
 
@@ -24,11 +27,6 @@ interface DecideFlags extends CommonFlags {
   digest?: string;
   yes?: boolean;
 }
-interface WatchFlags extends CommonFlags {
-  interval?: string;
-  timeout?: string;
-}
-
 /** `gr actions …`: list, show, approve, reject, execute, watch. */
 export function registerActionCommands(program: Command): void {
   const actions = program.command('actions').description('approval-gated outbound actions');
@@ -48,11 +46,10 @@ export function registerActionCommands(program: Command): void {
         ...(flags.status ? { status: flags.status as ActionSummary['status'] } : {}),
         ...(flags.kind ? { action_kind: flags.kind as ActionSummary['action_kind'] } : {}),
       };
-      const found: ActionSummary[] = [];
-      for await (const action of session.client.paginate('/v1/external-actions', { query })) {
-        found.push(action);
-        if (found.length >= limit) break;
-      }
+      const found = await firstItems(
+        session.client.paginate('/v1/external-actions', { query }),
+        limit,
+      );
       const { out } = session;
       if (out.json) return out.data(found);
       if (found.length === 0) return out.line('no actions');
@@ -91,10 +88,8 @@ export function registerActionCommands(program: Command): void {
       report(session, data!.payload);
     });
 
-  withCommonOptions(actions.command('watch').argument('<action_id>'))
+  withWatchOptions(withCommonOptions(actions.command('watch').argument('<action_id>')))
     .description('follow an action until a final state (exit 0 executed, 3 any other end)')
-    .option('--interval <seconds>', 'between reads (default 1)')
-    .option('--timeout <seconds>', 'give up after this long (default: wait as long as it takes)')
     .action(async (id: string, flags: WatchFlags) => {
       const session = openSession(flags);
       const { out } = session;
@@ -108,8 +103,7 @@ export function registerActionCommands(program: Command): void {
               `${new Date().toISOString().slice(11, 19)}  ${out.style.status(a.status)}  approvals ${a.approvals.length}`,
             );
         },
-        intervalMs: secondsFlag('--interval', flags.interval) ?? 1000,
-        timeoutMs: secondsFlag('--timeout', flags.timeout),
+        ...watchTiming(flags),
         label: `action ${id}`,
       });
       if (out.json) out.data(action);

@@ -4,11 +4,14 @@ import { UnwantedEndError } from './fail';
 import { pollUntilDone } from './poll';
 import {
   countFlag,
+  firstItems,
   openSession,
-  secondsFlag,
+  watchTiming,
   withCommonOptions,
+  withWatchOptions,
   type CommonFlags,
   type Session,
+  type WatchFlags,
 } from './session';
 import { FINAL_DEPLOYMENT_STATUSES, type Deployment } from './types';
 
@@ -16,11 +19,6 @@ interface ListFlags extends CommonFlags {
   stage?: string;
   limit?: string;
 }
-interface WatchFlags extends CommonFlags {
-  interval?: string;
-  timeout?: string;
-}
-
 /** `gr deployments …`: list, show, watch (a progress bar through the stages). */
 export function registerDeploymentCommands(program: Command): void {
   const deployments = program.command('deployments').description('substrate deployments');
@@ -36,11 +34,10 @@ export function registerDeploymentCommands(program: Command): void {
         limit: Math.min(limit, 500),
         ...(flags.stage ? { stage: flags.stage as Deployment['stage'] } : {}),
       };
-      const found: Deployment[] = [];
-      for await (const d of session.client.paginate('/v1/substrates/deployments', { query })) {
-        found.push(d);
-        if (found.length >= limit) break;
-      }
+      const found = await firstItems(
+        session.client.paginate('/v1/substrates/deployments', { query }),
+        limit,
+      );
       const { out } = session;
       if (out.json) return out.data(found);
       if (found.length === 0) return out.line('no deployments');
@@ -56,10 +53,8 @@ export function registerDeploymentCommands(program: Command): void {
       for (const line of deploymentDetails(deployment, session.out.style)) session.out.line(line);
     });
 
-  withCommonOptions(deployments.command('watch').argument('<deployment_id>'))
+  withWatchOptions(withCommonOptions(deployments.command('watch').argument('<deployment_id>')))
     .description('a progress bar until the deployment ends (exit 0 ready, 3 failed or cancelled)')
-    .option('--interval <seconds>', 'between reads (default 1)')
-    .option('--timeout <seconds>', 'give up after this long (default: wait as long as it takes)')
     .action(async (id: string, flags: WatchFlags) => {
       const session = openSession(flags);
       const { out } = session;
@@ -70,8 +65,7 @@ export function registerDeploymentCommands(program: Command): void {
         onChange: (d) => {
           if (!out.json) out.redraw(progressLine(d, out.style));
         },
-        intervalMs: secondsFlag('--interval', flags.interval) ?? 1000,
-        timeoutMs: secondsFlag('--timeout', flags.timeout),
+        ...watchTiming(flags),
         label: `deployment ${id}`,
       });
       if (out.json) out.data(deployment);

@@ -54,3 +54,32 @@ export function countFlag(name: string, value: string | undefined, fallback: num
   }
   return count;
 }
+
+/** The flags of `watch`: how often to read and how long to wait. */
+export interface WatchFlags extends CommonFlags {
+  interval?: string;
+  timeout?: string;
+}
+
+/** Adds `--interval` and `--timeout` (seconds) to a `watch` command. */
+export const withWatchOptions = (command: Command): Command =>
+  command
+    .option('--interval <seconds>', 'between reads (default 1)')
+    .option('--timeout <seconds>', 'give up after this long (default: wait as long as it takes)');
+
+/** The polling of a `watch` command from its flags, in milliseconds. */
+export const watchTiming = (flags: WatchFlags) => ({
+  intervalMs: secondsFlag('--interval', flags.interval) ?? 1000,
+  timeoutMs: secondsFlag('--timeout', flags.timeout),
+});
+
+/** The first `limit` items of a list (a `paginate` walk), reading no page beyond them. */
+export async function firstItems<T>(items: AsyncIterable<T>, limit: number): Promise<T[]> {
+  const found: T[] = [];
+  if (limit <= 0) return found;
+  for await (const item of items) {
+    found.push(item);
+    if (found.length >= limit) break;
+  }
+  return found;
+}

@@ -1,12 +1,12 @@
 import { mkdtempSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient, GovernedApiError, type GovernedClient } from '../../packages/client/src';
-import type { Action, Deployment, WhoAmI } from '../../packages/client/src/cli/types';
-import { buildClientPackage, jsonOf, runGr } from '../helpers/cli';
-import { createTestKey, type TestKey } from '../helpers/keys';
-import { startTestApp, type TestApp } from '../helpers/test-app';
-import { startTestWorker, type TestWorker } from '../helpers/test-worker';
+import { createClient, GovernedApiError, type GovernedClient } from '../../../packages/client/src';
+import type { Action, Deployment, WhoAmI } from '../../../packages/client/src/cli/types';
+import { buildClientPackage, jsonOf, runGr } from '../../helpers/cli';
+import { createTestKey, type TestKey } from '../../helpers/keys';
+import { startTestApp, type TestApp } from '../../helpers/test-app';
+import { startTestWorker, type TestWorker } from '../../helpers/test-worker';
 
 // `gr`, built from the sources and run as a process against the real service (FerretDB,
 // Temporal, a worker): what an operator types, what a script reads, and how it fails.
