@@ -3,6 +3,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { actionsBench } from './actions.bench';
 import { checkpointBench } from './checkpoint.bench';
+import { clientBench } from './client.bench';
 import { eventsBench } from './events.bench';
 import { repairBench } from './repair.bench';
 import { scaleBench } from './scale.bench';
@@ -30,6 +31,7 @@ const SUITES: Record<string, (ctx: BenchContext) => Promise<BenchReport>> = {
   assays: assaysBench,
   proofs: proofsBench,
   scale: scaleBench,
+  client: clientBench,
 };
 
 /** Runs the benchmark suites named on the command line (all by default). */

@@ -15,3 +15,8 @@ if [[ ! -f dist/src/main.js ]] || [[ -n "$(find src bench tsconfig.json tsconfig
   rm -rf dist
   npx tsc -p tsconfig.build.json
 fi
+# The typed client and `gr` (packages/client/dist; `npx gr` runs it).
+if [[ ! -f packages/client/dist/cli/main.js ]] || [[ -n "$(find packages/client/src packages/client/package.json packages/client/tsconfig.json -newer packages/client/dist/cli/main.js -print -quit 2>/dev/null)" ]]; then
+  log "building the client and gr"
+  npm run build -w packages/client --silent
+fi

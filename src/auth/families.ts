@@ -56,6 +56,7 @@ export const FAMILIES = {
   membrane_basic: family('layer0_public', 'institutional', 0),
   membrane_witness: family('layer1_public', 'institutional', 1),
   membrane_world_render: family('layer0_public', 'sandbox', 0),
+  principals_self: family('layer0_public', 'sandbox', 0),
   proofs: family('layer2_public', 'strategic', 2),
   repair_witness: family('layer1_public', 'institutional', 1),
   research_future: family('planned_layer2', 'strategic', 2),
@@ -83,6 +84,19 @@ export const PUBLIC_FAMILY = 'public';
 export type RouteFamily = FamilyName | typeof PUBLIC_FAMILY;
 
 export const entitlementRank = (e: Entitlement): number => ENTITLEMENTS.indexOf(e);
+
+/** What of a key a family's policy looks at. */
+export interface FamilyHolder {
+  role: 'member' | 'operator';
+  entitlement: Entitlement;
+  accessLayer: AccessLayer;
+}
+
+/** Whether a key with this role, class and layer may call the family's routes. */
+export const familyOpensTo = (policy: FamilyPolicy, holder: FamilyHolder): boolean =>
+  !(policy.operatorOnly && holder.role !== 'operator') &&
+  entitlementRank(holder.entitlement) >= entitlementRank(policy.minEntitlement) &&
+  holder.accessLayer >= policy.minLayer;
 export const layerName = (layer: AccessLayer): AccessLayerName => ACCESS_LAYER_NAMES[layer];
 
 /** Parses `2` or `"layer2_public"`; undefined when neither. */

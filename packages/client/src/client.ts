@@ -58,14 +58,43 @@ export function createClient(options: ClientOptions): GovernedClient {
   const api = createFetchClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     headers: { 'X-API-Key': options.apiKey },
-    fetch: retryingFetch(options.fetch ?? ((request) => globalThis.fetch(request)), options),
+    fetch: throwingOnError(retryingFetch(options.fetch ?? globalFetch, options)),
   });
-  api.use(idempotencyKeys, throwOnError);
+  // The idempotency middleware goes on POSTs only: with no middleware at all, openapi-fetch
+  // skips its middleware pass (an id, a frozen options object, awaited hooks) on every GET.
+  const post = api.POST;
+  const request = api.request;
+  const withKeys = <I>(init: I) => {
+    const given = (init ?? {}) as { middleware?: Middleware[] };
+    return { ...given, middleware: [idempotencyKeys, ...(given.middleware ?? [])] } as I;
+  };
+  api.POST = ((path: never, init: never) =>
+    post(path, withKeys(init))) as unknown as typeof api.POST;
+  api.request = ((method: string, path: never, init: never) =>
+    (request as (m: string, p: never, i: never) => unknown)(
+      method,
+      path,
+      method.toUpperCase() === 'POST' ? withKeys(init) : init,
+    )) as unknown as typeof api.request;
   return Object.assign(api, {
     paginate: <P extends PagedPath>(path: P, params?: Partial<PageParams<P>>) =>
       pages(api, path, params),
   });
 }
+
+/**
+ * The global fetch. A request without a body goes by its URL and parts: handing undici the
+ * Request object makes it build a second one from the first (tens of µs a request).
+ */
+const globalFetch = (request: Request): Promise<Response> =>
+  request.body === null
+    ? globalThis.fetch(request.url, {
+        method: request.method,
+        headers: request.headers,
+        signal: request.signal,
+        redirect: request.redirect,
+      })
+    : globalThis.fetch(request);
 
 const idempotencyKeys: Middleware = {
   onRequest({ request, schemaPath }) {
@@ -76,12 +105,14 @@ const idempotencyKeys: Middleware = {
   },
 };
 
-const throwOnError: Middleware = {
-  async onResponse({ response }) {
+/** Every non-2xx answer (after the retries) becomes a `GovernedApiError`. */
+const throwingOnError =
+  (fetchImpl: (request: Request) => Promise<Response>) =>
+  async (request: Request): Promise<Response> => {
+    const response = await fetchImpl(request);
     if (!response.ok) throw await errorOf(response);
-    return undefined;
-  },
-};
+    return response;
+  };
 
 async function* pages<P extends PagedPath>(
   api: GovernedApi,

@@ -28,7 +28,14 @@ export class ApprovalTimeoutError extends Error {
 }
 
 /** Statuses after which nothing more happens to an action. */
-const FINAL = new Set(['executed', 'failed', 'rejected', 'expired', 'aborted', 'dry_run_failed']);
+export const FINAL_ACTION_STATUSES: ReadonlySet<string> = new Set([
+  'executed',
+  'failed',
+  'rejected',
+  'expired',
+  'aborted',
+  'dry_run_failed',
+]);
 
 /**
  * The human-in-the-loop step of an agent or a pipeline: proposes the action, waits until
@@ -46,7 +53,7 @@ export async function requireApproval(
   let action = proposed!.payload;
   let wait = options.pollMs ?? 500;
   let executeSent = false;
-  while (!FINAL.has(action.status)) {
+  while (!FINAL_ACTION_STATUSES.has(action.status)) {
     if (action.status === 'approved' && !executeSent) {
       executeSent = true;
       const { data } = await client.POST('/v1/external-actions/{action_id}/execute', {

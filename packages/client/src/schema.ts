@@ -160,6 +160,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/principals/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * who the calling key is
+         * @description The calling key (never its secret), its principal, organization, role, entitlement class and access layer, the route families it may call, the limits it runs under and the Temporal UI's address: what a console or `gr keys whoami` shows. Keys belong to an organization, not to a project, so no project is named. Any valid key; reads only.
+         */
+        get: operations["principals.me"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions": {
         parameters: {
             query?: never;
@@ -3402,6 +3422,222 @@ export interface operations {
             };
             /** @description Too many access requests from this client address. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "principals.me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Who the calling key is. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the closest window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Every window: `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        /** @description The calling key, its principal and organization, what it may call and its limits. */
+                        payload: {
+                            /** @description An API key (never its secret or hash). */
+                            key: {
+                                /** @description Public key id. */
+                                key_id: string;
+                                /** @description How the key starts (`grk_<key_id>_…`); never enough to use it. */
+                                display_prefix: string;
+                                /** @description Principal holding the key. */
+                                principal_id: string;
+                                /** @description Organization of the principal. */
+                                organization_id: string;
+                                /**
+                                 * @description Entitlement class.
+                                 * @enum {string}
+                                 */
+                                entitlement: "sandbox" | "institutional" | "strategic";
+                                /**
+                                 * @description Access layer, by name.
+                                 * @enum {string}
+                                 */
+                                access_layer: "layer0_public" | "layer1_public" | "layer2_public" | "layer3_partner";
+                                /** @description Label. */
+                                label?: string | null;
+                                /**
+                                 * @description Key status.
+                                 * @enum {string}
+                                 */
+                                status: "active" | "suspended" | "revoked";
+                                /**
+                                 * Format: date-time
+                                 * @description When the key expires.
+                                 */
+                                expires_at?: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description Last request with the key (advanced in batches).
+                                 */
+                                last_used_at?: string | null;
+                                /** @description Rotations so far. */
+                                rotations?: number;
+                                /**
+                                 * Format: date-time
+                                 * @description Until when the pre-rotation secret is accepted.
+                                 */
+                                previous_valid_until?: string | null;
+                                /** @description Seeded from ADMIN_API_KEY (re-seeded at each restart). */
+                                bootstrap?: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description When created.
+                                 */
+                                created_at?: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Last change.
+                                 */
+                                updated_at?: string;
+                            };
+                            /** @description A principal. */
+                            principal: {
+                                /** @description Principal id. */
+                                principal_id: string;
+                                /** @description Name. */
+                                name: string;
+                                /** @description E-mail address. */
+                                email: string;
+                                /** @description Organization. */
+                                organization_id: string;
+                                /**
+                                 * @description Role.
+                                 * @enum {string}
+                                 */
+                                role: "member" | "operator";
+                                /**
+                                 * @description Status.
+                                 * @enum {string}
+                                 */
+                                status: "active" | "suspended" | "archived";
+                                /**
+                                 * Format: date-time
+                                 * @description When created.
+                                 */
+                                created_at?: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Last change.
+                                 */
+                                updated_at?: string;
+                            };
+                            /** @description An organization. */
+                            organization: {
+                                /** @description Organization id. */
+                                organization_id: string;
+                                /** @description Name (unique, case-insensitive). */
+                                name: string;
+                                /**
+                                 * @description Status.
+                                 * @enum {string}
+                                 */
+                                status: "active" | "suspended" | "archived";
+                                /**
+                                 * Format: date-time
+                                 * @description When created.
+                                 */
+                                created_at?: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Last change.
+                                 */
+                                updated_at?: string;
+                            };
+                            /** @description What the key may call (docs/governance.md). */
+                            access: {
+                                /**
+                                 * @description The principal's role (`operator` opens admin).
+                                 * @enum {string}
+                                 */
+                                role: "member" | "operator";
+                                /**
+                                 * @description The key's entitlement class.
+                                 * @enum {string}
+                                 */
+                                entitlement: "sandbox" | "institutional" | "strategic";
+                                /**
+                                 * @description The key's access layer, by name.
+                                 * @enum {string}
+                                 */
+                                access_layer: "layer0_public" | "layer1_public" | "layer2_public" | "layer3_partner";
+                                /** @description The built route families this key may call (planned ones answer 501 to anyone). */
+                                families: ("admin_control_plane" | "admin_ops" | "artifacts" | "assays" | "assays_research" | "dossiers" | "external_action_execution" | "external_action_proposal" | "external_event_ingress" | "external_reconciliation" | "intentionality" | "membrane_basic" | "membrane_witness" | "membrane_world_render" | "principals_self" | "proofs" | "repair_witness" | "research_future" | "restricted_partner_future" | "runtime_basic" | "runtime_witness" | "scenarios" | "sessions" | "shared_contexts" | "shared_contexts_witness" | "substrate_assay" | "substrate_build" | "substrate_observation" | "substrate_recognition" | "substrate_seeding" | "witness_future" | "worlds_basic" | "worlds_mutation")[];
+                            };
+                            /** @description The key's limits: its class defaults or the quota policy in force. */
+                            limits: {
+                                /** @description Requests per minute. */
+                                requests_per_minute: number;
+                                /** @description Requests per UTC day. */
+                                daily_quota: number;
+                                /** @description Substrate deployments running at once. */
+                                concurrent_deployments: number;
+                                /** @description Substrate cell updates per UTC day. */
+                                cell_updates_per_day: number;
+                            };
+                            /** @description Where else to look. */
+                            links: {
+                                /** @description The Temporal Web UI, where each action's and deployment's workflow is. */
+                                temporal_ui: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description API key missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Entitlement class, access layer or role below the route family. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

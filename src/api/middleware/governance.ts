@@ -1,7 +1,13 @@
 import type { Context } from 'koa';
 import type { AppDeps } from '../../app/deps';
 import type { AuthContext } from '../../auth/auth-context';
-import { FAMILIES, entitlementRank, layerName, type FamilyName } from '../../auth/families';
+import {
+  FAMILIES,
+  entitlementRank,
+  familyOpensTo,
+  layerName,
+  type FamilyName,
+} from '../../auth/families';
 import { keyRules } from '../../auth/limits';
 import type { LimitDecision } from '../../auth/rate-limiter';
 import { ApiError } from '../errors';
@@ -31,16 +37,9 @@ export function authenticateGate(deps: Pick<AppDeps, 'authenticator'>): Gate {
 /** 403 when the key's role, class or layer is below the family's minimum. */
 export function guardFamilyGate(familyName: FamilyName): Gate {
   const policy = FAMILIES[familyName];
-  const minRank = entitlementRank(policy.minEntitlement);
   return (ctx) => {
     const auth = ctx.state.auth as AuthContext;
-    if (
-      (policy.operatorOnly && auth.role !== 'operator') ||
-      entitlementRank(auth.entitlement) < minRank ||
-      auth.accessLayer < policy.minLayer
-    ) {
-      throw forbidden(familyName, auth);
-    }
+    if (!familyOpensTo(policy, auth)) throw forbidden(familyName, auth);
   };
 }
 

@@ -15,6 +15,7 @@ import { externalActionsRoutes } from './external-actions';
 import { externalEventsRoutes } from './external-events';
 import { plannedApiRoutes } from './planned';
 import { platformRoutes, runtimeRoutes } from './runtime';
+import { principalsRoutes } from './principals';
 import { runtimeWitnessRoutes } from './runtime/witnesses.routes';
 import { sessionsRoutes } from './sessions';
 import { substratesRoutes } from './substrates';
@@ -27,6 +28,7 @@ import { worldsRoutes } from './worlds';
  */
 export const apiRoutes = (catalog: () => readonly RouteDefinition[]): RouteDefinition[] => [
   ...tagged('access', accessRoutes),
+  ...tagged('principals', principalsRoutes),
   ...tagged('sessions', sessionsRoutes),
   ...tagged('runtime', [
     ...runtimeRoutes,

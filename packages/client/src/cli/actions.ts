@@ -1,0 +1,162 @@
+import type { Command } from 'commander';
+import { actionDetails, actionTable, planLines } from './action-view';
+import { confirm } from './confirm';
+import { UnwantedEndError } from './fail';
+import { pollUntilDone } from './poll';
+import {
+  countFlag,
+  firstItems,
+  openSession,
+  watchTiming,
+  withCommonOptions,
+  withWatchOptions,
+  type CommonFlags,
+  type Session,
+  type WatchFlags,
+} from './session';
+import { FINAL_ACTION_STATUSES, type Action, type ActionSummary } from './types';
+
+interface ListFlags extends CommonFlags {
+  awaitingMe?: boolean;
+  status?: string;
+  kind?: string;
+  limit?: string;
+}
+interface DecideFlags extends CommonFlags {
+  reason?: string;
+  digest?: string;
+  yes?: boolean;
+}
+/** `gr actions …`: list, show, approve, reject, execute, watch. */
+export function registerActionCommands(program: Command): void {
+  const actions = program.command('actions').description('approval-gated outbound actions');
+
+  withCommonOptions(actions.command('list'))
+    .description('actions, newest first')
+    .option('--awaiting-me', 'only those you may approve now')
+    .option('--status <status>', 'only those in this status (awaiting_approval, executed, …)')
+    .option('--kind <kind>', 'only this action kind (world.update_object, webhook.post, notify, …)')
+    .option('--limit <n>', 'at most this many (default 50)')
+    .action(async (flags: ListFlags) => {
+      const session = openSession(flags);
+      const limit = countFlag('--limit', flags.limit, 50);
+      const query = {
+        limit: Math.min(limit, 500),
+        ...(flags.awaitingMe ? { awaiting_me: true } : {}),
+        ...(flags.status ? { status: flags.status as ActionSummary['status'] } : {}),
+        ...(flags.kind ? { action_kind: flags.kind as ActionSummary['action_kind'] } : {}),
+      };
+      const found = await firstItems(
+        session.client.paginate('/v1/external-actions', { query }),
+        limit,
+      );
+      const { out } = session;
+      if (out.json) return out.data(found);
+      if (found.length === 0) return out.line('no actions');
+      for (const line of actionTable(found, out.style)) out.line(line);
+    });
+
+  withCommonOptions(actions.command('show').argument('<action_id>'))
+    .description('one action: its plan (diff), rule, approvals, window and Temporal link')
+    .action(async (id: string, flags: CommonFlags) => {
+      const session = openSession(flags);
+      const action = await readAction(session, id);
+      if (session.out.json) return session.out.data(action);
+      for (const line of actionDetails(action, session.out.style)) session.out.line(line);
+    });
+
+  for (const decision of ['approve', 'reject'] as const) {
+    withCommonOptions(actions.command(decision).argument('<action_id>'))
+      .description(`${decision} an action, bound to the plan digest it shows`)
+      .option('--reason <text>', 'why (kept in the ledger; a rule may require it)')
+      .option('--digest <plan_digest>', 'the plan digest you reviewed (default: the current one)')
+      .option('-y, --yes', 'do not ask for confirmation on a terminal')
+      .action(async (id: string, flags: DecideFlags) => {
+        const session = openSession(flags);
+        await decide(session, decision, id, flags);
+      });
+  }
+
+  withCommonOptions(actions.command('execute').argument('<action_id>'))
+    .description('execute an approved action (once its wait is over)')
+    .action(async (id: string, flags: CommonFlags) => {
+      const session = openSession(flags);
+      const { data } = await session.client.POST('/v1/external-actions/{action_id}/execute', {
+        params: { path: { action_id: id } },
+        body: {},
+      });
+      report(session, data!.payload);
+    });
+
+  withWatchOptions(withCommonOptions(actions.command('watch').argument('<action_id>')))
+    .description('follow an action until a final state (exit 0 executed, 3 any other end)')
+    .action(async (id: string, flags: WatchFlags) => {
+      const session = openSession(flags);
+      const { out } = session;
+      const action = await pollUntilDone({
+        read: () => readAction(session, id),
+        done: (a) => FINAL_ACTION_STATUSES.has(a.status),
+        key: (a) => `${a.status} ${a.approvals.length}`,
+        onChange: (a) => {
+          if (!out.json)
+            out.line(
+              `${new Date().toISOString().slice(11, 19)}  ${out.style.status(a.status)}  approvals ${a.approvals.length}`,
+            );
+        },
+        ...watchTiming(flags),
+        label: `action ${id}`,
+      });
+      if (out.json) out.data(action);
+      if (action.status !== 'executed') {
+        throw new UnwantedEndError(`action ${id} ended ${action.status}`);
+      }
+    });
+}
+
+async function readAction(session: Session, id: string): Promise<Action> {
+  const { data } = await session.client.GET('/v1/external-actions/{action_id}', {
+    params: { path: { action_id: id } },
+  });
+  return data!.payload;
+}
+
+/**
+ * Approves or rejects naming the plan digest: the one given, else the one the action shows
+ * now (printed first, so what was decided on is on screen). The service refuses (409) when
+ * the plan has changed since.
+ */
+async function decide(
+  session: Session,
+  decision: 'approve' | 'reject',
+  id: string,
+  flags: DecideFlags,
+): Promise<void> {
+  const { out } = session;
+  const action = await readAction(session, id);
+  const digest = flags.digest ?? action.dry_run?.plan_digest ?? undefined;
+  if (!out.json) {
+    out.line(`${decision} ${action.action_id} (${action.action_kind}, ${action.status})`);
+    for (const line of planLines(action.dry_run, out.style)) out.line(line);
+    out.line(`  bound to plan ${digest ?? '(none: not planned)'}`);
+  }
+  if (!flags.yes && !out.json && (await confirm(`${decision} ${id}?`)) === false) {
+    return out.note('nothing sent');
+  }
+  const { data } = await session.client.POST(`/v1/external-actions/{action_id}/${decision}`, {
+    params: { path: { action_id: id } },
+    body: {
+      ...(flags.reason ? { reason: flags.reason } : {}),
+      ...(digest ? { plan_digest: digest } : {}),
+    },
+  });
+  report(session, data!.payload);
+}
+
+/** What a decision answered: the action after it. */
+function report(session: Session, action: Action): void {
+  const { out } = session;
+  if (out.json) return out.data(action);
+  out.line(
+    `${action.action_id} ${out.style.status(action.status)} (approvals ${action.approvals.length})`,
+  );
+}

@@ -1,0 +1,33 @@
+import type { paths } from '../schema';
+
+type Ok<T> = T extends {
+  responses: { 200: { content: { 'application/json': { payload: infer P } } } };
+}
+  ? P
+  : never;
+
+/** An action as `GET /v1/external-actions/{action_id}` answers it. */
+export type Action = Ok<paths['/v1/external-actions/{action_id}']['get']>;
+/** One row of `GET /v1/external-actions`. */
+export type ActionSummary = Ok<paths['/v1/external-actions']['get']>['items'][number];
+/** A deployment as `GET /v1/substrates/deployments/{deployment_id}` answers it. */
+export type Deployment = Ok<paths['/v1/substrates/deployments/{deployment_id}']['get']>;
+/** Who the calling key is (`GET /v1/principals/me`). */
+export type WhoAmI = Ok<paths['/v1/principals/me']['get']>;
+
+export { FINAL_ACTION_STATUSES } from '../require-approval';
+
+/** A deployment's stages in the order it passes them, then how it may end. */
+export const DEPLOYMENT_STAGES = [
+  'validating',
+  'compiling',
+  'deploying',
+  'observing',
+  'assaying',
+  'ready',
+];
+export const FINAL_DEPLOYMENT_STATUSES: ReadonlySet<string> = new Set([
+  'ready',
+  'failed',
+  'cancelled',
+]);
