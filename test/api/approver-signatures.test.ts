@@ -1,0 +1,239 @@
+import { newId } from '../../src/lib/ids';
+import {
+  challengeFor,
+  ed25519Assertion,
+  newApproverKeyPair,
+  registerApproverKey,
+  type ApproverKeyPair,
+} from '../helpers/approver-keys';
+import { proposeUpdate } from '../helpers/actions';
+import { call } from '../helpers/http';
+import { createTestKey, type TestKey } from '../helpers/keys';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+import { startTestWorker, type TestWorker } from '../helpers/test-worker';
+
+// Decisions signed by the approver's own key (docs/approvals.md): under a rule with
+// `require_approver_signature`, the api takes an approval only with a valid assertion over
+// a fresh challenge for exactly that action, decision, plan and rule, by one of the
+// approver's active keys. Each attack below was taken on the code before this (a bare API
+// key approved anything).
+interface ActionView {
+  action_id: string;
+  status: string;
+  dry_run: { plan_digest: string };
+  decisions: { decision: string; approver_assertion?: { key_id: string } }[];
+}
+interface ErrorBody {
+  error: { code: string; message: string; rule_id?: string };
+}
+
+let app: TestApp;
+let worker: TestWorker;
+let proposer: TestKey;
+let ben: TestKey;
+let cy: TestKey;
+const benPair = newApproverKeyPair();
+const cyPair = newApproverKeyPair();
+let benKey: string;
+let cyKey: string;
+const context = `ctx-signed-${newId('tsk')}`;
+let ruleId: string;
+
+beforeAll(async () => {
+  app = await startTestApp('approver-signatures');
+  worker = await startTestWorker(app.deps);
+  proposer = await createTestKey(app, { entitlement: 'strategic', accessLayer: 2 });
+  ben = await createTestKey(app, { entitlement: 'strategic', accessLayer: 2 });
+  cy = await createTestKey(app, { entitlement: 'strategic', accessLayer: 2 });
+  benKey = await registerApproverKey(app, ben, benPair);
+  cyKey = await registerApproverKey(app, cy, cyPair);
+  const rule = await call<{ payload: { rule_id: string; require_approver_signature: boolean } }>(
+    app.url,
+    'POST',
+    '/v1/admin/approval-rules/create',
+    {
+      key: app.adminKey,
+      body: {
+        name: 'signed by hand',
+        match: { shared_context_id: context },
+        require_approver_signature: true,
+      },
+    },
+  );
+  expect(rule.status).toBe(201);
+  expect(rule.body.payload.require_approver_signature).toBe(true);
+  ruleId = rule.body.payload.rule_id;
+});
+afterAll(async () => {
+  await worker.stop();
+  await app.close();
+});
+
+const propose = (approvals = 1) =>
+  proposeUpdate(app, proposer, {
+    patch: { status: 'published' },
+    bounds: { required_approvals: approvals },
+    shared_context_id: context,
+  });
+const actionOf = async (id: string) =>
+  (
+    await call<{ payload: ActionView }>(app.url, 'GET', `/v1/external-actions/${id}`, {
+      key: ben.apiKey,
+    })
+  ).body.payload;
+const approve = (who: TestKey, id: string, body: Record<string, unknown>) =>
+  call<ErrorBody & { payload: ActionView }>(app.url, 'POST', `/v1/external-actions/${id}/approve`, {
+    key: who.apiKey,
+    body,
+  });
+const signedApproval = async (who: TestKey, pair: ApproverKeyPair, keyId: string, id: string) => ({
+  approver_assertion: ed25519Assertion(pair, keyId, await challengeFor(app, who, id)),
+});
+
+describe('approvals under a rule that requires approver signatures', () => {
+  it('refuses a bare API-key approval with 403 naming the rule and how to register a key', async () => {
+    const id = await propose();
+    const res = await approve(ben, id, {});
+    expect(res.status).toBe(403);
+    expect(res.body.error.rule_id).toBe(ruleId);
+    expect(res.body.error.message).toMatch(/requires the approver's own signature/);
+    expect(res.body.error.message).toContain('/v1/principals/me/keys/register');
+    expect((await actionOf(id)).status).toBe('awaiting_approval');
+  });
+
+  it('takes a signed approval, executes, and keeps the assertion in the ledger', async () => {
+    const id = await propose();
+    const challenge = await challengeFor(app, ben, id);
+    expect(JSON.parse(challenge.message)).toEqual([
+      'governed-runtime/approver-decision/v1',
+      id,
+      'approve',
+      challenge.plan_digest,
+      ruleId,
+      1,
+      ben.principalId,
+      challenge.nonce,
+      challenge.expires_at,
+    ]);
+    const res = await approve(ben, id, {
+      approver_assertion: ed25519Assertion(benPair, benKey, challenge),
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.payload.status).toBe('approved');
+    const executed = await call<{ payload: ActionView }>(
+      app.url,
+      'POST',
+      `/v1/external-actions/${id}/execute`,
+      {
+        key: ben.apiKey,
+        body: {},
+      },
+    );
+    expect(executed.body.payload.status).toBe('executed');
+    const ledger = await call<{
+      payload: {
+        items: { event: string; detail: { decision?: ActionView['decisions'][number] } }[];
+      };
+    }>(app.url, 'GET', `/v1/external-actions/history?action_id=${id}`, { key: ben.apiKey });
+    const approval = ledger.body.payload.items.find(
+      (e) => e.detail['decision']?.decision === 'approve',
+    );
+    expect(approval?.detail.decision?.approver_assertion).toMatchObject({
+      key_id: benKey,
+      nonce: challenge.nonce,
+      signature: expect.stringMatching(/^[0-9a-f]{128}$/),
+    });
+  });
+
+  it('refuses an assertion for another action', async () => {
+    const [first, second] = [await propose(), await propose()];
+    const forFirst = await challengeFor(app, ben, first);
+    const res = await approve(ben, second, {
+      approver_assertion: ed25519Assertion(benPair, benKey, forFirst),
+    });
+    expect(res.status).toBe(403);
+    expect(res.body.error.message).toMatch(/challenge is for action/);
+  });
+
+  it('refuses an assertion over another plan digest', async () => {
+    const id = await propose();
+    const other = `sha256:${'ab'.repeat(32)}`;
+    const challenge = await challengeFor(app, ben, id, 'approve', other);
+    const res = await approve(ben, id, {
+      approver_assertion: ed25519Assertion(benPair, benKey, challenge),
+    });
+    expect(res.status).toBe(403);
+    expect(res.body.error.message).toMatch(/names plan sha256:abab/);
+    // Signing the right challenge with edited bytes (another plan) fails the signature.
+    const right = await challengeFor(app, ben, id);
+    const edited = { ...right, message: right.message.replace(right.plan_digest, other) };
+    const bad = await approve(ben, id, {
+      approver_assertion: ed25519Assertion(benPair, benKey, edited),
+    });
+    expect(bad.status).toBe(403);
+    expect(bad.body.error.message).toMatch(/does not match/);
+  });
+
+  it('refuses an expired challenge and a reused one', async () => {
+    const id = await propose(2);
+    const fresh = await challengeFor(app, ben, id);
+    // The same challenge, as if issued long ago: stored expired, signed correctly.
+    const expired = {
+      ...fresh,
+      nonce: newId('ach'),
+      expires_at: new Date(Date.now() - 1000).toISOString(),
+    };
+    const message = JSON.parse(fresh.message) as unknown[];
+    message[7] = expired.nonce;
+    message[8] = expired.expires_at;
+    await app.deps.repos.approverKeys.issueChallenge({
+      _id: expired.nonce,
+      purpose: 'decision',
+      principal_id: ben.principalId,
+      issued_at: new Date(Date.now() - 600_000).toISOString(),
+      expires_at: expired.expires_at,
+      action_id: id,
+      decision: 'approve',
+      plan_digest: fresh.plan_digest,
+      rule_id: ruleId,
+      rule_version: 1,
+    });
+    const late = await approve(ben, id, {
+      approver_assertion: ed25519Assertion(benPair, benKey, {
+        ...expired,
+        message: JSON.stringify(message),
+      }),
+    });
+    expect(late.status).toBe(403);
+    expect(late.body.error.message).toMatch(/expired/);
+
+    const assertion = ed25519Assertion(benPair, benKey, fresh);
+    expect((await approve(ben, id, { approver_assertion: assertion })).status).toBe(200);
+    const reused = await approve(ben, id, { approver_assertion: assertion });
+    expect(reused.status).toBe(403);
+    expect(reused.body.error.message).toMatch(/used already/);
+  });
+
+  it("refuses a revoked key and another principal's key", async () => {
+    const id = await propose();
+    // Cy signs with Ben's key id (Ben's private key is not Cy's): the key is not Cy's.
+    const forCy = await challengeFor(app, cy, id);
+    const foreign = await approve(cy, id, {
+      approver_assertion: ed25519Assertion(benPair, benKey, forCy),
+    });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body.error.message).toMatch(/belongs to another principal/);
+
+    const spare = newApproverKeyPair();
+    const spareKey = await registerApproverKey(app, cy, spare);
+    await call(app.url, 'POST', '/v1/principals/me/keys/revoke', {
+      key: cy.apiKey,
+      body: { key_id: spareKey },
+    });
+    const revoked = await approve(cy, id, await signedApproval(cy, spare, spareKey, id));
+    expect(revoked.status).toBe(403);
+    expect(revoked.body.error.message).toMatch(/revoked/);
+    // Cy's own active key still works.
+    expect((await approve(cy, id, await signedApproval(cy, cyPair, cyKey, id))).status).toBe(200);
+  });
+});
