@@ -145,6 +145,38 @@ describe('approvals under a rule that requires approver signatures', () => {
     });
   });
 
+  it('proves the approver signatures offline (approver_signatures), and fails on a tampered ledger', async () => {
+    const check = async () =>
+      (
+        await call<{
+          payload: {
+            results: {
+              name: string;
+              status: string;
+              checked: number;
+              violations: { problem: string }[];
+            }[];
+          };
+        }>(app.url, 'POST', '/v1/proofs/checks', {
+          key: app.adminKey,
+          body: { checks: ['approver_signatures'] },
+        })
+      ).body.payload.results[0]!;
+    const passed = await check();
+    expect(passed).toMatchObject({ name: 'approver_signatures', status: 'passed' });
+    expect(passed.checked).toBeGreaterThanOrEqual(1);
+    // A database administrator swaps the approver's signature in the ledger.
+    await app.deps.db
+      .collection('action_ledger')
+      .updateMany(
+        { 'detail.decision.approver_assertion.key_id': benKey },
+        { $set: { 'detail.decision.approver_assertion.signature': '00'.repeat(64) } },
+      );
+    const failed = await check();
+    expect(failed.status).toBe('failed');
+    expect(failed.violations[0]!.problem).toMatch(/approver signature does not match/);
+  });
+
   it('refuses an assertion for another action', async () => {
     const [first, second] = [await propose(), await propose()];
     const forFirst = await challengeFor(app, ben, first);

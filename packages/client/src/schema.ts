@@ -3059,7 +3059,7 @@ export interface components {
         };
         ProofChecksRequest: {
             /** @description Checks to run (default: all). */
-            checks?: ("action_ledger_chain" | "executions_approved" | "decisions_signed" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
+            checks?: ("action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
             /**
              * @description Most records each check reads.
              * @default 10000
@@ -16020,7 +16020,7 @@ export interface operations {
                              */
                             status: "running" | "completed" | "failed";
                             /** @description Checks asked for, in order. */
-                            checks: ("action_ledger_chain" | "executions_approved" | "decisions_signed" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
+                            checks: ("action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
                             /** @description Most records each check reads. */
                             max_records: number;
                             progress: {
@@ -16035,7 +16035,7 @@ export interface operations {
                                  * @description The check.
                                  * @enum {string}
                                  */
-                                name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
+                                name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
                                 /**
                                  * @description `passed`; `failed` (violations found); `inconclusive` (none found, but the bound stopped the read).
                                  * @enum {string}
@@ -16117,7 +16117,7 @@ export interface operations {
                              */
                             status: "running" | "completed" | "failed";
                             /** @description Checks asked for, in order. */
-                            checks: ("action_ledger_chain" | "executions_approved" | "decisions_signed" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
+                            checks: ("action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
                             /** @description Most records each check reads. */
                             max_records: number;
                             progress: {
@@ -16132,7 +16132,7 @@ export interface operations {
                                  * @description The check.
                                  * @enum {string}
                                  */
-                                name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
+                                name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
                                 /**
                                  * @description `passed`; `failed` (violations found); `inconclusive` (none found, but the bound stopped the read).
                                  * @enum {string}
@@ -16294,13 +16294,13 @@ export interface operations {
                                  * @description The check.
                                  * @enum {string}
                                  */
-                                name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
+                                name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
                                 newest: {
                                     /**
                                      * @description The check.
                                      * @enum {string}
                                      */
-                                    name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
+                                    name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
                                     /**
                                      * @description `passed`; `failed` (violations found); `inconclusive` (none found, but the bound stopped the read).
                                      * @enum {string}
@@ -16420,7 +16420,7 @@ export interface operations {
                                  * @description The check.
                                  * @enum {string}
                                  */
-                                name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
+                                name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
                                 /**
                                  * @description `passed`; `failed` (violations found); `inconclusive` (none found, but the bound stopped the read).
                                  * @enum {string}
@@ -16462,7 +16462,7 @@ export interface operations {
                                  */
                                 status: "running" | "completed" | "failed";
                                 /** @description Checks asked for, in order. */
-                                checks: ("action_ledger_chain" | "executions_approved" | "decisions_signed" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
+                                checks: ("action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
                                 /** @description Most records each check reads. */
                                 max_records: number;
                                 progress: {
@@ -16477,7 +16477,7 @@ export interface operations {
                                      * @description The check.
                                      * @enum {string}
                                      */
-                                    name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
+                                    name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
                                     /**
                                      * @description `passed`; `failed` (violations found); `inconclusive` (none found, but the bound stopped the read).
                                      * @enum {string}
