@@ -161,7 +161,7 @@ describe('approvals under a rule that requires approver signatures', () => {
           key: app.adminKey,
           body: { checks: ['approver_signatures'] },
         })
-      ).body.payload.results[0]!;
+      ).body.payload.results[0];
     const passed = await check();
     expect(passed).toMatchObject({ name: 'approver_signatures', status: 'passed' });
     expect(passed.checked).toBeGreaterThanOrEqual(1);
@@ -174,7 +174,7 @@ describe('approvals under a rule that requires approver signatures', () => {
       );
     const failed = await check();
     expect(failed.status).toBe('failed');
-    expect(failed.violations[0]!.problem).toMatch(/approver signature does not match/);
+    expect(failed.violations[0].problem).toMatch(/approver signature does not match/);
   });
 
   it('refuses an assertion for another action', async () => {
