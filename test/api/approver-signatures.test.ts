@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { newId } from '../../src/lib/ids';
 import {
   challengeFor,
@@ -22,6 +26,19 @@ interface ActionView {
   status: string;
   dry_run: { plan_digest: string };
   decisions: { decision: string; approver_assertion?: { key_id: string } }[];
+}
+/** What verifying by hand reads of a ledger entry. */
+interface HandEntry {
+  event: string;
+  detail: {
+    proposal?: { rule: { rule_id: string; version: number } };
+    decision?: {
+      decision: string;
+      plan_digest: string;
+      principal_id: string;
+      approver_assertion: { nonce: string; expires_at: string; signature: string };
+    };
+  };
 }
 interface ErrorBody {
   error: { code: string; message: string; rule_id?: string };
@@ -268,4 +285,99 @@ describe('approvals under a rule that requires approver signatures', () => {
     // Cy's own active key still works.
     expect((await approve(cy, id, await signedApproval(cy, cyPair, cyKey, id))).status).toBe(200);
   });
+
+  // docs/approvals.md, "Verifying by hand": the same commands, run for real.
+  const openssl = (() => {
+    try {
+      execFileSync('openssl', ['version']);
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  (openssl ? it : it.skip)(
+    'signs with an openssl key and verifies the ledger by hand with openssl',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'approver-'));
+      const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir }).toString();
+      run('genpkey', '-algorithm', 'ed25519', '-out', 'approver.pem');
+      run('pkey', '-in', 'approver.pem', '-pubout', '-out', 'approver.pub.pem');
+      const registered = await call<{ payload: { key_id: string } }>(
+        app.url,
+        'POST',
+        '/v1/principals/me/keys/register',
+        {
+          key: ben.apiKey,
+          body: {
+            name: 'openssl',
+            public_key: readFileSync(join(dir, 'approver.pub.pem'), 'utf8'),
+          },
+        },
+      );
+      expect(registered.status).toBe(201);
+      const id = await propose();
+      const challenge = await challengeFor(app, ben, id);
+      writeFileSync(join(dir, 'challenge.txt'), challenge.message);
+      run(
+        'pkeyutl',
+        '-sign',
+        '-inkey',
+        'approver.pem',
+        '-rawin',
+        '-in',
+        'challenge.txt',
+        '-out',
+        'sig.bin',
+      );
+      const signature = readFileSync(join(dir, 'sig.bin')).toString('hex');
+      const res = await approve(ben, id, {
+        approver_assertion: {
+          key_id: registered.body.payload.key_id,
+          nonce: challenge.nonce,
+          expires_at: challenge.expires_at,
+          signature,
+        },
+      });
+      expect(res.status).toBe(200);
+
+      // By hand, from the ledger and the proposal only: rebuild the bytes, verify with openssl.
+      const ledger = await call<{
+        payload: { items: HandEntry[] };
+      }>(app.url, 'GET', `/v1/external-actions/history?action_id=${id}`, { key: ben.apiKey });
+      const entries = ledger.body.payload.items;
+      const rule = entries.find((e) => e.event === 'proposed')!.detail.proposal!.rule;
+      const decision = entries.find((e) => e.detail['decision']?.decision === 'approve')!.detail[
+        'decision'
+      ];
+      const bytes = JSON.stringify([
+        'governed-runtime/approver-decision/v1',
+        id,
+        'approve',
+        decision.plan_digest,
+        rule.rule_id,
+        rule.version,
+        decision.principal_id,
+        decision.approver_assertion.nonce,
+        decision.approver_assertion.expires_at,
+      ]);
+      writeFileSync(join(dir, 'rebuilt.txt'), bytes);
+      writeFileSync(
+        join(dir, 'rebuilt.sig'),
+        Buffer.from(decision.approver_assertion.signature, 'hex'),
+      );
+      const verified = run(
+        'pkeyutl',
+        '-verify',
+        '-pubin',
+        '-inkey',
+        'approver.pub.pem',
+        '-rawin',
+        '-in',
+        'rebuilt.txt',
+        '-sigfile',
+        'rebuilt.sig',
+      );
+      expect(verified).toMatch(/Signature Verified Successfully/);
+    },
+  );
 });
