@@ -346,9 +346,9 @@ describe('approvals under a rule that requires approver signatures', () => {
       }>(app.url, 'GET', `/v1/external-actions/history?action_id=${id}`, { key: ben.apiKey });
       const entries = ledger.body.payload.items;
       const rule = entries.find((e) => e.event === 'proposed')!.detail.proposal!.rule;
-      const decision = entries.find((e) => e.detail['decision']?.decision === 'approve')!.detail[
-        'decision'
-      ];
+      const decision = entries.find((e) => e.detail.decision?.decision === 'approve')?.detail
+        .decision;
+      if (!decision) throw new Error('no approval in the ledger');
       const bytes = JSON.stringify([
         'governed-runtime/approver-decision/v1',
         id,
