@@ -8,11 +8,13 @@ import { approveAndExecute, createUnlimitedKey, proposeNotify } from './lib/api'
 import { startNodeProcess, startNodeServer, type ServerProcess } from './lib/processes';
 import type { BenchContext, BenchReport } from './lib/report';
 import { decisionSigningMsPerAction } from './lib/decision-signing';
+import { approverSignatureVariant } from './lib/approver-variant';
 import { percentile, runConcurrently, timed } from './lib/stats';
 import { cpuMsPerUnit, serverPid } from './lib/cpu';
 import { actionWorkflowId } from '../src/workflows/shared';
 
-const API_PORT = 18482;
+// Shifted like the servers' ports, so two checkouts can bench at once.
+const API_PORT = 18482 + Number(process.env['BENCH_PORT_BASE'] ?? 0);
 const SAMPLES = Number(process.env['BENCH_ACTION_SAMPLES'] ?? 300);
 const THROUGHPUT_ACTIONS = Number(process.env['BENCH_ACTION_TOTAL'] ?? 200);
 const IN_FLIGHT = 20;
@@ -222,6 +224,9 @@ export async function actionsBench(ctx: BenchContext): Promise<BenchReport> {
     const p50Ratio = ratioOf(ourResult.endToEndP50Ms, bareResult.endToEndP50Ms);
     const p99Ratio = ratioOf(ourResult.endToEndP99Ms, bareResult.endToEndP99Ms);
     const throughputRatio = ratioOf(ourResult.actionsPerSecond, bareResult.actionsPerSecond);
+    // Issue 33: approvals signed by the approver's own key, against plain ones, last (its
+    // rule must not govern the actions measured above).
+    const approverSigned = await approverSignatureVariant(base, adminKey, proposer, approver);
     // Issue 11: signed decisions may add at most 5% to our end-to-end p50.
     const signingMs = decisionSigningMsPerAction();
     const signingShare = Math.round((signingMs / ourResult.endToEndP50Ms) * 1000) / 10;
@@ -240,12 +245,19 @@ export async function actionsBench(ctx: BenchContext): Promise<BenchReport> {
         turnsEndToEndP50Ms: percentile(turns.ours.total, 50),
         turnsBareEndToEndP50Ms: percentile(turns.bare.total, 50),
         turnsEndToEndP50Ratio: turnsP50Ratio,
+        ...Object.fromEntries(
+          Object.entries(approverSigned).map(([name, value]) => [`approverSigned_${name}`, value]),
+        ),
       },
       targets: [
         { name: 'throughput ≥ 0.7× bare (issue 17)', met: throughputRatio >= 0.7 },
         { name: 'end-to-end latency (p50) ≤ 1.1× bare (issue 17)', met: p50Ratio <= 1.1 },
         { name: 'end-to-end latency (p99) ≤ 1.3× bare (issue 17)', met: p99Ratio <= 1.3 },
         { name: 'signing + verifying ≤ 5% of end-to-end p50', met: signingShare <= 5 },
+        {
+          name: 'approve p50 with approver signatures ≤ 1.1× without (issue 33)',
+          met: approverSigned.approveP50Ratio <= 1.1,
+        },
       ],
     };
   } finally {

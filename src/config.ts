@@ -53,6 +53,12 @@ export interface Config {
   decisionVerifyKeys?: string[];
   /** URL prefixes `webhook.post` actions may reach (empty: none). */
   webhookAllowlist: string[];
+  /** WebAuthn relying party id passkeys are bound to (api and worker must agree). */
+  webauthnRpId: string;
+  /** Origins a passkey ceremony may come from (the console's). */
+  webauthnOrigins: string[];
+  /** How long an approver challenge may be signed and used (seconds). */
+  approverChallengeTtlSeconds: number;
   webhookSigningSecret: string;
   webhookTimeoutMs: number;
   /** A pre-built workflow bundle for the worker (skips bundling at start). */
@@ -106,6 +112,9 @@ const envSchema = {
     CHECKPOINT_SCHEDULE: { type: 'string', pattern: CHECKPOINT_SCHEDULE_PATTERN },
     DECISION_SIGNING_KEY: { type: 'string', pattern: '^([0-9a-f]{64}|[A-Za-z0-9+/]{43}=?)$' },
     DECISION_VERIFY_KEYS: { type: 'string', pattern: '^[0-9a-f]{64}(,[0-9a-f]{64})*$' },
+    WEBAUTHN_RP_ID: { type: 'string', pattern: '^[A-Za-z0-9.-]{1,253}$' },
+    WEBAUTHN_ORIGINS: { type: 'string', pattern: '^(https?://[^\\s,/]+)(,https?://[^\\s,/]+)*$' },
+    APPROVER_CHALLENGE_TTL_SECONDS: { type: 'integer', minimum: 10, maximum: 3600 },
     WORKFLOW_BUNDLE_PATH: { type: 'string', minLength: 1 },
     AUDIT_RETENTION_DAYS: { type: 'integer', minimum: 1, maximum: 36500 },
     LEDGER_MIN_RETENTION_DAYS: { type: 'integer', minimum: 1, maximum: 36500 },
@@ -175,6 +184,8 @@ export function loadConfig(env: Env = process.env): Config {
     decisionSigningKey: v['DECISION_SIGNING_KEY'] as string | undefined,
     decisionVerifyKeys: (v['DECISION_VERIFY_KEYS'] as string | undefined)?.split(','),
     webhookAllowlist: str('WEBHOOK_ALLOWLIST', '').split(',').filter(Boolean),
+    ...webauthnOf(str('PUBLIC_BASE_URL', `http://${host}:${port}`), v),
+    approverChallengeTtlSeconds: num('APPROVER_CHALLENGE_TTL_SECONDS', 300),
     // Without a secret of its own, webhooks are signed with a key derived from the pepper.
     webhookSigningSecret:
       (v['WEBHOOK_SIGNING_SECRET'] as string | undefined) ??
@@ -198,4 +209,17 @@ function databaseNameOf(uri: string): string {
     );
   }
   return name;
+}
+
+/**
+ * The WebAuthn relying party: by default the public base URL's host name and origin, so a
+ * console served by the api works as it is; behind another host, set both.
+ */
+function webauthnOf(publicBaseUrl: string, v: Record<string, unknown>) {
+  const base = new URL(publicBaseUrl);
+  const origins = v['WEBAUTHN_ORIGINS'] as string | undefined;
+  return {
+    webauthnRpId: (v['WEBAUTHN_RP_ID'] as string | undefined) ?? base.hostname,
+    webauthnOrigins: origins ? origins.split(',') : [base.origin],
+  };
 }

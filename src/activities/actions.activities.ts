@@ -1,4 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { approverSignaturesProblem } from '../domain/actions/approver-authority';
 import { planAction, planDigestOf } from '../domain/actions/planner';
 import type { Repos } from '../store';
 import {
@@ -30,6 +31,7 @@ export interface ActionActivityDeps {
     | 'worldHistory'
     | 'worldExternalState'
     | 'outbox'
+    | 'approverKeys'
   >;
   /** Tells subscribers about the transition (`action.<status>`), when one is wanted. */
   notify?: Notify;
@@ -37,7 +39,10 @@ export interface ActionActivityDeps {
   webhookSigningSecret: string;
   webhookTimeoutMs: number;
   /** What trust is decided with: the worker's own keys (`src/activities/trust.ts`). */
-  trust: Pick<WorkerTrust, 'authority' | 'acceptedSignerKeys' | 'reportSecurityEvent'>;
+  trust: Pick<
+    WorkerTrust,
+    'authority' | 'acceptedSignerKeys' | 'relyingParty' | 'reportSecurityEvent'
+  >;
 }
 
 /** How an action's workflow opens: a trusted proposal and its dry run, or a refusal. */
@@ -187,7 +192,12 @@ export function createActionActivities(deps: ActionActivityDeps) {
         (planDigestOf(contract, plan) === plan.plan_digest
           ? null
           : 'the plan handed to the effect is not the plan its digest names') ??
-        (plan.ok ? null : `policy refuses it: ${plan.policy.reasons.join('; ')}`);
+        (plan.ok ? null : `policy refuses it: ${plan.policy.reasons.join('; ')}`) ??
+        // The approvers' own signatures, when the signed rule requires them: checked against
+        // their keys as they stand now, so a key revoked since the approval voids it.
+        (await approverSignaturesProblem(input.state, repos.approverKeys, deps.trust.relyingParty, {
+          activeNow: true,
+        }));
       if (problem) await refuse('security.unsigned_effect', state, problem);
       const now = new Date().toISOString();
       switch (state.action_kind) {

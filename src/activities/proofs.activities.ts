@@ -5,8 +5,8 @@ import type { ProofRunRecord } from '../store/proofs.repo';
 import type { WorkerTrust } from './trust';
 
 export interface ProofActivityDeps {
-  repos: Pick<Repos, 'proofs' | 'collectionReader' | 'artifacts'>;
-  trust: Pick<WorkerTrust, 'authority'>;
+  repos: Pick<Repos, 'proofs' | 'collectionReader' | 'artifacts' | 'approverKeys'>;
+  trust: Pick<WorkerTrust, 'authority' | 'relyingParty'>;
 }
 
 /** The proof run's activities: each check (reads only), and the run record. */
@@ -14,7 +14,14 @@ export function createProofActivities(deps: ProofActivityDeps) {
   return {
     /** Runs one check; it only reads, so a retry computes it again. */
     runProofCheck: (input: { run_id: string; check: ProofCheck; max_records: number }) =>
-      runProofCheck({ repos: deps.repos, authority: deps.trust.authority }, input),
+      runProofCheck(
+        {
+          repos: deps.repos,
+          authority: deps.trust.authority,
+          relyingParty: deps.trust.relyingParty,
+        },
+        input,
+      ),
     /** Writes the run as its workflow sees it (`seq`-guarded). */
     async recordProofRun(record: ProofRunRecord): Promise<void> {
       await deps.repos.proofs.project(record);

@@ -1,4 +1,5 @@
 import type { ActionAuthority } from '../domain/actions/authority';
+import type { RelyingParty } from '../domain/approvals/approver-assertion';
 import type { ClaimKind, ClaimSignature } from '../lib/signed-claims';
 
 /** Something refused because the api did not sign it. */
@@ -23,6 +24,8 @@ export interface WorkerTrust {
   authority: ActionAuthority;
   /** Public keys the worker accepts signatures from (`DECISION_VERIFY_KEYS`). */
   acceptedSignerKeys: readonly string[];
+  /** Where approvers' passkeys are valid (`WEBAUTHN_RP_ID`, `WEBAUTHN_ORIGINS`). */
+  relyingParty: RelyingParty;
   /** Why a signed claim does not hold against the accepted keys, or null. */
   claimProblem(
     kind: ClaimKind,

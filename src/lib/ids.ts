@@ -10,6 +10,8 @@ export type IdPrefix =
   | 'evt'
   | 'rec'
   | 'act'
+  | 'apk'
+  | 'ach'
   | 'dep'
   | 'art'
   | 'rep'

@@ -22,6 +22,7 @@ import { createServiceEventsRepo } from './service-events.repo';
 import { createUsageRollupsRepo } from './usage-rollups.repo';
 import { createActionInboxRepo } from './action-inbox.repo';
 import { createApprovalRulesRepo } from './approval-rules.repo';
+import { createApproverKeysRepo } from './approver-keys.repo';
 import { createCheckpointsRepo } from './checkpoints.repo';
 import { createRepairsRepo } from './repairs.repo';
 import { createThreadsRepo } from './threads.repo';
@@ -72,6 +73,7 @@ export function createRepos(db: Db) {
     sessionSteps: createSessionStepsRepo(db, createStepLeases(witnessJournal)),
     quotaPolicies: createQuotaPoliciesRepo(db),
     approvalRules: createApprovalRulesRepo(db),
+    approverKeys: createApproverKeysRepo(db),
     actionInbox: createActionInboxRepo(db),
     checkpoints: createCheckpointsRepo(db),
     repairs: createRepairsRepo(db),

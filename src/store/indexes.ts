@@ -19,6 +19,7 @@ export const INDEXES: Record<string, IndexDescription[]> = {
     { key: { created_at: -1, _id: -1 }, name: 'by_created' },
   ],
   approval_rules: [{ key: { status: 1, _id: -1 }, name: 'by_status' }],
+  approver_keys: [{ key: { principal_id: 1, _id: -1 }, name: 'by_principal' }],
   audit: [
     { key: { 'target.id': 1, _id: -1 }, name: 'by_target' },
     { key: { at: -1, _id: -1 }, name: 'by_time' },

@@ -13,6 +13,8 @@ export function createWorkerTrust(
     decisionSigningKey?: string;
     decisionVerifyKeys?: readonly string[];
     keyPepper: string;
+    webauthnRpId?: string;
+    webauthnOrigins?: readonly string[];
   },
   reportSecurityEvent: (event: SecurityEvent) => Promise<void>,
 ): WorkerTrust {
@@ -21,6 +23,11 @@ export function createWorkerTrust(
   return {
     authority: createActionAuthority(accepted),
     acceptedSignerKeys: accepted,
+    // Without a configured relying party no passkey assertion holds (Ed25519 keys still do).
+    relyingParty: {
+      rpId: config.webauthnRpId ?? 'localhost',
+      origins: config.webauthnOrigins ?? [],
+    },
     claimProblem: (kind, claim, signature, what) =>
       signatureProblem(
         accepted,

@@ -1,3 +1,4 @@
+import type { ApproverAssertion } from '../lib/approver-challenge';
 import type { ClaimSignature } from '../lib/signed-claims';
 import type { ActionKind } from '../domain/actions/schemas';
 import type { DisplayNames } from './action-text';
@@ -28,6 +29,11 @@ export interface ActionRule {
   require_reason: boolean;
   wait_seconds: number;
   auto_execute: boolean;
+  /**
+   * Approvals and rejections must carry the approver's own signature (docs/approvals.md).
+   * Present only when true, so the signed bytes of other rules are as they were.
+   */
+  require_approver_signature?: true;
 }
 
 export interface ActionActor {
@@ -105,4 +111,6 @@ export interface ActionDecisionInput extends ActionActor {
   signer_key?: string;
   /** The decider's name, for the Web UI only: not signed, never an identity. */
   principal_name?: string;
+  /** The approver's own signature over the decision's challenge (`src/lib/approver-challenge.ts`). */
+  approver_assertion?: ApproverAssertion;
 }

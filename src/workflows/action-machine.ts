@@ -215,6 +215,7 @@ export const decisionOf = (
   signed_at: d.signed_at,
   signature: d.signature,
   signer_key: d.signer_key,
+  ...(d.approver_assertion ? { approver_assertion: d.approver_assertion } : {}),
 });
 
 const STATUS_AFTER: Record<ActionDecision['decision'], ActionStatus> = {

@@ -57,6 +57,13 @@ function deciderRefusal(
       details: [state.status, { rule_id: rule.rule_id }],
     };
   }
+  if (rule?.require_approver_signature && !d.approver_assertion) {
+    return {
+      type: ACTION_ERRORS.forbidden,
+      message: approverSignatureRequired(rule, verb),
+      details: [state.status, { rule_id: rule.rule_id }],
+    };
+  }
   if (rule?.require_reason && !d.reason) {
     return {
       type: ACTION_ERRORS.reasonRequired,
@@ -73,6 +80,13 @@ function deciderRefusal(
   }
   return null;
 }
+
+/** What a decision under a rule that wants the approver's own signature is told without one. */
+export const approverSignatureRequired = (
+  rule: { name: string; rule_id: string; version: number },
+  verb: string,
+): string =>
+  `approval rule "${rule.name}" (${rule.rule_id} v${rule.version}) requires the approver's own signature to ${verb}: register a passkey or an Ed25519 key (POST /v1/principals/me/keys/register), ask for a challenge (POST /v1/external-actions/{action_id}/challenge) and send the signed assertion as approver_assertion`;
 
 /** Refuses a second approval by the same principal. */
 function repeatApprovalRefusal(state: ActionState, d: ActionDecisionInput): DecisionRefusal | null {

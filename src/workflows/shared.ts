@@ -1,5 +1,6 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { ApproverAssertion } from '../lib/approver-challenge';
 import type { ActionKind, ActionStatus } from '../domain/actions/schemas';
 import type { ProofRunRecord } from '../store/proofs.repo';
 import type { ScenarioRunRecord } from '../store/scenario-runs.repo';
@@ -129,6 +130,8 @@ export interface ActionDecision extends ActionActor {
   signed_at?: string;
   signature?: string;
   signer_key?: string;
+  /** The approver's own signature, kept for the effect's check and the ledger. */
+  approver_assertion?: ApproverAssertion;
 }
 
 export interface ActionExecution {

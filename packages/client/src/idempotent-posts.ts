@@ -14,6 +14,8 @@ export const IDEMPOTENT_POSTS: ReadonlySet<string> = new Set([
   '/v1/external-actions/propose',
   '/v1/external-events/ingest',
   '/v1/external-events/ingest-batch',
+  '/v1/principals/me/keys/passkey/register',
+  '/v1/principals/me/keys/register',
   '/v1/repair/request',
   '/v1/sessions',
   '/v1/substrates/deploy',

@@ -780,6 +780,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/external-actions/{action_id}/challenge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * challenge to sign a decision
+         * @description A single-use nonce, valid `APPROVER_CHALLENGE_TTL_SECONDS` (300 s), and the exact bytes the caller signs with their own approver key to approve or reject this action's plan (docs/approvals.md): sign `message` with an Ed25519 key, or pass `webauthn_challenge` to `navigator.credentials.get`; then send the assertion as `approver_assertion` with the decision. An action not awaiting approval is 409.
+         */
+        post: operations["actions.challenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/external-actions/{action_id}/approve": {
         parameters: {
             query?: never;
@@ -834,6 +854,146 @@ export interface paths {
          * @description Rejects an action awaiting approval; the wrong state is 409 with the current status.
          */
         post: operations["actions.reject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/principals/me/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * list the caller's approver keys
+         * @description The calling principal's approver keys (passkeys and Ed25519 keys), revoked ones included, newest first.
+         */
+        get: operations["approverKeys.listMine"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/principals/me/keys/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * register an Ed25519 approver key
+         * @description Registers an Ed25519 public key (e.g. `~/.ssh/id_ed25519.pub`) that signs the caller's approvals and rejections. Audited (`approver_key.register`). A key registered already is 409; more than 10 active keys is 409 `invalid_state`; a key that is not Ed25519 is 422.
+         */
+        post: operations["approverKeys.register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/principals/me/keys/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * begin registering a passkey
+         * @description Options for `navigator.credentials.create` (user verification required) and a single-use nonce, valid five minutes, to send back with the credential.
+         */
+        post: operations["approverKeys.passkeyOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/principals/me/keys/passkey/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * register a passkey
+         * @description Verifies the attestation of a new passkey against the nonce from `…/passkey/options` (origin, relying party, user verification) and registers it. Audited (`approver_key.register`). An expired, used or failing registration is 403.
+         */
+        post: operations["approverKeys.registerPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/principals/me/keys/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * revoke one of my approver keys
+         * @description Revokes one of the caller's approver keys: it signs nothing from now on, and an approval it signed that has not taken effect yet no longer counts (the worker checks keys again before the effect). Audited (`approver_key.revoke`). A key revoked already is 409.
+         */
+        post: operations["approverKeys.revoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/approver-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * list approver keys
+         * @description Every principal’s approver keys, newest first, optionally by principal, status or kind.
+         */
+        get: operations["admin.approverKeys.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/approver-keys/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * revoke an approver key
+         * @description Revokes any principal's approver key (a lost device, a leaver). Operators cannot register a key in another's name. Audited (`approver_key.revoke`). An unknown key is 404, one revoked already 409.
+         */
+        post: operations["admin.approverKeys.revoke"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2691,11 +2851,80 @@ export interface components {
             /** @description Why the action is proposed (kept in the ledger). */
             reason?: string;
         };
+        DecisionChallengeRequest: {
+            /**
+             * @description The decision to be signed.
+             * @enum {string}
+             */
+            decision: "approve" | "reject";
+            /** @description The plan the decision names (default: the action’s dry run). */
+            plan_digest?: string;
+        };
         ExternalActionDecisionRequest: {
             /** @description Why (kept in the ledger). */
             reason?: string;
             /** @description Digest of the dry-run plan the decision is based on; 409 when the plan is no longer current. */
             plan_digest?: string;
+            /** @description The approver's own signature over the decision's challenge: `signature` (Ed25519 key) or `webauthn` (passkey). */
+            approver_assertion?: {
+                /** @description The approver key that signed. */
+                key_id: string;
+                /** @description The challenge nonce (`POST /v1/external-actions/{action_id}/challenge`). */
+                nonce: string;
+                /**
+                 * Format: date-time
+                 * @description The challenge expiry, as issued (part of the signed bytes).
+                 */
+                expires_at: string;
+                /** @description Ed25519 signature over the challenge bytes: hex (128 digits) or base64. */
+                signature?: string;
+                /** @description A passkey assertion from `navigator.credentials.get` whose challenge is the challenge given. */
+                webauthn?: {
+                    /** @description Credential id (base64url). */
+                    credential_id: string;
+                    /** @description `response.authenticatorData` (base64url). */
+                    authenticator_data: string;
+                    /** @description `response.clientDataJSON` (base64url). */
+                    client_data_json: string;
+                    /** @description `response.signature` (base64url). */
+                    signature: string;
+                    /** @description `response.userHandle` (base64url). */
+                    user_handle?: string;
+                };
+            };
+        };
+        RegisterApproverKeyRequest: {
+            /** @description What the key is, for people (e.g. "laptop CLI"). */
+            name: string;
+            /** @description The Ed25519 public key: an OpenSSH line (`ssh-ed25519 AAAA… comment`), a PEM `PUBLIC KEY`, or the 32 raw bytes as hex or base64. */
+            public_key: string;
+        };
+        RegisterPasskeyRequest: {
+            /** @description What the passkey is, for people (e.g. "work laptop"). */
+            name: string;
+            /** @description The registration challenge from `…/passkey/options`. */
+            nonce: string;
+            /** @description The `PublicKeyCredential` from `navigator.credentials.create`, binary fields base64url. */
+            credential: {
+                /** @description Credential id (base64url). */
+                id: string;
+                /** @description Raw credential id (base64url). */
+                raw_id: string;
+                /** @description `response.clientDataJSON` (base64url). */
+                client_data_json: string;
+                /** @description `response.attestationObject` (base64url). */
+                attestation_object: string;
+                /** @description `response.getTransports()`. */
+                transports?: string[];
+            };
+        };
+        RevokeApproverKeyRequest: {
+            /** @description The approver key to revoke. */
+            key_id: string;
+        };
+        AdminRevokeApproverKeyRequest: {
+            /** @description The approver key to revoke. */
+            key_id: string;
         };
         /** @description A seeded, deterministic environment spec. */
         SubstrateSpecRequest: {
@@ -2870,7 +3099,7 @@ export interface components {
         };
         ProofChecksRequest: {
             /** @description Checks to run (default: all). */
-            checks?: ("action_ledger_chain" | "executions_approved" | "decisions_signed" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
+            checks?: ("action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
             /**
              * @description Most records each check reads.
              * @default 10000
@@ -3059,6 +3288,11 @@ export interface components {
              * @default false
              */
             auto_execute?: boolean;
+            /**
+             * @description Approvals and rejections must carry the approver's own signature (a registered passkey or Ed25519 key) over a server-issued challenge; a bare API key is 403.
+             * @default false
+             */
+            require_approver_signature?: boolean;
         };
         SetApprovalRuleStatusRequest: {
             /** @description Rule to change. */
@@ -7039,6 +7273,8 @@ export interface operations {
                                     wait_seconds: number;
                                     /** @description Executes once approved and the wait is over. */
                                     auto_execute: boolean;
+                                    /** @description Decisions must carry the approver's own signature (absent: not required). */
+                                    require_approver_signature?: boolean;
                                 } | null;
                                 /** @description Shared context. */
                                 shared_context_id?: string | null;
@@ -7559,6 +7795,8 @@ export interface operations {
                                  * @description When.
                                  */
                                 at: string;
+                                /** @description The approver's own signature (`key_id`, `nonce`, `expires_at`, and `signature` or `webauthn`), when the decision carries one (docs/approvals.md). */
+                                approver_assertion?: Record<string, unknown>;
                             }[];
                             /** @description Every decision, in order. */
                             decisions: {
@@ -7580,6 +7818,8 @@ export interface operations {
                                  * @description When.
                                  */
                                 at: string;
+                                /** @description The approver's own signature (`key_id`, `nonce`, `expires_at`, and `signature` or `webauthn`), when the decision carries one (docs/approvals.md). */
+                                approver_assertion?: Record<string, unknown>;
                             }[];
                             /** @description A dry-run plan. */
                             dry_run?: {
@@ -7686,6 +7926,8 @@ export interface operations {
                                 wait_seconds: number;
                                 /** @description Executes once approved and the wait is over. */
                                 auto_execute: boolean;
+                                /** @description Decisions must carry the approver's own signature (absent: not required). */
+                                require_approver_signature?: boolean;
                             } | null;
                             /**
                              * Format: date-time
@@ -7845,6 +8087,8 @@ export interface operations {
                                  * @description When.
                                  */
                                 at: string;
+                                /** @description The approver's own signature (`key_id`, `nonce`, `expires_at`, and `signature` or `webauthn`), when the decision carries one (docs/approvals.md). */
+                                approver_assertion?: Record<string, unknown>;
                             }[];
                             /** @description Every decision, in order. */
                             decisions: {
@@ -7866,6 +8110,8 @@ export interface operations {
                                  * @description When.
                                  */
                                 at: string;
+                                /** @description The approver's own signature (`key_id`, `nonce`, `expires_at`, and `signature` or `webauthn`), when the decision carries one (docs/approvals.md). */
+                                approver_assertion?: Record<string, unknown>;
                             }[];
                             /** @description A dry-run plan. */
                             dry_run?: {
@@ -7972,6 +8218,8 @@ export interface operations {
                                 wait_seconds: number;
                                 /** @description Executes once approved and the wait is over. */
                                 auto_execute: boolean;
+                                /** @description Decisions must carry the approver's own signature (absent: not required). */
+                                require_approver_signature?: boolean;
                             } | null;
                             /**
                              * Format: date-time
@@ -8004,6 +8252,165 @@ export interface operations {
             };
             /** @description No such resource: an identifier in the path that the server never issued, or that names nothing now. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "actions.challenge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Action id. */
+                action_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DecisionChallengeRequest"];
+            };
+        };
+        responses: {
+            /** @description What to sign. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the closest window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Every window: `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        /** @description What the approver signs to decide, and how. */
+                        payload: {
+                            /** @description Single use. */
+                            nonce: string;
+                            /**
+                             * Format: date-time
+                             * @description The assertion must reach the api before this.
+                             */
+                            expires_at: string;
+                            /** @description Action. */
+                            action_id: string;
+                            /**
+                             * @description Decision.
+                             * @enum {string}
+                             */
+                            decision: "approve" | "reject";
+                            /** @description Plan named. */
+                            plan_digest: string;
+                            /** @description Rule in force. */
+                            rule_id: string | null;
+                            /** @description Its version. */
+                            rule_version: number | null;
+                            /** @description The approver. */
+                            principal_id: string;
+                            /** @description The exact bytes to sign, as UTF-8 text (an Ed25519 key signs these bytes). */
+                            message: string;
+                            /** @description The same bytes, base64. */
+                            message_base64: string;
+                            /** @description The WebAuthn `challenge` for a passkey: SHA-256 of the bytes, base64url. */
+                            webauthn_challenge: string;
+                            /** @description The caller's active passkeys (`allowCredentials`). */
+                            allow_credentials: {
+                                /** @description Credential id. */
+                                id: string;
+                                /** @description `public-key`. */
+                                type: string;
+                            }[];
+                            /** @description The relying party id passkeys are bound to. */
+                            rp_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description API key missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Entitlement class, access layer or role below the route family. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource: an identifier in the path that the server never issued, or that names nothing now. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The action is not awaiting approval (`error.status`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8117,6 +8524,8 @@ export interface operations {
                                  * @description When.
                                  */
                                 at: string;
+                                /** @description The approver's own signature (`key_id`, `nonce`, `expires_at`, and `signature` or `webauthn`), when the decision carries one (docs/approvals.md). */
+                                approver_assertion?: Record<string, unknown>;
                             }[];
                             /** @description Every decision, in order. */
                             decisions: {
@@ -8138,6 +8547,8 @@ export interface operations {
                                  * @description When.
                                  */
                                 at: string;
+                                /** @description The approver's own signature (`key_id`, `nonce`, `expires_at`, and `signature` or `webauthn`), when the decision carries one (docs/approvals.md). */
+                                approver_assertion?: Record<string, unknown>;
                             }[];
                             /** @description A dry-run plan. */
                             dry_run?: {
@@ -8244,6 +8655,8 @@ export interface operations {
                                 wait_seconds: number;
                                 /** @description Executes once approved and the wait is over. */
                                 auto_execute: boolean;
+                                /** @description Decisions must carry the approver's own signature (absent: not required). */
+                                require_approver_signature?: boolean;
                             } | null;
                             /**
                              * Format: date-time
@@ -8416,6 +8829,8 @@ export interface operations {
                                  * @description When.
                                  */
                                 at: string;
+                                /** @description The approver's own signature (`key_id`, `nonce`, `expires_at`, and `signature` or `webauthn`), when the decision carries one (docs/approvals.md). */
+                                approver_assertion?: Record<string, unknown>;
                             }[];
                             /** @description Every decision, in order. */
                             decisions: {
@@ -8437,6 +8852,8 @@ export interface operations {
                                  * @description When.
                                  */
                                 at: string;
+                                /** @description The approver's own signature (`key_id`, `nonce`, `expires_at`, and `signature` or `webauthn`), when the decision carries one (docs/approvals.md). */
+                                approver_assertion?: Record<string, unknown>;
                             }[];
                             /** @description A dry-run plan. */
                             dry_run?: {
@@ -8543,6 +8960,8 @@ export interface operations {
                                 wait_seconds: number;
                                 /** @description Executes once approved and the wait is over. */
                                 auto_execute: boolean;
+                                /** @description Decisions must carry the approver's own signature (absent: not required). */
+                                require_approver_signature?: boolean;
                             } | null;
                             /**
                              * Format: date-time
@@ -8715,6 +9134,8 @@ export interface operations {
                                  * @description When.
                                  */
                                 at: string;
+                                /** @description The approver's own signature (`key_id`, `nonce`, `expires_at`, and `signature` or `webauthn`), when the decision carries one (docs/approvals.md). */
+                                approver_assertion?: Record<string, unknown>;
                             }[];
                             /** @description Every decision, in order. */
                             decisions: {
@@ -8736,6 +9157,8 @@ export interface operations {
                                  * @description When.
                                  */
                                 at: string;
+                                /** @description The approver's own signature (`key_id`, `nonce`, `expires_at`, and `signature` or `webauthn`), when the decision carries one (docs/approvals.md). */
+                                approver_assertion?: Record<string, unknown>;
                             }[];
                             /** @description A dry-run plan. */
                             dry_run?: {
@@ -8842,6 +9265,8 @@ export interface operations {
                                 wait_seconds: number;
                                 /** @description Executes once approved and the wait is over. */
                                 auto_execute: boolean;
+                                /** @description Decisions must carry the approver's own signature (absent: not required). */
+                                require_approver_signature?: boolean;
                             } | null;
                             /**
                              * Format: date-time
@@ -8882,6 +9307,904 @@ export interface operations {
                 };
             };
             /** @description The action is not in a state that allows this decision (`error.status`; `aborted` when its workflow was ended from Temporal), or the decision was refused. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "approverKeys.listMine": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's keys. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the closest window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Every window: `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        payload: {
+                            /** @description The keys, newest first. */
+                            items: {
+                                /** @description Approver key id. */
+                                key_id: string;
+                                /** @description Whose key. */
+                                principal_id: string;
+                                /** @description Name given at registration. */
+                                name: string;
+                                /**
+                                 * @description `ed25519` or `passkey`.
+                                 * @enum {string}
+                                 */
+                                kind: "ed25519" | "passkey";
+                                /** @description Ed25519: raw key, hex; passkey: COSE key, base64url. */
+                                public_key: string;
+                                /** @description Ed25519: `SHA256:…` (as `ssh-keygen -lf`); passkey: credential id. */
+                                fingerprint: string;
+                                /**
+                                 * @description Only active keys sign decisions.
+                                 * @enum {string}
+                                 */
+                                status: "active" | "revoked";
+                                /**
+                                 * Format: date-time
+                                 * @description When registered.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When revoked.
+                                 */
+                                revoked_at: string | null;
+                                /** @description Principal that revoked it. */
+                                revoked_by: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description API key missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Entitlement class, access layer or role below the route family. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "approverKeys.register": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat-safe creation: the same key and body replays the first answer; another body is 409. 1..255 visible ASCII characters (`!` to `~`, no spaces). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterApproverKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The registered key. */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the closest window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Every window: `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        /** @description A public key that signs its principal’s decisions. */
+                        payload: {
+                            /** @description Approver key id. */
+                            key_id: string;
+                            /** @description Whose key. */
+                            principal_id: string;
+                            /** @description Name given at registration. */
+                            name: string;
+                            /**
+                             * @description `ed25519` or `passkey`.
+                             * @enum {string}
+                             */
+                            kind: "ed25519" | "passkey";
+                            /** @description Ed25519: raw key, hex; passkey: COSE key, base64url. */
+                            public_key: string;
+                            /** @description Ed25519: `SHA256:…` (as `ssh-keygen -lf`); passkey: credential id. */
+                            fingerprint: string;
+                            /**
+                             * @description Only active keys sign decisions.
+                             * @enum {string}
+                             */
+                            status: "active" | "revoked";
+                            /**
+                             * Format: date-time
+                             * @description When registered.
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description When revoked.
+                             */
+                            revoked_at: string | null;
+                            /** @description Principal that revoked it. */
+                            revoked_by: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description API key missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Entitlement class, access layer or role below the route family. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key is registered already, or the caller has 10 active keys. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "approverKeys.passkeyOptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The creation options. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the closest window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Every window: `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        payload: {
+                            /** @description Send it back with the credential. */
+                            nonce: string;
+                            /**
+                             * Format: date-time
+                             * @description Register before this.
+                             */
+                            expires_at: string;
+                            /** @description `PublicKeyCredentialCreationOptionsJSON` for `navigator.credentials.create` (binary fields base64url; user verification required). */
+                            options: Record<string, unknown>;
+                        };
+                    };
+                };
+            };
+            /** @description API key missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Entitlement class, access layer or role below the route family. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller has 10 active keys. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "approverKeys.registerPasskey": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat-safe creation: the same key and body replays the first answer; another body is 409. 1..255 visible ASCII characters (`!` to `~`, no spaces). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterPasskeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The registered passkey. */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the closest window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Every window: `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        /** @description A public key that signs its principal’s decisions. */
+                        payload: {
+                            /** @description Approver key id. */
+                            key_id: string;
+                            /** @description Whose key. */
+                            principal_id: string;
+                            /** @description Name given at registration. */
+                            name: string;
+                            /**
+                             * @description `ed25519` or `passkey`.
+                             * @enum {string}
+                             */
+                            kind: "ed25519" | "passkey";
+                            /** @description Ed25519: raw key, hex; passkey: COSE key, base64url. */
+                            public_key: string;
+                            /** @description Ed25519: `SHA256:…` (as `ssh-keygen -lf`); passkey: credential id. */
+                            fingerprint: string;
+                            /**
+                             * @description Only active keys sign decisions.
+                             * @enum {string}
+                             */
+                            status: "active" | "revoked";
+                            /**
+                             * Format: date-time
+                             * @description When registered.
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description When revoked.
+                             */
+                            revoked_at: string | null;
+                            /** @description Principal that revoked it. */
+                            revoked_by: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description API key missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Entitlement class, access layer or role below the route family. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential is registered already, or the caller has 10 active keys. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "approverKeys.revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RevokeApproverKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The revoked key. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the closest window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Every window: `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        /** @description A public key that signs its principal’s decisions. */
+                        payload: {
+                            /** @description Approver key id. */
+                            key_id: string;
+                            /** @description Whose key. */
+                            principal_id: string;
+                            /** @description Name given at registration. */
+                            name: string;
+                            /**
+                             * @description `ed25519` or `passkey`.
+                             * @enum {string}
+                             */
+                            kind: "ed25519" | "passkey";
+                            /** @description Ed25519: raw key, hex; passkey: COSE key, base64url. */
+                            public_key: string;
+                            /** @description Ed25519: `SHA256:…` (as `ssh-keygen -lf`); passkey: credential id. */
+                            fingerprint: string;
+                            /**
+                             * @description Only active keys sign decisions.
+                             * @enum {string}
+                             */
+                            status: "active" | "revoked";
+                            /**
+                             * Format: date-time
+                             * @description When registered.
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description When revoked.
+                             */
+                            revoked_at: string | null;
+                            /** @description Principal that revoked it. */
+                            revoked_by: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description API key missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Entitlement class, access layer or role below the route family. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key is revoked already. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "admin.approverKeys.list": {
+        parameters: {
+            query?: {
+                /** @description Page size (1..500). */
+                limit?: number;
+                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                cursor?: string;
+                /** @description Only keys of this principal. */
+                principal_id?: string;
+                /** @description Only keys in this status. */
+                status?: "active" | "revoked";
+                /** @description Only keys of this kind. */
+                kind?: "ed25519" | "passkey";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of approver keys. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the closest window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Every window: `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        payload: {
+                            items: {
+                                /** @description Approver key id. */
+                                key_id: string;
+                                /** @description Whose key. */
+                                principal_id: string;
+                                /** @description Name given at registration. */
+                                name: string;
+                                /**
+                                 * @description `ed25519` or `passkey`.
+                                 * @enum {string}
+                                 */
+                                kind: "ed25519" | "passkey";
+                                /** @description Ed25519: raw key, hex; passkey: COSE key, base64url. */
+                                public_key: string;
+                                /** @description Ed25519: `SHA256:…` (as `ssh-keygen -lf`); passkey: credential id. */
+                                fingerprint: string;
+                                /**
+                                 * @description Only active keys sign decisions.
+                                 * @enum {string}
+                                 */
+                                status: "active" | "revoked";
+                                /**
+                                 * Format: date-time
+                                 * @description When registered.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When revoked.
+                                 */
+                                revoked_at: string | null;
+                                /** @description Principal that revoked it. */
+                                revoked_by: string | null;
+                            }[];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description API key missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Entitlement class, access layer or role below the route family. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "admin.approverKeys.revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminRevokeApproverKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The revoked key. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the closest window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Every window: `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        /** @description A public key that signs its principal’s decisions. */
+                        payload: {
+                            /** @description Approver key id. */
+                            key_id: string;
+                            /** @description Whose key. */
+                            principal_id: string;
+                            /** @description Name given at registration. */
+                            name: string;
+                            /**
+                             * @description `ed25519` or `passkey`.
+                             * @enum {string}
+                             */
+                            kind: "ed25519" | "passkey";
+                            /** @description Ed25519: raw key, hex; passkey: COSE key, base64url. */
+                            public_key: string;
+                            /** @description Ed25519: `SHA256:…` (as `ssh-keygen -lf`); passkey: credential id. */
+                            fingerprint: string;
+                            /**
+                             * @description Only active keys sign decisions.
+                             * @enum {string}
+                             */
+                            status: "active" | "revoked";
+                            /**
+                             * Format: date-time
+                             * @description When registered.
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description When revoked.
+                             */
+                            revoked_at: string | null;
+                            /** @description Principal that revoked it. */
+                            revoked_by: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description API key missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Entitlement class, access layer or role below the route family. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such approver key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key is revoked already. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15053,7 +16376,7 @@ export interface operations {
                              */
                             status: "running" | "completed" | "failed";
                             /** @description Checks asked for, in order. */
-                            checks: ("action_ledger_chain" | "executions_approved" | "decisions_signed" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
+                            checks: ("action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
                             /** @description Most records each check reads. */
                             max_records: number;
                             progress: {
@@ -15068,7 +16391,7 @@ export interface operations {
                                  * @description The check.
                                  * @enum {string}
                                  */
-                                name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
+                                name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
                                 /**
                                  * @description `passed`; `failed` (violations found); `inconclusive` (none found, but the bound stopped the read).
                                  * @enum {string}
@@ -15150,7 +16473,7 @@ export interface operations {
                              */
                             status: "running" | "completed" | "failed";
                             /** @description Checks asked for, in order. */
-                            checks: ("action_ledger_chain" | "executions_approved" | "decisions_signed" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
+                            checks: ("action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
                             /** @description Most records each check reads. */
                             max_records: number;
                             progress: {
@@ -15165,7 +16488,7 @@ export interface operations {
                                  * @description The check.
                                  * @enum {string}
                                  */
-                                name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
+                                name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
                                 /**
                                  * @description `passed`; `failed` (violations found); `inconclusive` (none found, but the bound stopped the read).
                                  * @enum {string}
@@ -15327,13 +16650,13 @@ export interface operations {
                                  * @description The check.
                                  * @enum {string}
                                  */
-                                name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
+                                name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
                                 newest: {
                                     /**
                                      * @description The check.
                                      * @enum {string}
                                      */
-                                    name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
+                                    name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
                                     /**
                                      * @description `passed`; `failed` (violations found); `inconclusive` (none found, but the bound stopped the read).
                                      * @enum {string}
@@ -15453,7 +16776,7 @@ export interface operations {
                                  * @description The check.
                                  * @enum {string}
                                  */
-                                name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
+                                name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
                                 /**
                                  * @description `passed`; `failed` (violations found); `inconclusive` (none found, but the bound stopped the read).
                                  * @enum {string}
@@ -15495,7 +16818,7 @@ export interface operations {
                                  */
                                 status: "running" | "completed" | "failed";
                                 /** @description Checks asked for, in order. */
-                                checks: ("action_ledger_chain" | "executions_approved" | "decisions_signed" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
+                                checks: ("action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
                                 /** @description Most records each check reads. */
                                 max_records: number;
                                 progress: {
@@ -15510,7 +16833,7 @@ export interface operations {
                                      * @description The check.
                                      * @enum {string}
                                      */
-                                    name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
+                                    name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
                                     /**
                                      * @description `passed`; `failed` (violations found); `inconclusive` (none found, but the bound stopped the read).
                                      * @enum {string}
@@ -18871,6 +20194,8 @@ export interface operations {
                                 wait_seconds: number;
                                 /** @description Executes once approved and the wait is over. */
                                 auto_execute: boolean;
+                                /** @description Decisions must carry the approver's own signature (absent: not required). */
+                                require_approver_signature?: boolean;
                                 /**
                                  * @description Only active rules govern new proposals.
                                  * @enum {string}
@@ -18994,6 +20319,8 @@ export interface operations {
                             wait_seconds: number;
                             /** @description Executes once approved and the wait is over. */
                             auto_execute: boolean;
+                            /** @description Decisions must carry the approver's own signature (absent: not required). */
+                            require_approver_signature?: boolean;
                             /**
                              * @description Only active rules govern new proposals.
                              * @enum {string}
@@ -19149,6 +20476,8 @@ export interface operations {
                                 wait_seconds: number;
                                 /** @description Executes once approved and the wait is over. */
                                 auto_execute: boolean;
+                                /** @description Decisions must carry the approver's own signature (absent: not required). */
+                                require_approver_signature?: boolean;
                                 /**
                                  * @description Only active rules govern new proposals.
                                  * @enum {string}

@@ -1,6 +1,7 @@
 import { tagged, type RouteDefinition } from '../route';
 import { accessRoutes } from './access';
 import { adminRoutes } from './admin';
+import { approverKeyRoutes } from './approver-keys';
 import { artifactRoutes } from './artifacts';
 import { continuousOpsRoutes } from './continuous-ops';
 import { repairRoutes } from './repair';
@@ -38,6 +39,7 @@ export const apiRoutes = (catalog: () => readonly RouteDefinition[]): RouteDefin
   ...tagged('worlds', worldsRoutes),
   ...tagged('external-events', externalEventsRoutes),
   ...tagged('external-actions', externalActionsRoutes),
+  ...tagged('approver-keys', approverKeyRoutes),
   ...tagged('substrates', substratesRoutes),
   ...tagged('artifacts', artifactRoutes),
   ...tagged('continuous-ops', continuousOpsRoutes),

@@ -43,6 +43,7 @@ import {
   type ActionState,
   type ActionWorkflowInput,
 } from '../../workflows/shared';
+import { verifiedAssertion } from '../approvals/approver-challenges.service';
 import { ruleFor } from '../approvals/rules.service';
 import { linksOf } from '../workflow-links';
 import { toActionView } from './action-views';
@@ -206,11 +207,23 @@ export async function decideAction(
   // by the refused update (`decisionError`). An approval or rejection always binds a plan:
   // the one the caller named, or else the action's dry run (the effect executes only a plan
   // every approval's signature names).
-  const planDigest =
-    body?.plan_digest ??
-    (decision === 'execute'
-      ? null
-      : ((await deps.repos.externalActions.findById(actionId))?.dry_run?.plan_digest ?? null));
+  const assertionInput = decision === 'execute' ? undefined : body?.approver_assertion;
+  const record =
+    decision !== 'execute' && (!body?.plan_digest || assertionInput)
+      ? await deps.repos.externalActions.findById(actionId)
+      : null;
+  const planDigest = body?.plan_digest ?? record?.dry_run?.plan_digest ?? null;
+  // The approver's own signature, checked and its challenge used up before the workflow
+  // sees the decision (the worker checks it again before any effect).
+  const approverAssertion =
+    assertionInput && decision !== 'execute'
+      ? await verifiedAssertion(
+          deps,
+          auth,
+          { action_id: actionId, decision, plan_digest: planDigest, rule: record?.rule },
+          assertionInput,
+        )
+      : undefined;
   const client = await temporalClient(deps);
   const handle = client.workflow.getHandle(actionWorkflowId(actionId));
   const claim = {
@@ -233,6 +246,7 @@ export async function decideAction(
           reason: body?.reason,
           plan_digest: planDigest ?? undefined,
           principal_name: auth.principalName,
+          ...(approverAssertion ? { approver_assertion: approverAssertion } : {}),
           ...deps.decisionSigner.sign(claim),
         },
       ],

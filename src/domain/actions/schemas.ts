@@ -92,12 +92,50 @@ export const actionRequestSchema = schema.closedObject(
 
 export type ExternalActionRequest = Static<typeof actionRequestSchema>;
 
+const BASE64URL = '^[A-Za-z0-9_-]+$';
+/** A binary WebAuthn field, base64url. */
+export const b64url = (description: string, maxLength = 4096) =>
+  schema.patterned(description, BASE64URL, maxLength);
+export const approverKeyId = (description: string) => schema.idRef('apk', description);
+export const challengeNonce = (description: string) => schema.idRef('ach', description);
+
+/** The approver's assertion a decision carries (`approver_assertion`). */
+export const approverAssertionSchema = schema.closedObject(
+  {
+    key_id: approverKeyId('The approver key that signed.'),
+    nonce: challengeNonce(
+      'The challenge nonce (`POST /v1/external-actions/{action_id}/challenge`).',
+    ),
+    expires_at: schema.dateTime('The challenge expiry, as issued (part of the signed bytes).'),
+    signature: schema.patterned(
+      'Ed25519 signature over the challenge bytes: hex (128 digits) or base64.',
+      '^([0-9a-fA-F]{128}|[A-Za-z0-9+/_-]{86}(==)?)$',
+      128,
+    ),
+    webauthn: schema.closedObject(
+      {
+        credential_id: b64url('Credential id (base64url).', 1024),
+        authenticator_data: b64url('`response.authenticatorData` (base64url).'),
+        client_data_json: b64url('`response.clientDataJSON` (base64url).'),
+        signature: b64url('`response.signature` (base64url).', 1024),
+        user_handle: b64url('`response.userHandle` (base64url).', 1024),
+      },
+      ['credential_id', 'authenticator_data', 'client_data_json', 'signature'],
+      'A passkey assertion from `navigator.credentials.get` whose challenge is the challenge given.',
+    ),
+  },
+  ['key_id', 'nonce', 'expires_at'],
+  "The approver's own signature over the decision's challenge: `signature` (Ed25519 key) or `webauthn` (passkey).",
+);
+export type ApproverAssertionInput = Static<typeof approverAssertionSchema>;
+
 /** Body of `approve`, `reject` and `execute`; the decider is the calling key's principal. */
 export const decisionBodySchema = schema.closedObject({
   reason: schema.text('Why (kept in the ledger).', 1024),
   plan_digest: planDigest(
     'Digest of the dry-run plan the decision is based on; 409 when the plan is no longer current.',
   ),
+  approver_assertion: approverAssertionSchema,
 });
 export type ExternalActionDecisionRequest = Static<typeof decisionBodySchema>;
 

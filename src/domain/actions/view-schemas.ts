@@ -53,6 +53,9 @@ export const decisionView = schema.view(
     reason: schema.nullable(schema.text('Reason given.', 1024)),
     plan_digest: schema.nullable(planDigest('Plan the decision named.')),
     at: schema.dateTime('When.'),
+    approver_assertion: schema.freeObject(
+      "The approver's own signature (`key_id`, `nonce`, `expires_at`, and `signature` or `webauthn`), when the decision carries one (docs/approvals.md).",
+    ),
   },
   ['decision', 'principal_id', 'at'],
 );

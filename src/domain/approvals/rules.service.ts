@@ -41,6 +41,7 @@ export async function createApprovalRule(
     require_reason: body.require_reason ?? false,
     wait_seconds: body.wait_seconds ?? 0,
     auto_execute: body.auto_execute ?? false,
+    ...(body.require_approver_signature ? { require_approver_signature: true as const } : {}),
     version: 1,
     ...createdActive(new Date().toISOString()),
   };
@@ -97,5 +98,6 @@ export async function ruleFor(
     require_reason: best.require_reason,
     wait_seconds: best.wait_seconds,
     auto_execute: best.auto_execute,
+    ...(best.require_approver_signature ? { require_approver_signature: true as const } : {}),
   };
 }

@@ -63,6 +63,10 @@ export const createApprovalRuleBody = schema.closedObject(
       'Execute as soon as the action is approved and the wait is over, with no execute call.',
       false,
     ),
+    require_approver_signature: schema.flag(
+      "Approvals and rejections must carry the approver's own signature (a registered passkey or Ed25519 key) over a server-issued challenge; a bare API key is 403.",
+      false,
+    ),
   },
   ['name', 'match'],
 );

@@ -21,6 +21,9 @@ const settings = {
   require_reason: schema.flag('Decisions must give a reason.'),
   wait_seconds: schema.count('Seconds after approval before execution may start.'),
   auto_execute: schema.flag('Executes once approved and the wait is over.'),
+  require_approver_signature: schema.flag(
+    "Decisions must carry the approver's own signature (absent: not required).",
+  ),
 };
 const settingNames = [
   'name',

@@ -24,7 +24,9 @@ const violation = (collection: string, recordId: string, problem: string): Viola
 });
 
 /** Each action's ledger entries, in `seq` order. */
-function chainsByAction(entries: readonly ActionLedgerEntry[]): Map<string, ActionLedgerEntry[]> {
+export function chainsByAction(
+  entries: readonly ActionLedgerEntry[],
+): Map<string, ActionLedgerEntry[]> {
   const byAction = new Map<string, ActionLedgerEntry[]>();
   for (const entry of entries) {
     const chain = byAction.get(entry.action_id) ?? [];

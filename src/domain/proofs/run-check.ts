@@ -1,4 +1,6 @@
 import type { ActionAuthority } from '../actions/authority';
+import type { RelyingParty } from '../approvals/approver-assertion';
+import { approverSignaturesCheck } from './approver-signatures-check';
 import type { Repos } from '../../store';
 import type { ActionLedgerEntry, ActionRecord } from '../../store/external-actions.repo';
 import type { ExternalEventRecord } from '../../store/external-events.repo';
@@ -22,9 +24,11 @@ import {
 import { LISTED_VIOLATIONS, type ProofCheck } from './schemas';
 
 type Deps = {
-  repos: Pick<Repos, 'collectionReader' | 'artifacts'>;
+  repos: Pick<Repos, 'collectionReader' | 'artifacts' | 'approverKeys'>;
   /** Judges signatures with the verifier's own accepted keys (`decisions_signed`). */
   authority: ActionAuthority;
+  /** Where approvers' passkeys are valid (`approver_signatures`). */
+  relyingParty: RelyingParty;
 };
 
 /** History events read per object checked, at most (the replay needs all of an object's). */
@@ -45,6 +49,16 @@ async function findingsOf(
     case 'decisions_signed': {
       const { rows, more } = await reader.firstOf<ActionLedgerEntry>('action_ledger', max);
       return { ...decisionsSigned(rows, deps.authority, !more), bound_reached: more };
+    }
+    case 'approver_signatures': {
+      const { rows, more } = await reader.firstOf<ActionLedgerEntry>('action_ledger', max);
+      const findings = await approverSignaturesCheck(
+        rows,
+        deps.repos.approverKeys,
+        deps.relyingParty,
+        !more,
+      );
+      return { ...findings, bound_reached: more };
     }
     case 'executions_approved': {
       const { rows, more } = await reader.firstOf<ActionRecord>('external_actions', max);

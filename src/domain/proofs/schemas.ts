@@ -6,6 +6,7 @@ export const PROOF_CHECKS = [
   'action_ledger_chain',
   'executions_approved',
   'decisions_signed',
+  'approver_signatures',
   'world_history_replay',
   'event_dedup',
   'no_secrets',

@@ -1,4 +1,6 @@
 import * as actionsService from '../../../domain/actions/actions.service';
+import { issueDecisionChallenge } from '../../../domain/approvals/approver-challenges.service';
+import * as keySchemas from '../../../domain/approvals/approver-key-schemas';
 import { listActions } from '../../../domain/actions/list.service';
 import { actionNames } from '../../../domain/actions/names.service';
 import * as actionsSchemas from '../../../domain/actions/schemas';
@@ -158,6 +160,27 @@ export const externalActionsRoutes: RouteDefinition[] = [
     responses: { 200: { description: 'The action.', schema: envelope(actionsViews.actionView) } },
     handler: async (req, deps) => ({
       payload: await actionsService.getAction(deps, req.auth, req.params.action_id),
+    }),
+  }),
+
+  defineRoute({
+    operationId: 'actions.challenge',
+    method: 'POST',
+    path: '/v1/external-actions/{action_id}/challenge',
+    family: 'external_action_execution',
+    summary: 'challenge to sign a decision',
+    description:
+      "A single-use nonce, valid `APPROVER_CHALLENGE_TTL_SECONDS` (300 s), and the exact bytes the caller signs with their own approver key to approve or reject this action's plan (docs/approvals.md): sign `message` with an Ed25519 key, or pass `webauthn_challenge` to `navigator.credentials.get`; then send the assertion as `approver_assertion` with the decision. An action not awaiting approval is 409.",
+    request: {
+      params: actionParams,
+      body: { name: 'DecisionChallengeRequest', schema: keySchemas.challengeBody },
+    },
+    responses: {
+      409: { description: 'The action is not awaiting approval (`error.status`).' },
+      200: { description: 'What to sign.', schema: envelope(keySchemas.challengeView) },
+    },
+    handler: async (req, deps) => ({
+      payload: await issueDecisionChallenge(deps, req.auth, req.params.action_id, req.body),
     }),
   }),
 
