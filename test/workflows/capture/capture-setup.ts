@@ -10,5 +10,6 @@ import { CAPTURED_DIR } from '../../helpers/histories';
  */
 export default async function captureSetup(globalConfig: Config.GlobalConfig): Promise<void> {
   await globalSetup();
-  if (!globalConfig.testPathPattern) rmSync(CAPTURED_DIR, { recursive: true, force: true });
+  if (!globalConfig.testPathPatterns.isSet())
+    rmSync(CAPTURED_DIR, { recursive: true, force: true });
 }

@@ -45,7 +45,7 @@ export const artifactRoutes: RouteDefinition[] = [
     operationId: 'artifacts.getRaw',
     method: 'GET',
     path: '/v1/artifacts/{artifact_path}/raw',
-    routerPath: '/v1/artifacts/:artifact_path(.+)/raw',
+    routerPath: '/v1/artifacts/*artifact_path/raw',
     family: 'artifacts',
     summary: 'fetch full artifact bytes or text',
     description:
@@ -62,7 +62,7 @@ export const artifactRoutes: RouteDefinition[] = [
     operationId: 'artifacts.get',
     method: 'GET',
     path: '/v1/artifacts/{artifact_path}',
-    routerPath: '/v1/artifacts/:artifact_path(.+)',
+    routerPath: '/v1/artifacts/*artifact_path',
     family: 'artifacts',
     summary: 'fetch generated artifact or report',
     description:
