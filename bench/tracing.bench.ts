@@ -35,6 +35,7 @@ export async function tracingBench(ctx: BenchContext): Promise<BenchReport> {
         const row = await traced(mode, sink, async () => foundationRow(await foundationBench(ctx)));
         foundation[mode].push(row);
         results[`foundation ${mode} #${round}`] = row;
+        console.log(`tracing bench: foundation ${mode} #${round}`, JSON.stringify(row));
       }
     }
     for (let round = 1; round <= rounds; round += 1) {
@@ -42,6 +43,7 @@ export async function tracingBench(ctx: BenchContext): Promise<BenchReport> {
         const row = await traced(mode, sink, async () => actionsRow(await actionsBench(ctx)));
         actions[mode].push(row);
         results[`actions ${mode} #${round}`] = row;
+        console.log(`tracing bench: actions ${mode} #${round}`, JSON.stringify(row));
       }
     }
   } finally {
