@@ -40,7 +40,7 @@ const DRIVER_COMMANDS = new Set([
  * with `monitorCommands: true`): `find external_actions`, kind client, with `db.*` and
  * `server.*` attributes and never the command's document (it carries user data).
  *
- * Only a command issued inside a trace gets a span: the api's background flushes (request
+ * Only a command issued inside a sampled trace gets a span: the api's background flushes (request
  * ledger, rate counters, service monitor) would otherwise each start a trace of their own
  * every few hundred milliseconds and drown the requests' traces.
  */
@@ -49,7 +49,8 @@ export function traceMongoCommands(client: MongoClient, tracer: Tracer): void {
   const open = new Map<number, Span>();
   client.on('commandStarted', (event: CommandStartedEvent) => {
     if (DRIVER_COMMANDS.has(event.commandName)) return;
-    if (!trace.getSpan(context.active())) return;
+    // Outside a trace, or in one the sampler left out: no span (and no cost beyond this).
+    if (!trace.getSpan(context.active())?.isRecording()) return;
     const collection = collectionOf(event);
     const [host, port] = hostAndPort(event.address);
     const span = tracer.startSpan(
