@@ -31,7 +31,7 @@ TEMPORAL_UI_PORT="${TEMPORAL_UI_PORT:-8233}"
 GR_START_TIMEOUT="${GR_START_TIMEOUT:-90}"
 
 HOST=127.0.0.1
-TEMPORAL_VERSION=1.5.1
+TEMPORAL_VERSION=1.9.1
 FERRETDB_SRC="$GR_REPO_ROOT/tools/ferretdb"
 # Custom search attributes, one `Name Type` per line in temporal/search-attributes.txt
 # (kept here as `Name=Type`, the form `start-dev --search-attribute` takes).

@@ -1,4 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { schedulingWorkflow } from './scheduling-workflow';
 import { planAction, planDigestOf } from '../domain/actions/planner';
 import type { Repos } from '../store';
 import {
@@ -69,15 +70,16 @@ export function createActionActivities(deps: ActionActivityDeps) {
     detail: Record<string, unknown> = {},
   ): Promise<never> {
     const info = Context.current().info;
+    const { workflowId, runId } = schedulingWorkflow();
     await deps.trust.reportSecurityEvent({
       kind,
       message: `refused for action ${state.action_id}: ${problem}`,
-      dedup_key: `${info.workflowExecution.workflowId}/${info.workflowExecution.runId}/${info.activityId}`,
+      dedup_key: `${workflowId}/${runId}/${info.activityId}`,
       detail: {
         action_id: state.action_id,
         status: state.status,
-        workflow_id: info.workflowExecution.workflowId,
-        run_id: info.workflowExecution.runId,
+        workflow_id: workflowId,
+        run_id: runId,
         problem,
         ...detail,
       },
@@ -126,8 +128,7 @@ export function createActionActivities(deps: ActionActivityDeps) {
       input: ActionWorkflowInput,
       run: { first_run_id: string },
     ): Promise<OpenedProposal> {
-      const info = Context.current().info;
-      const { workflowId } = info.workflowExecution;
+      const { workflowId, runId } = schedulingWorkflow();
       const problem =
         deps.trust.authority.proposalProblem(
           input.proposal_signature && { ...proposalClaimOf(input), ...input.proposal_signature },
@@ -139,12 +140,12 @@ export function createActionActivities(deps: ActionActivityDeps) {
       if (problem) {
         await deps.trust.reportSecurityEvent({
           kind: 'security.unsigned_proposal',
-          message: `refused to run workflow ${info.workflowExecution.workflowId}: ${problem}`,
-          dedup_key: `${info.workflowExecution.workflowId}/${info.workflowExecution.runId}`,
+          message: `refused to run workflow ${workflowId}: ${problem}`,
+          dedup_key: `${workflowId}/${runId}`,
           detail: {
             action_id: input.action_id,
-            workflow_id: info.workflowExecution.workflowId,
-            run_id: info.workflowExecution.runId,
+            workflow_id: workflowId,
+            run_id: runId,
             claimed_proposer: input.proposed_by,
             problem,
           },

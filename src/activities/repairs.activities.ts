@@ -8,7 +8,7 @@ import { finishRepair } from '../domain/repairs/finish-repair';
 import { FINAL_REPAIR_STATUSES } from '../domain/repairs/schemas';
 import type { Repos } from '../store';
 import type { RepairFinding, RepairRecord } from '../store/repairs.repo';
-import { Context } from '@temporalio/activity';
+import { schedulingWorkflow } from './scheduling-workflow';
 import type { ClaimSignature } from '../lib/signed-claims';
 import {
   ACTION_ERRORS,
@@ -97,7 +97,7 @@ export function createRepairActivities(deps: RepairActivityDeps) {
         'the repair request',
       );
       if (problem) {
-        const { workflowId, runId } = Context.current().info.workflowExecution;
+        const { workflowId, runId } = schedulingWorkflow();
         await deps.trust.reportSecurityEvent({
           kind: 'security.unsigned_repair',
           message: `refused to propose the child action of repair ${record._id}: ${problem}`,

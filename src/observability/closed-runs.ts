@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { ClosureOutcome, WorkflowClosure } from '../domain/workflow-closure';
 import type { TemporalGateway } from '../temporal/gateway';
-import { closureOf, currentRunOf, isWedgedByReset } from '../temporal/closures';
+import { closureOf, currentRunOf } from '../temporal/closures';
+import { updatesDroppedByReset } from '../temporal/reset-divergence';
 
 /** Workflow types whose resource the api reflects when Temporal ends their run. */
 const REFLECTED_TYPES = new Set([
@@ -11,9 +12,12 @@ const REFLECTED_TYPES = new Set([
   'repairWorkflow',
 ]);
 
-/** Why the api terminates a reset run the SDK cannot run (docs/temporal-ui.md, "Resets"). */
-export const WEDGED_RESET_REASON =
-  "governed-runtime: this reset run can never complete a workflow task (Temporal TypeScript SDK 1.13.2 fails an activation that holds only the reset's new random seed, as after a reset with nothing to reapply); terminated so its resource ends instead of hanging";
+/**
+ * Why the api terminates a reset run that dropped recorded decisions (docs/temporal-ui.md,
+ * "Resets").
+ */
+export const DIVERGED_RESET_REASON =
+  'governed-runtime: this reset dropped decisions the ledger already recorded (updates excluded from reapplying), so this run would go on from a state the ledger contradicts; terminated so its resource ends as aborted';
 
 export interface ClosedRunFollowerOptions {
   temporal: TemporalGateway;
@@ -36,8 +40,9 @@ export interface ClosedRun {
  * the workflow's current run (one `describe`). Closed too: the resource goes to its terminal
  * status, with who and why from the close event. Running under another run id: the closed
  * run was the base of a reset (or the run before a continue-as-new), so the api follows the
- * new run (an action's `run_id`); when that run is wedged by the SDK's reset crash, the api
- * terminates it (`WEDGED_RESET_REASON`) and records the resource's end at once.
+ * new run (an action's `run_id`); when the reset dropped decisions the base run had
+ * accepted (and the ledger recorded), the api terminates the new run
+ * (`DIVERGED_RESET_REASON`) and records the resource's end at once.
  */
 export function createClosedRunFollower(options: ClosedRunFollowerOptions) {
   const { temporal, logger } = options;
@@ -68,14 +73,15 @@ export function createClosedRunFollower(options: ClosedRunFollowerOptions) {
       if (run.workflowId.startsWith('action-')) {
         await options.followRun(run.workflowId.slice('action-'.length), current.runId);
       }
-      if (await isWedgedByReset(client, run.workflowId, current.runId)) {
+      const dropped = await updatesDroppedByReset(client, run.workflowId, current.runId);
+      if (dropped.length > 0) {
         logger.warn(
-          { workflow_id: run.workflowId, run_id: current.runId },
-          'terminating a reset run wedged by the SDK',
+          { workflow_id: run.workflowId, run_id: current.runId, dropped_updates: dropped },
+          'terminating a reset run that dropped recorded decisions',
         );
         await client.workflow
           .getHandle(run.workflowId, current.runId)
-          .terminate(WEDGED_RESET_REASON)
+          .terminate(DIVERGED_RESET_REASON)
           .catch((error: unknown) => {
             // Another api process terminated it first: it is closed either way.
             if ((error as { name?: string }).name !== 'WorkflowNotFoundError') throw error;

@@ -92,33 +92,3 @@ export async function currentRunOf(
     throw error;
   }
 }
-
-/**
- * The TypeScript SDK 1.13.2 crash that wedges a reset run for good (docs/temporal-ui.md,
- * "Resets"): after a reset with nothing to reapply, the first activation holds only
- * `updateRandomSeed`, the worker strips it and calls the workflow's `activate` with no
- * jobs, which reads `jobs[0].variant`.
- */
-const EMPTY_ACTIVATION_CRASH = "Cannot read properties of undefined (reading 'variant')";
-
-/**
- * True when the run's newest workflow task failed with the SDK's empty-activation crash
- * after a reset of it: no worker of this build can ever complete a task of it.
- */
-export async function isWedgedByReset(
-  client: Client,
-  workflowId: string,
-  runId: string,
-): Promise<boolean> {
-  const events = await newestEvents(client, workflowId, runId);
-  const reset = events.some(
-    (event) =>
-      event.workflowTaskFailedEventAttributes?.cause ===
-      temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW,
-  );
-  const newestFailure = events.find((event) => event.workflowTaskFailedEventAttributes);
-  return (
-    reset &&
-    newestFailure?.workflowTaskFailedEventAttributes?.failure?.message === EMPTY_ACTIVATION_CRASH
-  );
-}

@@ -1,4 +1,4 @@
-import { WEDGED_RESET_REASON } from '../../src/observability/closed-runs';
+import { DIVERGED_RESET_REASON } from '../../src/observability/closed-runs';
 import { ActionStatusKey } from '../../src/workflows/shared';
 import { proposeUpdate } from '../helpers/actions';
 import { storedIn } from '../helpers/collections';
@@ -396,7 +396,7 @@ describe('a reset of an action workflow', () => {
     expect(await chainCheck()).toMatchObject({ status: 'passed' });
   });
 
-  it('excluding updates: the wedged new run is terminated, and the action ends aborted saying why', async () => {
+  it('excluding updates: the new run that dropped a recorded approval is terminated, and the action ends aborted saying why', async () => {
     const action = await awaitingSecondApproval();
     const eventId = await approvalTask(action.action_id);
     await reset(action.action_id, eventId, ['--reapply-exclude', 'Update']);
@@ -407,7 +407,7 @@ describe('a reset of an action workflow', () => {
     expect(after.allowed.approve).toBe(false);
     const entry = await expectAbortedLedger(action.action_id, {
       status: 'terminated',
-      reason: WEDGED_RESET_REASON,
+      reason: DIVERGED_RESET_REASON,
     });
     const newRun = (entry.detail['temporal'] as { run_id: string }).run_id;
     expect(newRun).not.toBe(action.run_id);
