@@ -14,6 +14,7 @@ import { foundationBench, inboxBench, worldStateBench } from './get-vs-bare.benc
 import { sessionsBench } from './sessions.bench';
 import { substrateDeploymentBench } from './substrate-deployment.bench';
 import { substrateEngineBench } from './substrate-engine.bench';
+import { tracingBench } from './tracing.bench';
 import { writeReport, type BenchContext, type BenchReport } from './lib/report';
 
 const SUITES: Record<string, (ctx: BenchContext) => Promise<BenchReport>> = {
@@ -32,7 +33,10 @@ const SUITES: Record<string, (ctx: BenchContext) => Promise<BenchReport>> = {
   proofs: proofsBench,
   scale: scaleBench,
   client: clientBench,
+  tracing: tracingBench,
 };
+/** Suites only run when named: `tracing` reruns foundation and actions (traces off, on). */
+const ON_REQUEST = new Set(['tracing']);
 
 /** Runs the benchmark suites named on the command line (all by default). */
 async function main(): Promise<void> {
@@ -50,7 +54,10 @@ async function main(): Promise<void> {
     warmupSeconds: Number(process.env['BENCH_WARMUP'] ?? 3),
     rounds: Number(process.env['BENCH_ROUNDS'] ?? 2),
   };
-  const names = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(SUITES);
+  const names =
+    process.argv.slice(2).length > 0
+      ? process.argv.slice(2)
+      : Object.keys(SUITES).filter((name) => !ON_REQUEST.has(name));
   let failed = false;
   for (const name of names) {
     const suite = SUITES[name];

@@ -1,6 +1,11 @@
 import { CHECKPOINT_SCHEDULE_PATTERN } from './domain/checkpoints/schemas';
 import { createHash } from 'node:crypto';
 import Ajv from 'ajv';
+import {
+  tracingConfigOf,
+  TRACING_ENV_SCHEMA,
+  type TracingConfig,
+} from './observability/tracing-config';
 
 /** Validated process configuration. Only this module reads `process.env`. */
 export interface Config {
@@ -69,6 +74,8 @@ export interface Config {
   ledgerMinRetentionDays: number;
   /** Period of the api's dependency probe and workflow-failure scan (service events). */
   serviceMonitorIntervalMs: number;
+  /** OpenTelemetry traces, from the standard `OTEL_*` variables; unset: traces off. */
+  tracing: TracingConfig | undefined;
 }
 
 /** Thrown when the environment does not describe a usable configuration. */
@@ -119,6 +126,7 @@ const envSchema = {
     AUDIT_RETENTION_DAYS: { type: 'integer', minimum: 1, maximum: 36500 },
     LEDGER_MIN_RETENTION_DAYS: { type: 'integer', minimum: 1, maximum: 36500 },
     SERVICE_MONITOR_INTERVAL_MS: { type: 'integer', minimum: 50, maximum: 3600000 },
+    ...TRACING_ENV_SCHEMA,
   },
   required: ['KEY_PEPPER'],
 } as const;
@@ -197,6 +205,7 @@ export function loadConfig(env: Env = process.env): Config {
     auditRetentionDays: num('AUDIT_RETENTION_DAYS', 365),
     ledgerMinRetentionDays: num('LEDGER_MIN_RETENTION_DAYS', 7),
     serviceMonitorIntervalMs: num('SERVICE_MONITOR_INTERVAL_MS', 15000),
+    tracing: tracingConfigOf(v),
   };
 }
 

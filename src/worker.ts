@@ -4,6 +4,8 @@ import pino from 'pino';
 import { ConfigError, loadConfig } from './config';
 import { createMetrics } from './observability/metrics';
 import { metricsListener } from './observability/metrics-listener';
+import { traceMongoCommands } from './observability/mongo-spans';
+import { startTracing } from './observability/tracing';
 import { createSecurityEventReporter } from './observability/security-events';
 import { ServiceEventRecorder } from './observability/service-events';
 import { createRepos, ensureIndexes } from './store';
@@ -23,7 +25,14 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = pino({ level: config.logLevel, base: { service: 'worker' } });
   exitAfterGrace(config.shutdownGraceMs, logger);
-  const { client: mongo, db } = await connectMongo(config.mongodbUri, config.mongodbDb);
+  // Traces only when configured (`OTEL_*`): otherwise nothing of OpenTelemetry starts.
+  const tracing = config.tracing
+    ? startTracing(config.tracing, { defaultServiceName: 'governed-runtime-worker' })
+    : undefined;
+  const { client: mongo, db } = await connectMongo(config.mongodbUri, config.mongodbDb, {
+    monitorCommands: tracing !== undefined,
+  });
+  if (tracing) traceMongoCommands(mongo, tracing.tracer);
   // A client that stays failed while the database answers a fresh one (docs/chaos.md) would
   // keep this worker's sticky workflows retrying here: exit instead, so the supervisor
   // restarts it and Temporal hands its workflow tasks to a worker that can reach the store.
@@ -60,6 +69,7 @@ async function main(): Promise<void> {
     taskQueue: config.taskQueue,
     computeConcurrentChunks: config.computeConcurrentChunks,
     publicBaseUrl: config.publicBaseUrl,
+    tracing,
     ...(config.workflowBundlePath
       ? { workflowBundle: { codePath: config.workflowBundlePath } }
       : {}),
@@ -99,6 +109,7 @@ async function main(): Promise<void> {
   metricsServer?.close();
   await workers.connection.close();
   await mongo.close();
+  await tracing?.shutdown();
 }
 
 /**

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from '../src/worker/workflow-bundle';
 import { TEST_SERVERS, WORKFLOW_BUNDLE_PATH } from './test-env';
 
 /**
@@ -26,7 +27,8 @@ export default async function globalSetup(): Promise<void> {
     process.env['TEST_TEMPORAL_ADDRESS'] = `127.0.0.1:${TEST_SERVERS.temporalPort}`;
   }
   const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../src/workflows'),
+    workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
     logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} },
   });
   mkdirSync(dirname(WORKFLOW_BUNDLE_PATH), { recursive: true });

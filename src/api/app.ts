@@ -5,6 +5,7 @@ import { unknownMethods } from './middleware/unknown-methods';
 import { errorHandler } from './middleware/error-handler';
 import { observe } from './middleware/observe';
 import { requestId } from './middleware/request-id';
+import { traceRequests } from './middleware/trace-requests';
 import { directRoutes, mountRoutes } from './mount';
 import { buildOpenApiDocument } from './openapi';
 import { apiRoutes } from './routes';
@@ -30,6 +31,8 @@ export function createApp(deps: AppDeps): Koa {
   const router = new Router();
   const direct = mountRoutes(router, routes, deps);
 
+  // First, so the server span covers everything the request does (only when traces are on).
+  if (deps.tracing) app.use(traceRequests(deps.tracing.tracer));
   app.use(requestId());
   app.use(observe(deps));
   app.use(errorHandler(deps.logger));

@@ -7,6 +7,9 @@ import type { Config } from '../config';
 import { ensureSystemRecords } from '../domain/governance/bootstrap';
 import { createLimitsResolver } from '../domain/governance/quota-policies.service';
 import { createMetrics } from '../observability/metrics';
+import { traceMongoCommands } from '../observability/mongo-spans';
+import { startTracing, type Tracing } from '../observability/tracing';
+import { temporalClientTracing } from '../temporal/tracing';
 import { createWorldReadCache } from '../domain/world/world-read-cache';
 import { followWitnesses } from '../domain/witnesses/witness-follower';
 import { WitnessIndex } from '../domain/witnesses/witness-index';
@@ -27,16 +30,33 @@ import { connectMongo } from '../store/mongo';
 import { TemporalGateway } from '../temporal/gateway';
 import type { AppDeps } from './deps';
 
+export interface BuildDepsOptions {
+  /**
+   * Tracing already started in this process (a test's api and worker share one, with an
+   * in-memory exporter); otherwise started here when `config.tracing` is set, and shut down
+   * by `close`.
+   */
+  tracing?: Tracing;
+}
+
 /** Builds every dependency of the api once; `close` releases them in reverse order. */
 export async function buildDeps(
   config: Config,
   logger?: Logger,
+  options: BuildDepsOptions = {},
 ): Promise<AppDeps & { close(): Promise<void> }> {
   const log = logger ?? pino({ level: config.logLevel, base: { service: 'api' } });
+  const ownTracing =
+    !options.tracing && config.tracing
+      ? startTracing(config.tracing, { defaultServiceName: 'governed-runtime-api' })
+      : undefined;
+  const tracing = options.tracing ?? ownTracing;
   const metrics = createMetrics();
   const { client: mongo, db } = await connectMongo(config.mongodbUri, config.mongodbDb, {
     onCommand: (command) => metrics.countMongoCommand(command),
+    monitorCommands: tracing !== undefined,
   });
+  if (tracing) traceMongoCommands(mongo, tracing.tracer);
   const repos = createRepos(db);
   await ensureIndexes(db);
   await ensureSystemRecords({ repos, config });
@@ -61,6 +81,7 @@ export async function buildDeps(
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
     logger: log,
+    ...(tracing ? { interceptors: temporalClientTracing() } : {}),
   });
   const authenticator = createAuthenticator({
     apiKeys: repos.apiKeys,
@@ -137,6 +158,7 @@ export async function buildDeps(
     startedAt: new Date(),
     checkedResponses: new Set<string>(),
     answeredStatuses: new Set<string>(),
+    tracing,
   };
   return {
     ...infra,
@@ -151,6 +173,7 @@ export async function buildDeps(
       await temporal.close();
       await stepper.close();
       await mongo.close();
+      await ownTracing?.shutdown();
     },
   };
 }

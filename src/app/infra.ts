@@ -1,6 +1,7 @@
 import type { Db, MongoClient } from 'mongodb';
 import type { RateLimiter } from '../auth/rate-limiter';
 import type { DomainInfra } from '../domain/infra';
+import type { Tracing } from '../observability/tracing';
 
 /**
  * What the api is built from: everything the domain operations use (`DomainInfra`), plus
@@ -14,4 +15,6 @@ export interface AppInfra extends DomainInfra {
   checkedResponses: Set<string>;
   /** `<operationId> <status>` of every answer (`VALIDATE_RESPONSES`, tests), to prove each is documented. */
   answeredStatuses: Set<string>;
+  /** OpenTelemetry traces (`OTEL_*`); undefined when off: no span is made anywhere. */
+  tracing: Tracing | undefined;
 }

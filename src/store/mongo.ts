@@ -16,7 +16,7 @@ import { countingConnectionType, type ConnectionType } from './command-counter';
 export interface CommandReporting {
   /** Called with each command's name (the per-command metric). */
   onCommand?: (name: string) => void;
-  /** The driver's command events (`commandStarted`, ...): for tests that inspect commands. */
+  /** The driver's command events (`commandStarted`, ...): command spans when traces are on, and tests. */
   monitorCommands?: boolean;
 }
 

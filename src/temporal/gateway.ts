@@ -1,5 +1,5 @@
 import type { AsyncLocalStorage } from 'node:async_hooks';
-import { Client, type Connection } from '@temporalio/client';
+import { Client, type ClientInterceptors, type Connection } from '@temporalio/client';
 import { connectTemporal } from './connect';
 import type { Logger } from 'pino';
 
@@ -8,6 +8,8 @@ export interface TemporalGatewayOptions {
   namespace: string;
   taskQueue: string;
   logger: Logger;
+  /** The client's interceptors (traces: `temporalClientTracing()`); none by default. */
+  interceptors?: ClientInterceptors;
 }
 
 export interface TemporalHealth {
@@ -47,7 +49,11 @@ export class TemporalGateway {
         });
         releaseCallContextWhenIdle(connection.callContextStorage);
         this.connection = connection;
-        this.client = new Client({ connection, namespace: this.options.namespace });
+        this.client = new Client({
+          connection,
+          namespace: this.options.namespace,
+          ...(this.options.interceptors ? { interceptors: this.options.interceptors } : {}),
+        });
         return this.client;
       } catch (error) {
         this.options.logger.warn(

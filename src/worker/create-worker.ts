@@ -6,6 +6,10 @@ import type { ChunkInput } from '../activities/substrates.activities';
 import { createStepper } from '../domain/substrates/stepper';
 import { createDeliveryStarter } from '../temporal/delivery-starter';
 import { connectTemporal } from '../temporal/connect';
+import { temporalClientTracing } from '../temporal/tracing';
+import type { Tracing } from '../observability/tracing';
+import { workerTracingOptions } from './tracing';
+import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from './workflow-bundle';
 import { computeTaskQueueOf } from '../workflows/shared';
 
 export interface CreateWorkerOptions {
@@ -32,6 +36,8 @@ export interface CreateWorkerOptions {
   computeConcurrentChunks?: number;
   /** Where delivery workflows' details link back to (`PUBLIC_BASE_URL`); none: paths only. */
   publicBaseUrl?: string;
+  /** Started tracing (`OTEL_*`): activity spans, the workflows' span sink, traced starts. */
+  tracing?: Pick<Tracing, 'spanProcessor' | 'resource'>;
 }
 
 export interface CreatedWorkers {
@@ -58,7 +64,11 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Create
   const clientOf = () =>
     (client ??= connectTemporal({ address: options.address }).then(
       (clientConnection) =>
-        new Client({ connection: clientConnection, namespace: options.namespace }),
+        new Client({
+          connection: clientConnection,
+          namespace: options.namespace,
+          ...(options.tracing ? { interceptors: temporalClientTracing() } : {}),
+        }),
     ));
   const startDelivery: ActivityDeps['startDelivery'] = createDeliveryStarter({
     client: clientOf,
@@ -76,6 +86,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Create
     startDelivery,
     chunkStepper,
   });
+  const traced = options.tracing ? workerTracingOptions(options.tracing) : undefined;
   const worker = await Worker.create({
     connection,
     namespace: options.namespace,
@@ -83,8 +94,14 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Create
     identity,
     ...(options.workflowBundle
       ? { workflowBundle: options.workflowBundle }
-      : { workflowsPath: require.resolve('../workflows') }),
+      : { workflowsPath: WORKFLOWS_PATH }),
     activities,
+    ...(traced ? { sinks: traced.sinks } : {}),
+    interceptors: {
+      ...traced?.interceptors,
+      // Baked into a pre-built bundle already; used when this worker bundles from source.
+      workflowModules: [...WORKFLOW_INTERCEPTOR_MODULES],
+    },
   });
   const computeWorker =
     options.compute === false

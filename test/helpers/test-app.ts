@@ -9,6 +9,7 @@ import { buildDeps } from '../../src/app/build-deps';
 import type { AppDeps } from '../../src/app/deps';
 import { mintApiKey } from '../../src/auth/api-key';
 import { loadConfig } from '../../src/config';
+import type { Tracing } from '../../src/observability/tracing';
 import { TEST_SERVERS } from '../test-env';
 
 export interface TestApp {
@@ -27,6 +28,8 @@ export interface TestAppOptions {
   dbName?: string;
   adminKey?: string;
   env?: Record<string, string>;
+  /** Tracing started by the test (an in-memory exporter), shared with its worker. */
+  tracing?: Tracing;
 }
 
 export const TEST_PEPPER = 'test-pepper-0123456789abcdef0123456789abcdef';
@@ -53,7 +56,11 @@ export async function startTestApp(label: string, options: TestAppOptions = {}):
     VALIDATE_RESPONSES: 'true',
     ...options.env,
   });
-  const deps = await buildDeps(config, pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }));
+  const deps = await buildDeps(
+    config,
+    pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
+    options.tracing ? { tracing: options.tracing } : {},
+  );
   const handle = createApp(deps).callback();
   const server: Server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -49,6 +49,8 @@ export async function startTestWorker(
     taskQueue,
     workflowBundle: { code: workflowBundleCode ?? readFileSync(WORKFLOW_BUNDLE_PATH, 'utf8') },
     activityDeps: activityDepsOf(deps),
+    // The app's tracing, when the test started one: the worker's spans join the same traces.
+    ...(deps.tracing ? { tracing: deps.tracing } : {}),
   });
   const running = workers.run();
   return {

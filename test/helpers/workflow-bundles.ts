@@ -1,4 +1,5 @@
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from '../../src/worker/workflow-bundle';
 
 const quiet = { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} };
 
@@ -8,8 +9,8 @@ const quiet = { info() {}, warn() {}, error: console.error, debug() {}, trace() 
  */
 export async function bundleWorkflowsWith(interceptorModule: string): Promise<string> {
   const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../../src/workflows'),
-    workflowInterceptorModules: [interceptorModule],
+    workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES, interceptorModule],
     logger: quiet,
   });
   return code;
