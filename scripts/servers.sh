@@ -317,6 +317,22 @@ start_ferretdb() {
   FERRETDB_PID="$pid"
 }
 
+# `start-dev` does not migrate its SQLite schema: a file made by another CLI release fails
+# later (e.g. "no such column" on schedule and visibility queries). Such a file is moved
+# aside, named by the release that made it, and the server starts on a fresh one.
+set_aside_older_temporal_db() {
+  local dir="$GR_DATA_DIR/temporal" made_by="unknown"
+  [[ -f "$dir/server-version" ]] && made_by="$(cat "$dir/server-version")"
+  if [[ -f "$dir/temporal.db" && "$made_by" != "$TEMPORAL_VERSION" ]]; then
+    local aside
+    aside="$dir/made-by-$made_by-$(date +%Y%m%dT%H%M%S)"
+    mkdir -p "$aside"
+    mv "$dir"/temporal.db* "$aside"/
+    log "temporal: the database was made by CLI $made_by, not $TEMPORAL_VERSION; moved to $aside, starting on a fresh one"
+  fi
+  printf '%s' "$TEMPORAL_VERSION" >"$dir/server-version"
+}
+
 start_temporal() {
   local pid args=()
   pid="$(our_pid temporal)"
@@ -324,6 +340,7 @@ start_temporal() {
     TEMPORAL_STATE="already running"
   else
     mkdir -p "$GR_DATA_DIR/temporal"
+    set_aside_older_temporal_db
     local name
     for name in "${SEARCH_ATTRIBUTES[@]}"; do args+=(--search-attribute "$name"); done
     launch temporal "$TEMPORAL_BIN" server start-dev \

@@ -99,8 +99,8 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Create
     ...(traced ? { sinks: traced.sinks } : {}),
     interceptors: {
       ...traced?.interceptors,
-      // Baked into a pre-built bundle already; used when this worker bundles from source.
-      workflowModules: [...WORKFLOW_INTERCEPTOR_MODULES],
+      // A pre-built bundle has them baked in (the SDK warns when both are given).
+      ...(options.workflowBundle ? {} : { workflowModules: [...WORKFLOW_INTERCEPTOR_MODULES] }),
     },
   });
   const computeWorker =

@@ -697,7 +697,7 @@ describe('access layers and entitlements', () => {
       min_entitlement: 'sandbox',
       min_layer: 'layer0_public',
       operator_only: true,
-      routes: 25,
+      routes: 27,
     });
     expect(families.find((f) => f['family'] === 'restricted_partner_future')).toMatchObject({
       exposure: 'planned_layer3',
@@ -746,7 +746,7 @@ describe('non-operator keys', () => {
   it('get 403 on every control-plane route', async () => {
     const member = await createTestKey(a, { entitlement: 'strategic', accessLayer: 3 });
     const routes = allRoutes(() => ({})).filter((r) => r.family === 'admin_control_plane');
-    expect(routes).toHaveLength(25);
+    expect(routes).toHaveLength(27);
     for (const route of routes) {
       const res = await call<Body>(a.url, route.method, route.path, {
         key: member.apiKey,

@@ -25,7 +25,13 @@ export interface AssertedDecision {
 }
 
 /** How a key must stand: active now (api, worker), or not revoked before `activeAt` (proofs). */
-export type KeyStanding = { activeNow: true } | { activeAt: string };
+/**
+ * Which key standing a check asks for: active now (the api at the decision, the worker
+ * before the effect) or not revoked before a moment (proofs). Only the api, which sees an
+ * assertion first, checks a passkey's signature counter moved on (`freshCounter`): it then
+ * stores the new counter, so later checks of the same assertion would see it as a replay.
+ */
+export type KeyStanding = { activeNow: true; freshCounter?: boolean } | { activeAt: string };
 
 export type AssertionVerdict = { problem: string } | { problem: null; counter?: number };
 
@@ -85,7 +91,8 @@ export async function assertionProblem(
     );
     return holds ? { problem: null } : { problem: `the approver signature does not match ${who}` };
   }
-  return passkeyProblem(assertion, challenge, key, relyingParty, who, 'activeNow' in standing);
+  const freshCounter = 'activeNow' in standing && standing.freshCounter === true;
+  return passkeyProblem(assertion, challenge, key, relyingParty, who, freshCounter);
 }
 
 async function passkeyProblem(

@@ -141,7 +141,7 @@ export async function verifiedAssertion(
     { ...decision, principal_id: auth.principalId, rule: decision.rule ?? null },
     key,
     { rpId: deps.config.webauthnRpId, origins: deps.config.webauthnOrigins },
-    { activeNow: true },
+    { activeNow: true, freshCounter: true },
   );
   if (verdict.problem !== null) throw refuse(verdict.problem);
   if (!(await approverKeys.consumeChallenge(input.nonce, new Date().toISOString()))) {
