@@ -2,7 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from '../src/worker/workflow-bundle';
+import {
+  WORKFLOW_INTERCEPTOR_MODULES,
+  WORKFLOW_PRELOAD_MODULES,
+  WORKFLOWS_PATH,
+} from '../src/worker/workflow-bundle';
 import { TEST_SERVERS, WORKFLOW_BUNDLE_PATH } from './test-env';
 
 /**
@@ -29,6 +33,7 @@ export default async function globalSetup(): Promise<void> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
     workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
+    preloadModules: [...WORKFLOW_PRELOAD_MODULES],
     logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} },
   });
   mkdirSync(dirname(WORKFLOW_BUNDLE_PATH), { recursive: true });

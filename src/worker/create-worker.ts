@@ -9,7 +9,11 @@ import { connectTemporal } from '../temporal/connect';
 import { temporalClientTracing } from '../temporal/tracing';
 import type { Tracing } from '../observability/tracing';
 import { workerTracingOptions } from './tracing';
-import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from './workflow-bundle';
+import {
+  WORKFLOW_INTERCEPTOR_MODULES,
+  WORKFLOW_PRELOAD_MODULES,
+  WORKFLOWS_PATH,
+} from './workflow-bundle';
 import { computeTaskQueueOf } from '../workflows/shared';
 
 export interface CreateWorkerOptions {
@@ -94,7 +98,10 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Create
     identity,
     ...(options.workflowBundle
       ? { workflowBundle: options.workflowBundle }
-      : { workflowsPath: WORKFLOWS_PATH }),
+      : {
+          workflowsPath: WORKFLOWS_PATH,
+          bundlerOptions: { preloadModules: [...WORKFLOW_PRELOAD_MODULES] },
+        }),
     activities,
     ...(traced ? { sinks: traced.sinks } : {}),
     interceptors: {

@@ -1,5 +1,9 @@
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from '../../src/worker/workflow-bundle';
+import {
+  WORKFLOW_INTERCEPTOR_MODULES,
+  WORKFLOW_PRELOAD_MODULES,
+  WORKFLOWS_PATH,
+} from '../../src/worker/workflow-bundle';
 
 const quiet = { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} };
 
@@ -11,6 +15,7 @@ export async function bundleWorkflowsWith(interceptorModule: string): Promise<st
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
     workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES, interceptorModule],
+    preloadModules: [...WORKFLOW_PRELOAD_MODULES],
     logger: quiet,
   });
   return code;
