@@ -30,6 +30,10 @@ export function pageProblem(rpId = 'the api’s WEBAUTHN_RP_ID') {
  * browser would refuse these itself, with a SecurityError that says less.
  */
 export function passkeyProblem(rpId) {
+  if (/^[\d.]+$|:/.test(rpId)) {
+    // The default relying party is PUBLIC_BASE_URL's host, 127.0.0.1 unless configured.
+    return `Passkeys cannot belong to an IP address (WEBAUTHN_RP_ID=${rpId}): the operator sets PUBLIC_BASE_URL, or WEBAUTHN_RP_ID and WEBAUTHN_ORIGINS, to a host name (e.g. http://localhost:8080) and the console is opened there.`;
+  }
   const host = location.hostname;
   if (host !== rpId && !host.endsWith(`.${rpId}`)) return wrongOrigin(rpId);
   return pageProblem(rpId);

@@ -198,7 +198,7 @@ const RULE = 'payments need the approver’s passkey';
     await page.close();
   });
 
-  it("says the page must be served from the relying party's origin when it is not", async () => {
+  it("says the page must be served from the relying party's origin, under a host name", async () => {
     const { page } = await pageWithAuthenticator(1440);
     await signIn(page, app.url, kim); // http://127.0.0.1:<port>, not http://localhost:<port>
     await page.goto(`${app.url}/console#/keys`);
@@ -209,6 +209,20 @@ const RULE = 'payments need the approver’s passkey';
       "the page must be served from the relying party's origin (WEBAUTHN_RP_ID=localhost",
     );
     await expect(keysOf(kim)).resolves.toEqual([]);
+
+    // An api left at its default relying party, PUBLIC_BASE_URL's host: 127.0.0.1 here.
+    const byAddress = await startTestApp('console-passkeys-ip', { dbName: app.dbName });
+    try {
+      expect(byAddress.deps.config.webauthnRpId).toBe('127.0.0.1');
+      await signIn(page, byAddress.url, kim);
+      await page.goto(`${byAddress.url}/console#/keys`);
+      await page.fill('#passkey-name', 'by address');
+      await page.click('#passkey-register');
+      await bannerSays(page, 'Passkeys cannot belong to an IP address (WEBAUTHN_RP_ID=127.0.0.1)');
+      await expect(keysOf(kim)).resolves.toEqual([]);
+    } finally {
+      await byAddress.stop();
+    }
     await page.close();
   });
 
