@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, CDPSession, Page } from 'playwright-core';
 import { newId } from '../../src/lib/ids';
 import { proposeUpdate } from '../helpers/actions';
@@ -16,6 +18,7 @@ import { startTestWorker, type TestWorker } from '../helpers/test-worker';
 // the assertion. An approver without a key sees the api's 403; a page at another origin says
 // why it cannot make a passkey; the keys view works at 375 px by keyboard.
 const haveBrowser = browserAvailable('console passkeys browser test');
+const SHOTS = join(__dirname, '../../.data/test/screenshots');
 
 interface KeyView {
   key_id: string;
@@ -54,6 +57,7 @@ const RULE = 'payments need the approver’s passkey';
     });
     expect(rule.status).toBe(201);
     browser = await launchBrowser();
+    mkdirSync(SHOTS, { recursive: true });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -166,6 +170,7 @@ const RULE = 'payments need the approver’s passkey';
     // The keys view now says when the passkey was last used; revoking it asks first.
     await page.click('a[data-nav="keys"]');
     await expect(row.textContent()).resolves.not.toContain('never');
+    await page.screenshot({ path: join(SHOTS, 'console-keys.png') });
     await page.click(`button[data-revoke="${key.key_id}"]`);
     await page.click('#confirm-yes');
     await bannerSays(page, 'Key “test laptop” revoked.');
