@@ -77,6 +77,27 @@ const RULE = 'payments need the approver’s passkey';
         key: who.apiKey,
       })
     ).body.payload.items;
+  /** An action's status (from the api) and the approver assertion its ledger keeps. */
+  async function recordOf(actionId: string) {
+    const [action, ledger] = await Promise.all([
+      call<{ payload: { status: string } }>(app.url, 'GET', `/v1/external-actions/${actionId}`, {
+        key: ann.apiKey,
+      }),
+      call<{
+        payload: {
+          items: {
+            detail: { decision?: { approver_assertion?: { key_id: string; webauthn?: object } } };
+          }[];
+        };
+      }>(app.url, 'GET', `/v1/external-actions/history?action_id=${actionId}&limit=100`, {
+        key: ann.apiKey,
+      }),
+    ]);
+    const assertion = ledger.body.payload.items.find((e) => e.detail.decision?.approver_assertion)
+      ?.detail.decision?.approver_assertion;
+    return { status: action.body.payload.status, assertion };
+  }
+
   /** Waits for the banner to say `text` (it says "Confirm with…" first); fails with what it says. */
   const bannerSays = async (page: Page, text: string | RegExp) => {
     const banner = page.locator('#banner:not([hidden])', { hasText: text });
@@ -104,7 +125,7 @@ const RULE = 'payments need the approver’s passkey';
     return { page, cdp, authenticatorId };
   }
 
-  it('registers a passkey, approves with it under a signature rule, and the action executes', async () => {
+  it('registers a passkey, approves (and rejects) with it under a signature rule; the action executes', async () => {
     const { page, cdp, authenticatorId } = await pageWithAuthenticator(1440);
     const problems = problemsOf(page);
     await signIn(page, origin, ann);
@@ -136,28 +157,25 @@ const RULE = 'payments need the approver’s passkey';
     await decide(page, 'execute');
     await page.locator('.toolbar .status.executed').waitFor({ timeout: 15_000 });
 
-    const action = await call<{ payload: { status: string } }>(
-      app.url,
-      'GET',
-      `/v1/external-actions/${actionId}`,
-      { key: ann.apiKey },
-    );
-    expect(action.body.payload.status).toBe('executed');
-    // The ledger keeps the approver's WebAuthn assertion, and the proof check verifies it.
-    const ledger = await call<{
-      payload: {
-        items: {
-          status: string;
-          detail: { decision?: { approver_assertion?: { key_id: string; webauthn?: object } } };
-        }[];
-      };
-    }>(app.url, 'GET', `/v1/external-actions/history?action_id=${actionId}&limit=100`, {
-      key: ann.apiKey,
-    });
-    const assertion = ledger.body.payload.items.find((e) => e.detail.decision?.approver_assertion)
-      ?.detail.decision?.approver_assertion;
-    expect(assertion?.key_id).toBe(key.key_id);
-    expect(assertion?.webauthn).toMatchObject({ credential_id: key.fingerprint });
+    // The api says executed; the ledger keeps the approver's WebAuthn assertion.
+    const approved = await recordOf(actionId);
+    expect(approved.status).toBe('executed');
+    expect(approved.assertion?.key_id).toBe(key.key_id);
+    expect(approved.assertion?.webauthn).toMatchObject({ credential_id: key.fingerprint });
+
+    // Reject signs the same way (after its confirmation).
+    const rejectedId = await propose();
+    await page.goto(`${origin}/console#/action/${rejectedId}`);
+    await page.locator('#reject:not([disabled])').waitFor();
+    await page.fill('#decision-reason', 'not this week');
+    await decide(page, 'reject');
+    await page.locator('.toolbar .status.rejected').waitFor();
+    await bannerSays(page, 'reject recorded, signed with your passkey');
+    const rejected = await recordOf(rejectedId);
+    expect(rejected.status).toBe('rejected');
+    expect(rejected.assertion?.key_id).toBe(key.key_id);
+
+    // The proof check verifies the approval's assertion offline.
     const proof = await call<{ payload: { results: { status: string; checked: number }[] } }>(
       app.url,
       'POST',
