@@ -4,6 +4,7 @@ import { confirmDialog } from './dialog.js';
 import { h, idCode, muted, status, table, when } from './dom.js';
 import { byCell, digestCell, eventCell, principalsOf } from './ledger.js';
 import { idsOfActions, targetOf } from './lists.js';
+import { passkeyAssertion } from './passkeys.js';
 
 function diffTable(plan) {
   const changes = plan?.diff?.changes;
@@ -73,6 +74,14 @@ function ruleCard(rule, names) {
     h('dd', {}, rule.wait_seconds ? `${rule.wait_seconds} s after approval` : 'none'),
     h('dt', {}, 'Auto-execute'),
     h('dd', {}, rule.auto_execute ? 'yes' : 'no'),
+    h('dt', {}, 'Signature'),
+    h(
+      'dd',
+      { id: 'signature-rule' },
+      rule.require_approver_signature
+        ? 'your own passkey signs approvals and rejections'
+        : 'the api key is enough',
+    ),
   );
 }
 
@@ -92,16 +101,27 @@ function decisionButtons(ctx, action, reason) {
         ? `${action.action_kind} takes effect on its target; this cannot be undone.`
         : 'The action ends rejected; nobody can approve it afterwards.';
     if (ask && !(await confirmDialog({ ...ask, text }))) return;
+    const signs = decision !== 'execute' && action.rule?.require_approver_signature === true;
     try {
       const body =
         decision === 'execute'
           ? {}
           : { reason: reason.value || undefined, plan_digest: action.dry_run?.plan_digest };
+      if (signs) {
+        say('Confirm with your passkey (PIN, fingerprint or face)…', 'info');
+        const assertion = await passkeyAssertion(api, id, decision, body.plan_digest);
+        // Without a passkey the decision goes bare: the api's 403 names the rule and what to do.
+        if (assertion) body.approver_assertion = assertion;
+      }
       await api('POST', `/v1/external-actions/${id}/${decision}`, body);
       await refresh();
-      say(`${decision} recorded`, 'info');
+      say(`${decision} recorded${signs ? ', signed with your passkey' : ''}`, 'info');
     } catch (error) {
-      say(error.message);
+      say(
+        signs && error.status === 403 && /own signature/.test(error.message)
+          ? `${error.message}. In this console: Your keys → Register a passkey.`
+          : error.message,
+      );
     }
   };
   const button = (decision, label, className) =>

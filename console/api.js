@@ -48,7 +48,11 @@ export function createApi({ onKeyRefused }) {
       onKeyRefused(refused);
       throw refused;
     }
-    if (!response.ok) throw new Error(messageOf(json, response));
+    if (!response.ok) {
+      const error = new Error(messageOf(json, response));
+      error.status = response.status;
+      throw error;
+    }
     return json.payload;
   };
 }

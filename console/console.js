@@ -7,6 +7,7 @@
 import { createApi, forgetKey, storedKey, storeKey } from './api.js';
 import { showAction } from './action.js';
 import { h } from './dom.js';
+import { showKeys } from './keys.js';
 import { showActions, showHistory, showInbox } from './lists.js';
 import { createNames } from './names.js';
 
@@ -43,6 +44,7 @@ const ROUTES = {
   actions: (_parts, query) => showActions(ctx, query),
   history: () => showHistory(ctx),
   inbox: () => showInbox(ctx),
+  keys: () => showKeys(ctx),
 };
 
 /** Counts navigations: a view answering for an older one is dropped. */

@@ -24,6 +24,8 @@ export interface ApproverKey {
   created_at: string;
   revoked_at: string | null;
   revoked_by: string | null;
+  /** When a decision it signed was last taken by the api (absent: never). */
+  last_used_at?: string | null;
 }
 
 /**
@@ -82,8 +84,12 @@ export function createApproverKeysRepo(db: Db) {
         { $set: { status: 'revoked', revoked_at: at, revoked_by: by } },
       );
     },
-    async setCounter(id: string, counter: number): Promise<void> {
-      await keys.updateOne({ _id: id }, { $set: { counter } });
+    /** A signature by this key was taken: when, and a passkey's new signature counter. */
+    async markUsed(id: string, at: string, counter?: number): Promise<void> {
+      await keys.updateOne(
+        { _id: id },
+        { $set: { last_used_at: at, ...(counter === undefined ? {} : { counter }) } },
+      );
     },
     async issueChallenge(record: ApproverChallengeRecord): Promise<ApproverChallengeRecord> {
       await challenges.insertOne(record);

@@ -78,7 +78,11 @@ describe('passkeys', () => {
       { key: ben.apiKey, body },
     );
     expect(res.status).toBe(201);
-    expect(res.body.payload).toMatchObject({ kind: 'passkey', status: 'active' });
+    expect(res.body.payload).toMatchObject({
+      kind: 'passkey',
+      status: 'active',
+      last_used_at: null,
+    });
     keyId = res.body.payload.key_id;
     // The same ceremony again: the challenge was used.
     const again = await call(app.url, 'POST', '/v1/principals/me/keys/passkey/register', {
@@ -87,6 +91,16 @@ describe('passkeys', () => {
     });
     expect(again.status).toBe(403);
   });
+
+  const lastUsed = async () =>
+    (
+      await call<{ payload: { items: { key_id: string; last_used_at: string | null }[] } }>(
+        app.url,
+        'GET',
+        '/v1/principals/me/keys',
+        { key: ben.apiKey },
+      )
+    ).body.payload.items.find((k) => k.key_id === keyId)?.last_used_at;
 
   it('approves with the passkey; the worker checks it again and the action executes', async () => {
     const id = await proposeUpdate(app, proposer, {
@@ -109,6 +123,7 @@ describe('passkeys', () => {
       body: assertion(Buffer.from('another challenge').toString('base64url')),
     });
     expect(wrong.status).toBe(403);
+    expect(await lastUsed()).toBeNull();
     const approved = await call<{ payload: ActionView }>(
       app.url,
       'POST',
@@ -117,6 +132,8 @@ describe('passkeys', () => {
     );
     expect(approved.status).toBe(200);
     expect(approved.body.payload.status).toBe('approved');
+    // The key's last use is the approval just taken (the refused one did not count).
+    expect(Date.parse((await lastUsed()) ?? '')).toBeGreaterThan(Date.now() - 60_000);
     const executed = await call<{ payload: ActionView }>(
       app.url,
       'POST',

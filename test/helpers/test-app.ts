@@ -30,6 +30,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Tracing started by the test (an in-memory exporter), shared with its worker. */
   tracing?: Tracing;
+  /** Listen on this port (default: any free one), e.g. one the config must name in advance. */
+  port?: number;
 }
 
 export const TEST_PEPPER = 'test-pepper-0123456789abcdef0123456789abcdef';
@@ -63,7 +65,7 @@ export async function startTestApp(label: string, options: TestAppOptions = {}):
   );
   const handle = createApp(deps).callback();
   const server: Server = createServer((req, res) => void handle(req, res));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   let stopped = false;
   const stop = async (): Promise<void> => {
@@ -90,6 +92,15 @@ export async function startTestApp(label: string, options: TestAppOptions = {}):
       await stop();
     },
   };
+}
+
+/** A port free right now, for an app whose config must name its own origin before it listens. */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
 }
 
 /** Leaves the routes whose 2xx this app checked for scripts/check-response-coverage.js. */

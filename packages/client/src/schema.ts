@@ -129,7 +129,7 @@ export interface paths {
         };
         /**
          * approvals console
-         * @description The approvals console: an inbox of what awaits the caller, action details with the plan diff, approve/reject/execute, history and Temporal UI links. Static files; the API key stays in the browser tab.
+         * @description The approvals console: an inbox of what awaits the caller, action details with the plan diff, approve/reject/execute (signed with a passkey where the rule asks for it), history, the caller's approver keys (register a passkey, revoke) and Temporal UI links. Static files; the API key stays in the browser tab.
          */
         get: operations["console.page"];
         put?: never;
@@ -9423,6 +9423,11 @@ export interface operations {
                                 revoked_at: string | null;
                                 /** @description Principal that revoked it. */
                                 revoked_by: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the api last took a decision this key signed (null: never).
+                                 */
+                                last_used_at: string | null;
                             }[];
                         };
                     };
@@ -9533,6 +9538,11 @@ export interface operations {
                             revoked_at: string | null;
                             /** @description Principal that revoked it. */
                             revoked_by: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the api last took a decision this key signed (null: never).
+                             */
+                            last_used_at: string | null;
                         };
                     };
                 };
@@ -9765,6 +9775,11 @@ export interface operations {
                             revoked_at: string | null;
                             /** @description Principal that revoked it. */
                             revoked_by: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the api last took a decision this key signed (null: never).
+                             */
+                            last_used_at: string | null;
                         };
                     };
                 };
@@ -9907,6 +9922,11 @@ export interface operations {
                             revoked_at: string | null;
                             /** @description Principal that revoked it. */
                             revoked_by: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the api last took a decision this key signed (null: never).
+                             */
+                            last_used_at: string | null;
                         };
                     };
                 };
@@ -10056,6 +10076,11 @@ export interface operations {
                                 revoked_at: string | null;
                                 /** @description Principal that revoked it. */
                                 revoked_by: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the api last took a decision this key signed (null: never).
+                                 */
+                                last_used_at: string | null;
                             }[];
                             next_cursor: string | null;
                         };
@@ -10173,6 +10198,11 @@ export interface operations {
                             revoked_at: string | null;
                             /** @description Principal that revoked it. */
                             revoked_by: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the api last took a decision this key signed (null: never).
+                             */
+                            last_used_at: string | null;
                         };
                     };
                 };

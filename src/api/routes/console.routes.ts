@@ -17,6 +17,14 @@ function consoleDir(): string {
 const JS = 'application/javascript; charset=utf-8';
 
 /**
+ * `@simplewebauthn/browser`'s one-file bundle (the WebAuthn encoding, feature checks and
+ * error names for `navigator.credentials`), served from the installed package so its
+ * version is the lock file's. Its package exports only its entry, hence the walk from it.
+ */
+const webauthnBundle = (): string =>
+  join(dirname(require.resolve('@simplewebauthn/browser')), '..', 'dist/bundle/index.umd.min.js');
+
+/**
  * Every file the page loads, by name: the entry module, the modules it imports (one per
  * view or concern, docs/console.md), the stylesheet and the icon. A new module goes here.
  */
@@ -29,6 +37,9 @@ const CONSOLE_ASSETS = {
   'ledger.js': JS,
   'lists.js': JS,
   'action.js': JS,
+  'keys.js': JS,
+  'passkeys.js': JS,
+  'simplewebauthn-browser.js': JS,
   'console.css': 'text/css; charset=utf-8',
   'favicon.svg': 'image/svg+xml',
 } as const;
@@ -48,6 +59,8 @@ const CONSOLE_HEADERS = {
 /** The approvals console (docs/console.md): static files, the API does the rest. */
 export function consoleRoutes(): RouteDefinition[] {
   const dir = consoleDir();
+  const files: Record<string, string> = { 'simplewebauthn-browser.js': webauthnBundle() };
+  const fileOf = (asset: string) => files[asset] ?? join(dir, asset);
   return tagged('system', [
     defineRoute({
       operationId: 'console.page',
@@ -56,7 +69,7 @@ export function consoleRoutes(): RouteDefinition[] {
       family: 'public',
       summary: 'approvals console',
       description:
-        'The approvals console: an inbox of what awaits the caller, action details with the plan diff, approve/reject/execute, history and Temporal UI links. Static files; the API key stays in the browser tab.',
+        "The approvals console: an inbox of what awaits the caller, action details with the plan diff, approve/reject/execute (signed with a passkey where the rule asks for it), history, the caller's approver keys (register a passkey, revoke) and Temporal UI links. Static files; the API key stays in the browser tab.",
       responses: { 200: { description: 'HTML page.' } },
       handler: async () => ({
         raw: {
@@ -80,7 +93,7 @@ export function consoleRoutes(): RouteDefinition[] {
       handler: async (req) => {
         const asset = req.params.asset as keyof typeof CONSOLE_ASSETS;
         return {
-          raw: { body: await readFile(join(dir, asset)), contentType: CONSOLE_ASSETS[asset] },
+          raw: { body: await readFile(fileOf(asset)), contentType: CONSOLE_ASSETS[asset] },
           headers: CONSOLE_HEADERS,
         };
       },

@@ -144,11 +144,15 @@ export async function verifiedAssertion(
     { activeNow: true, freshCounter: true },
   );
   if (verdict.problem !== null) throw refuse(verdict.problem);
-  if (!(await approverKeys.consumeChallenge(input.nonce, new Date().toISOString()))) {
+  const usedAt = new Date().toISOString();
+  if (!(await approverKeys.consumeChallenge(input.nonce, usedAt))) {
     throw refuse(`challenge ${input.nonce} was used already`);
   }
-  if (verdict.counter !== undefined && key?.kind === 'passkey') {
-    await approverKeys.setCounter(key._id, verdict.counter);
-  }
+  // The verdict holds, so the key exists; a passkey's counter moves on with its last use.
+  await approverKeys.markUsed(
+    input.key_id,
+    usedAt,
+    key?.kind === 'passkey' ? verdict.counter : undefined,
+  );
   return assertion;
 }

@@ -94,6 +94,9 @@ export const approverKeyView = schema.view(
     created_at: schema.dateTime('When registered.'),
     revoked_at: schema.nullable(schema.dateTime('When revoked.')),
     revoked_by: schema.nullable(schema.text('Principal that revoked it.', 64)),
+    last_used_at: schema.nullable(
+      schema.dateTime('When the api last took a decision this key signed (null: never).'),
+    ),
   },
   [
     'key_id',
@@ -106,6 +109,7 @@ export const approverKeyView = schema.view(
     'created_at',
     'revoked_at',
     'revoked_by',
+    'last_used_at',
   ],
   'A public key that signs its principal’s decisions.',
 );

@@ -31,6 +31,7 @@ export const toApproverKeyView = (key: ApproverKey) => ({
   created_at: key.created_at,
   revoked_at: key.revoked_at,
   revoked_by: key.revoked_by,
+  last_used_at: key.last_used_at ?? null,
 });
 
 /** `GET /v1/principals/me/keys`: the caller's keys, revoked ones included. */
