@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -115,7 +115,7 @@ async function registerKey(session: Session, file: string, flags: NameFlags): Pr
   } catch (error) {
     throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
   }
-  let publicKey;
+  let publicKey: KeyObject;
   try {
     publicKey = parsePublicKey(text, file);
   } catch (error) {
