@@ -244,6 +244,29 @@ describe('refusals', () => {
     expect((await actionOf(id)).status).toBe('awaiting_approval');
   });
 
+  it('a challenge that expires before the decision arrives: the api’s 403, and to run it again', async () => {
+    const home = freshHome();
+    const created = jsonOf<{ key: KeyView }>(await gr(ben, home, ['keys', 'create', '--json']));
+    const id = await propose();
+    // Challenges issued now expire at once: the signed decision always arrives too late.
+    const config = app.deps.config as { approverChallengeTtlSeconds: number };
+    const ttl = config.approverChallengeTtlSeconds;
+    config.approverChallengeTtlSeconds = 0;
+    try {
+      const late = await gr(ben, home, ['actions', 'approve', id]);
+      expect(late.code).toBe(1);
+      expect(late.stderr).toMatch(
+        /approver signature refused: the challenge expired at .*; ask for a new one/,
+      );
+      expect(late.stderr).toContain('run the command again (it asks for a fresh challenge)');
+    } finally {
+      config.approverChallengeTtlSeconds = ttl;
+    }
+    const again = await gr(ben, home, ['actions', 'approve', id]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`signed with approver key ${created.key.key_id}`);
+  });
+
   it('a revoked key signs nothing: the CLI refuses before sending, naming the key', async () => {
     const home = freshHome();
     const created = jsonOf<{ key: KeyView; private_key: string }>(
