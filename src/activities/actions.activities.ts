@@ -1,4 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { LRUCache } from 'lru-cache';
 import { approverSignaturesProblem } from '../domain/actions/approver-authority';
 import { schedulingWorkflow } from './scheduling-workflow';
 import { planAction, planDigestOf } from '../domain/actions/planner';
@@ -13,6 +14,7 @@ import {
   actionWorkflowId,
   proposalClaimOf,
   type ActionContract,
+  type ActionDecision,
   type ActionPlan,
   type ActionState,
   type ActionWorkflowInput,
@@ -57,14 +59,45 @@ export type { RecordTransitionInput } from '../domain/actions/record-transitions
 export function createActionActivities(deps: ActionActivityDeps) {
   const { repos } = deps;
   const recordTransitions = createTransitionRecorder(deps);
+  // Decisions whose approver assertion the record step verified already: a decision is in
+  // every later state of its action, and a valid one stays valid for the ledger.
+  const verifiedAssertions = new LRUCache<string, true>({ max: 10_000 });
+  const assertionKey = (state: ActionState, d: ActionDecision) =>
+    `${state.action_id}/${d.decision_id}/${d.approver_assertion?.signature ?? d.approver_assertion?.webauthn?.signature ?? '-'}`;
   /** See `createTransitionRecorder`; an empty batch is a bug, never worth a retry. */
   async function recordActionTransitions(inputs: RecordTransitionInput[]): Promise<string> {
     if (inputs.length === 0) throw ApplicationFailure.nonRetryable('no transition to record');
     for (const { state, event } of inputs) {
-      const problem = deps.trust.authority.stateProblem(state);
+      const problem =
+        deps.trust.authority.stateProblem(state) ?? (await approverAssertionsProblem(state));
       if (problem) await refuse('security.unsigned_record', state, problem, { event });
     }
     return recordTransitions(inputs);
+  }
+
+  /**
+   * Under a signed rule that requires approver signatures, every approval and rejection in
+   * the state must carry the approver's own valid signature before it enters the ledger: the
+   * workflow only checks one is present, so a decision made with a stolen api signing key
+   * and a made-up assertion would otherwise be recorded (a rejection would even end the
+   * action). Keys are judged as they stood when the api signed each decision, so a key
+   * revoked later still lets the action's later transitions (its failure) be recorded; the
+   * effect activity judges keys as they stand now. Checked once per decision per worker.
+   */
+  async function approverAssertionsProblem(state: ActionState): Promise<string | null> {
+    const unchecked = state.decisions.filter(
+      (d) => d.decision !== 'execute' && !verifiedAssertions.has(assertionKey(state, d)),
+    );
+    if (unchecked.length === 0 || !state.proposal.rule?.require_approver_signature) return null;
+    const problem = await approverSignaturesProblem(
+      { ...state, decisions: unchecked },
+      repos.approverKeys,
+      deps.trust.relyingParty,
+      (d) => ({ activeAt: d.signed_at ?? '' }),
+      ['approve', 'reject'],
+    );
+    if (!problem) for (const d of unchecked) verifiedAssertions.set(assertionKey(state, d), true);
+    return problem;
   }
 
   /** Reports the refusal, then fails the activity for good (nothing was written). */

@@ -159,8 +159,10 @@ function operationOf(
   }
   if (!isPublic) {
     responses['401'] = errorResponse('API key missing or invalid.');
+    // A route that refuses for reasons of its own (a rule, a signature) adds them here.
+    const refusals = route.responses[403] as { description: string } | undefined;
     responses['403'] = errorResponse(
-      'Entitlement class, access layer or role below the route family.',
+      `Entitlement class, access layer or role below the route family.${refusals ? ` ${refusals.description}` : ''}`,
     );
     // A route with limits of its own (heavy work) adds their codes to the common ones.
     const own = route.responses[429] as { description: string } | undefined;

@@ -69,20 +69,30 @@ const propose = async () =>
   );
 const statusOfObject = async (id: string) =>
   (await app.deps.repos.worldObjects.findById(id))?.attributes['status'];
-const unsignedEffects = async (actionId: string) =>
+const securityEvents = async (kind: string, actionId: string) =>
   (
     await call<{ payload: { items: { detail: { action_id?: string; problem?: string } }[] } }>(
       app.url,
       'GET',
-      '/v1/admin/service-events?kind=security.unsigned_effect&limit=100',
+      `/v1/admin/service-events?kind=${kind}&limit=100`,
       { key: app.adminKey },
     )
   ).body.payload.items.filter((e) => e.detail.action_id === actionId);
+const unsignedEffects = (actionId: string) => securityEvents('security.unsigned_effect', actionId);
+const ledgerEvents = async (actionId: string) =>
+  (
+    await call<{ payload: { items: { event: string }[] } }>(
+      app.url,
+      'GET',
+      `/v1/external-actions/history?action_id=${actionId}`,
+      { key: ben.apiKey },
+    )
+  ).body.payload.items.map((e) => e.event);
 
 /** A decision signed with the api's (stolen) key, sent straight to the workflow. */
 async function forge(
   action: ActionView,
-  decision: 'approve' | 'execute',
+  decision: 'approve' | 'reject' | 'execute',
   extra: Partial<ActionDecisionInput> = {},
 ) {
   const stolen = createDecisionSigner(decisionSeed(app.deps.config));
@@ -122,7 +132,7 @@ describe('decisions forged through Temporal with the api signing key', () => {
     expect(await statusOfObject(action.target.world_object_ref)).toBe('draft');
   });
 
-  it('with a made-up assertion: the workflow takes it, the effect activity refuses and reports it', async () => {
+  it('with a made-up assertion: the record activity refuses it, the ledger never shows it', async () => {
     const action = await propose();
     const bogus = {
       key_id: benKey,
@@ -130,20 +140,47 @@ describe('decisions forged through Temporal with the api signing key', () => {
       expires_at: new Date(Date.now() + 60_000).toISOString(),
       signature: '00'.repeat(64),
     };
-    await forge(action, 'approve', { approver_assertion: bogus });
-    expect((await actionOf(action.action_id)).status).toBe('approved');
+    // The workflow checks only that an assertion is there; the activity that writes the
+    // ledger verifies it and refuses, so the update fails and nothing is recorded.
+    await expect(forge(action, 'approve', { approver_assertion: bogus })).rejects.toBeDefined();
     await forge(action, 'execute').catch(() => undefined);
-    const final = await eventually(
-      () => actionOf(action.action_id),
-      (a) => a.status === 'failed' || a.status === 'executed',
-    );
-    expect(final.status).toBe('failed');
-    expect(await statusOfObject(action.target.world_object_ref)).toBe('draft');
     const events = await eventually(
-      () => unsignedEffects(action.action_id),
+      () => securityEvents('security.unsigned_record', action.action_id),
       (e) => e.length > 0,
     );
     expect(events[0].detail.problem).toMatch(/approver signature does not match/);
+    expect((await actionOf(action.action_id)).status).not.toMatch(
+      /^(approved|executing|executed)$/,
+    );
+    expect(await ledgerEvents(action.action_id)).not.toContain('approved');
+    expect(await statusOfObject(action.target.world_object_ref)).toBe('draft');
+  });
+
+  it('a rejection with a made-up assertion is not recorded either', async () => {
+    const action = await propose();
+    const bogus = {
+      key_id: benKey,
+      nonce: newId('ach'),
+      expires_at: new Date(Date.now() + 60_000).toISOString(),
+      signature: '11'.repeat(64),
+    };
+    await expect(forge(action, 'reject', { approver_assertion: bogus })).rejects.toBeDefined();
+    const events = await eventually(
+      () => securityEvents('security.unsigned_record', action.action_id),
+      (e) => e.length > 0,
+    );
+    expect(events[0].detail.problem).toMatch(/approver signature does not match the reject/);
+    expect(await ledgerEvents(action.action_id)).not.toContain('rejected');
+  });
+
+  it('a real signed approval is recorded, and still checked at the effect', async () => {
+    const action = await propose();
+    const challenge = await challengeFor(app, ben, action.action_id);
+    await forge(action, 'approve', {
+      approver_assertion: ed25519Assertion(benPair, benKey, challenge),
+    });
+    expect((await actionOf(action.action_id)).status).toBe('approved');
+    expect(await ledgerEvents(action.action_id)).toContain('approved');
   });
 
   it('a real signed approval whose key is revoked before the effect no longer counts', async () => {

@@ -14,3 +14,18 @@ export {
   type ApprovalOptions,
 } from './require-approval';
 export type { paths, components, operations } from './schema';
+export {
+  signDecision,
+  approverChallengeBytes,
+  type ApproverAssertion,
+  type DecisionChallenge,
+  type IntendedDecision,
+} from './sign-decision';
+export {
+  parseSigningKey,
+  parsePublicKey,
+  openSshPublicKey,
+  publicKeyFingerprint,
+  rawPublicKeyHex,
+  ApproverKeyFormatError,
+} from './approver-keys';

@@ -8678,7 +8678,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Entitlement class, access layer or role below the route family. */
+            /** @description Entitlement class, access layer or role below the route family. Also 403 (`forbidden`) when the caller proposed the action, when the approval rule in force does not admit them (`error.rule_id`), and under a rule with `require_approver_signature` when the decision carries no `approver_assertion` (the message names the rule and how to register a key: `POST /v1/principals/me/keys/register`, then `POST …/challenge`; `gr keys create` in the CLI) or one that does not hold: a challenge issued to someone else, for another action, decision, plan or rule version, expired or used already, or a key that is not the caller's, not registered, revoked, or whose signature does not match (`error.approver_key_id`, `error.nonce`; the message names the problem). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9288,7 +9288,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Entitlement class, access layer or role below the route family. */
+            /** @description Entitlement class, access layer or role below the route family. Also 403 (`forbidden`) when the caller proposed the action, when the approval rule in force does not admit them (`error.rule_id`), and under a rule with `require_approver_signature` when the decision carries no `approver_assertion` (the message names the rule and how to register a key: `POST /v1/principals/me/keys/register`, then `POST …/challenge`; `gr keys create` in the CLI) or one that does not hold: a challenge issued to someone else, for another action, decision, plan or rule version, expired or used already, or a key that is not the caller's, not registered, revoked, or whose signature does not match (`error.approver_key_id`, `error.nonce`; the message names the problem). */
             403: {
                 headers: {
                     [name: string]: unknown;

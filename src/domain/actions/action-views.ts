@@ -68,7 +68,11 @@ export function toActionView(
   };
 }
 
-/** A decision as clients see it (its signature is in the ledger, for the proofs). */
+/**
+ * A decision as clients see it: the api's signature is in the ledger, for the proofs; the
+ * approver's own assertion is shown, as the view documents, so a client can tell which of
+ * the approver's keys signed it.
+ */
 const publicDecision = ({
   decision,
   principal_id,
@@ -76,6 +80,7 @@ const publicDecision = ({
   reason,
   plan_digest,
   at,
+  approver_assertion,
 }: ActionDecision) => ({
   decision,
   principal_id,
@@ -83,6 +88,7 @@ const publicDecision = ({
   reason,
   plan_digest,
   at,
+  ...(approver_assertion ? { approver_assertion: { ...approver_assertion } } : {}),
 });
 
 /** What a list keeps of an action (and the inbox stores). */

@@ -1,3 +1,4 @@
+import { named, type Names } from './names';
 import { clip, table, when, type Style } from './output';
 import type { Action, ActionSummary } from './types';
 
@@ -21,19 +22,27 @@ export function actionTable(actions: ActionSummary[], style: Style): string[] {
 }
 
 /** `gr actions show`: what it does, what it would change, who decides, when, and where to look. */
-export function actionDetails(action: Action, style: Style, now = Date.now()): string[] {
+export function actionDetails(
+  action: Action,
+  style: Style,
+  now = Date.now(),
+  names: Names = new Map(),
+): string[] {
   const required = requiredApprovals(action);
+  const target = (action.target as { world_object_ref?: string }).world_object_ref;
+  const decisionLine = decisionLineWith(names);
   const lines = [
     `${style.bold(action.action_id)}  ${action.action_kind}  ${style.status(action.status)}`,
     ...field('reason', action.reason ?? '-'),
-    ...field('proposed', `by ${action.proposed_by}, ${when(action.created_at, now)}`),
+    ...field('proposed', `by ${named(names, action.proposed_by)}, ${when(action.created_at, now)}`),
     ...field('target', JSON.stringify(action.target)),
+    ...(target && names.has(target) ? field('', names.get(target)!) : []),
     ...field('parameters', JSON.stringify(action.parameters)),
     ...(action.shared_context_id ? field('context', action.shared_context_id) : []),
     '',
     ...planLines(action.dry_run, style),
     '',
-    ...ruleLines(action.rule, required, style),
+    ...ruleLines(action.rule, required, style, names),
     '',
     style.bold(`Approvals ${action.approvals.length}/${required}`),
     ...(action.approvals.length === 0 ? ['  none yet'] : action.approvals.map(decisionLine)),
@@ -83,23 +92,39 @@ export function planLines(plan: Plan | null | undefined, style: Style): string[]
   return lines;
 }
 
-function ruleLines(rule: Rule | null | undefined, required: number, style: Style): string[] {
+function ruleLines(
+  rule: Rule | null | undefined,
+  required: number,
+  style: Style,
+  names: Names,
+): string[] {
   if (!rule) return [`${style.bold('Rule')} none: ${required} approval(s) as proposed`];
-  const who = [...rule.approver_roles.map((r) => `role ${r}`), ...rule.approver_principals];
+  const who = [
+    ...rule.approver_roles.map((r) => `role ${r}`),
+    ...rule.approver_principals.map((id) => named(names, id)),
+  ];
   return [
     `${style.bold('Rule')} ${rule.name} (${rule.rule_id} v${rule.version})`,
     ...field('approvals', String(rule.required_approvals ?? `${required} (as proposed)`)),
     ...field('deciders', who.length > 0 ? who.join(', ') : 'anyone but the proposer'),
     ...field('reason', rule.require_reason ? 'required' : 'optional'),
+    ...field(
+      'signature',
+      rule.require_approver_signature ? "the approver's own key (gr keys create)" : 'not required',
+    ),
     ...field('wait', `${rule.wait_seconds}s after approval`),
     ...field('execute', rule.auto_execute ? 'by itself once approved' : 'by a person'),
   ];
 }
 
-function decisionLine(decision: Decision): string {
-  const reason = decision.reason ? `: ${JSON.stringify(decision.reason)}` : '';
-  return `  ${decision.decision} by ${decision.principal_id} at ${decision.at.slice(0, 19)}Z${reason}`;
-}
+const decisionLineWith =
+  (names: Names) =>
+  (decision: Decision): string => {
+    const reason = decision.reason ? `: ${JSON.stringify(decision.reason)}` : '';
+    const signedWith = (decision.approver_assertion as { key_id?: string } | undefined)?.key_id;
+    const signed = signedWith ? `, signed with ${signedWith}` : '';
+    return `  ${decision.decision} by ${named(names, decision.principal_id)} at ${decision.at.slice(0, 19)}Z${signed}${reason}`;
+  };
 
 /** Rejections and executions (approvals are listed above them). */
 const decisionsBesideApprovals = (action: Action) =>

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { actionDetails, actionTable, planLines } from './action-view';
-import { confirm } from './confirm';
+import { actionDetails, actionTable } from './action-view';
+import { decide, readAction, report, type DecideFlags } from './decide';
 import { UnwantedEndError } from './fail';
 import { pollUntilDone } from './poll';
 import {
@@ -11,10 +11,10 @@ import {
   withCommonOptions,
   withWatchOptions,
   type CommonFlags,
-  type Session,
   type WatchFlags,
 } from './session';
-import { FINAL_ACTION_STATUSES, type Action, type ActionSummary } from './types';
+import { namesOf } from './names';
+import { FINAL_ACTION_STATUSES, type ActionSummary } from './types';
 
 interface ListFlags extends CommonFlags {
   awaitingMe?: boolean;
@@ -22,11 +22,7 @@ interface ListFlags extends CommonFlags {
   kind?: string;
   limit?: string;
 }
-interface DecideFlags extends CommonFlags {
-  reason?: string;
-  digest?: string;
-  yes?: boolean;
-}
+
 /** `gr actions …`: list, show, approve, reject, execute, watch. */
 export function registerActionCommands(program: Command): void {
   const actions = program.command('actions').description('approval-gated outbound actions');
@@ -62,7 +58,10 @@ export function registerActionCommands(program: Command): void {
       const session = openSession(flags);
       const action = await readAction(session, id);
       if (session.out.json) return session.out.data(action);
-      for (const line of actionDetails(action, session.out.style)) session.out.line(line);
+      const names = await namesOf(session.client, action);
+      for (const line of actionDetails(action, session.out.style, Date.now(), names)) {
+        session.out.line(line);
+      }
     });
 
   for (const decision of ['approve', 'reject'] as const) {
@@ -71,6 +70,10 @@ export function registerActionCommands(program: Command): void {
       .option('--reason <text>', 'why (kept in the ledger; a rule may require it)')
       .option('--digest <plan_digest>', 'the plan digest you reviewed (default: the current one)')
       .option('-y, --yes', 'do not ask for confirmation on a terminal')
+      .option(
+        '--signing-key <file>',
+        'sign with this Ed25519 private key (else GR_SIGNING_KEY, else the profile)',
+      )
       .action(async (id: string, flags: DecideFlags) => {
         const session = openSession(flags);
         await decide(session, decision, id, flags);
@@ -111,52 +114,4 @@ export function registerActionCommands(program: Command): void {
         throw new UnwantedEndError(`action ${id} ended ${action.status}`);
       }
     });
-}
-
-async function readAction(session: Session, id: string): Promise<Action> {
-  const { data } = await session.client.GET('/v1/external-actions/{action_id}', {
-    params: { path: { action_id: id } },
-  });
-  return data!.payload;
-}
-
-/**
- * Approves or rejects naming the plan digest: the one given, else the one the action shows
- * now (printed first, so what was decided on is on screen). The service refuses (409) when
- * the plan has changed since.
- */
-async function decide(
-  session: Session,
-  decision: 'approve' | 'reject',
-  id: string,
-  flags: DecideFlags,
-): Promise<void> {
-  const { out } = session;
-  const action = await readAction(session, id);
-  const digest = flags.digest ?? action.dry_run?.plan_digest ?? undefined;
-  if (!out.json) {
-    out.line(`${decision} ${action.action_id} (${action.action_kind}, ${action.status})`);
-    for (const line of planLines(action.dry_run, out.style)) out.line(line);
-    out.line(`  bound to plan ${digest ?? '(none: not planned)'}`);
-  }
-  if (!flags.yes && !out.json && (await confirm(`${decision} ${id}?`)) === false) {
-    return out.note('nothing sent');
-  }
-  const { data } = await session.client.POST(`/v1/external-actions/{action_id}/${decision}`, {
-    params: { path: { action_id: id } },
-    body: {
-      ...(flags.reason ? { reason: flags.reason } : {}),
-      ...(digest ? { plan_digest: digest } : {}),
-    },
-  });
-  report(session, data!.payload);
-}
-
-/** What a decision answered: the action after it. */
-function report(session: Session, action: Action): void {
-  const { out } = session;
-  if (out.json) return out.data(action);
-  out.line(
-    `${action.action_id} ${out.style.status(action.status)} (approvals ${action.approvals.length})`,
-  );
 }

@@ -9,10 +9,19 @@ export interface Profile {
   key: string;
 }
 
+/**
+ * A profile as the file keeps it: the connection (absent when only a signing key was
+ * recorded for a profile configured by GR_URL / GR_API_KEY) and the private key file that
+ * signs this profile's decisions (`gr keys create` records it).
+ */
+export interface StoredProfile extends Partial<Profile> {
+  signing_key?: string;
+}
+
 /** `~/.config/governed-runtime/config.json`: profiles by name and the one used by default. */
 export interface ConfigFile {
   current?: string;
-  profiles: Record<string, Profile>;
+  profiles: Record<string, StoredProfile>;
 }
 
 /** What every command may be given on its command line. */
@@ -29,6 +38,10 @@ export function configPath(env: NodeJS.ProcessEnv = process.env): string {
   const base = env['XDG_CONFIG_HOME'] || join(env['HOME'] || homedir(), '.config');
   return join(base, 'governed-runtime', 'config.json');
 }
+
+/** Where `gr keys create` keeps private keys: `keys/` beside the profile file (0700). */
+export const keysFolder = (env: NodeJS.ProcessEnv = process.env): string =>
+  join(dirname(configPath(env)), 'keys');
 
 /** The profile file, or an empty one when there is none; a file that is not JSON is an error. */
 export function readConfigFile(path: string): ConfigFile {

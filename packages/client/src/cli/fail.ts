@@ -19,8 +19,30 @@ export class UnwantedEndError extends CliError {
   }
 }
 
+/**
+ * The service's refusal, relayed as it answered, with what to do about it in `gr` terms
+ * (the service's message speaks of routes; the CLI user needs a command).
+ */
+export class HintedApiError extends Error {
+  constructor(
+    readonly refusal: GovernedApiError,
+    readonly hint: string,
+  ) {
+    super(refusal.message);
+    this.name = 'HintedApiError';
+  }
+}
+
 /** What a failure looks like on stderr, as a line and as JSON (`--json`). */
 export function describeFailure(error: unknown): { line: string; json: object; exitCode: number } {
+  if (error instanceof HintedApiError) {
+    const relayed = describeFailure(error.refusal) as { line: string; json: { error: object } };
+    return {
+      line: `${relayed.line}\n  ${error.hint}`,
+      json: { error: { ...relayed.json.error, hint: error.hint } },
+      exitCode: 1,
+    };
+  }
   if (error instanceof GovernedApiError) {
     const where = [
       error.code,

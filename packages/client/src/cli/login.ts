@@ -42,7 +42,7 @@ export function registerLoginCommand(program: Command): void {
       writeConfigFile(path, {
         ...config,
         current: name,
-        profiles: { ...config.profiles, [name]: { url, key } },
+        profiles: { ...config.profiles, [name]: { ...config.profiles[name], url, key } },
       });
       if (out.json) return out.data({ profile: name, path, url, whoami: me });
       out.line(

@@ -31,3 +31,9 @@ export const FINAL_DEPLOYMENT_STATUSES: ReadonlySet<string> = new Set([
   'failed',
   'cancelled',
 ]);
+
+/** One of the caller's approver keys (`GET /v1/principals/me/keys`). */
+export type ApproverKeyView = Ok<paths['/v1/principals/me/keys']['get']>['items'][number];
+
+/** The names behind ids (`GET /v1/external-actions/names`). */
+export type ActionNames = Ok<paths['/v1/external-actions/names']['get']>;

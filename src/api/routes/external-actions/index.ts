@@ -16,6 +16,14 @@ const decisionBody = {
   schema: actionsSchemas.decisionBodySchema,
 };
 
+/** Why an approval or rejection is 403 besides the family gate (docs/approvals.md). */
+const DECISION_REFUSALS =
+  "Also 403 (`forbidden`) when the caller proposed the action, when the approval rule in force does not admit them (`error.rule_id`), and under a rule with `require_approver_signature` when the decision carries no `approver_assertion` (the message names the rule and how to register a key: `POST /v1/principals/me/keys/register`, then `POST …/challenge`; `gr keys create` in the CLI) or one that does not hold: a challenge issued to someone else, for another action, decision, plan or rule version, expired or used already, or a key that is not the caller's, not registered, revoked, or whose signature does not match (`error.approver_key_id`, `error.nonce`; the message names the problem).";
+
+const DECISION_403: Record<number, { description: string }> = {
+  403: { description: DECISION_REFUSALS },
+};
+
 /** `POST /v1/external-actions/{action_id}/<decision>`: the calling key's principal decides. */
 const decisionRoute = (
   decision: 'approve' | 'execute' | 'reject',
@@ -31,6 +39,7 @@ const decisionRoute = (
     description,
     request: { params: actionParams, body: decisionBody },
     responses: {
+      ...(decision === 'execute' ? {} : DECISION_403),
       409: {
         description:
           'The action is not in a state that allows this decision (`error.status`; `aborted` when its workflow was ended from Temporal), or the decision was refused.',
