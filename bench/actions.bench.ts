@@ -12,9 +12,10 @@ import { approverSignatureVariant } from './lib/approver-variant';
 import { percentile, runConcurrently, timed } from './lib/stats';
 import { cpuMsPerUnit, serverPid } from './lib/cpu';
 import { actionWorkflowId } from '../src/workflows/shared';
+import { benchPort } from './lib/ports';
 
 // Shifted like the servers' ports, so two checkouts can bench at once.
-const API_PORT = 18482 + Number(process.env['BENCH_PORT_BASE'] ?? 0);
+const API_PORT = benchPort(18482);
 const SAMPLES = Number(process.env['BENCH_ACTION_SAMPLES'] ?? 300);
 const THROUGHPUT_ACTIONS = Number(process.env['BENCH_ACTION_TOTAL'] ?? 200);
 const IN_FLIGHT = 20;

@@ -6,9 +6,10 @@ import { createUnlimitedKey } from './lib/api';
 import { startApiAndBare } from './lib/processes';
 import type { BenchContext, BenchReport } from './lib/report';
 import { percentile, timed } from './lib/stats';
+import { benchPort } from './lib/ports';
 
-const OURS_PORT = 18488;
-const BARE_PORT = 18489;
+const OURS_PORT = benchPort(18488);
+const BARE_PORT = benchPort(18489);
 const SAMPLES = Number(process.env['BENCH_ASSAY_SAMPLES'] ?? 3);
 
 /** The bounds: 16 players (every strategy, `random` and a few more twice), 10,000 turns, 10 repetitions. */

@@ -6,8 +6,9 @@ import type { WorldObject } from '../src/store/world-objects.repo';
 import { postJson } from './lib/api';
 import { startApiAndWorker } from './lib/processes';
 import type { BenchContext, BenchReport } from './lib/report';
+import { benchPort } from './lib/ports';
 
-const API_PORT = 18484;
+const API_PORT = benchPort(18484);
 const OBJECTS = Number(process.env['BENCH_CHECKPOINT_OBJECTS'] ?? 100_000);
 const TARGET = 0.5;
 

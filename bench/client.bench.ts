@@ -5,9 +5,10 @@ import { proposeNotify } from './lib/api';
 import { startApiAndWorker } from './lib/processes';
 import type { BenchContext, BenchReport } from './lib/report';
 import { percentile } from './lib/stats';
+import { benchPort } from './lib/ports';
 
-/** Its own api port, shifted like the servers' by BENCH_PORT_BASE (checkouts bench at once). */
-const PORT = 18491 + Number(process.env['BENCH_PORT_BASE'] ?? 0);
+/** Its own api port (shifted by BENCH_PORT_BASE). */
+const PORT = benchPort(18491);
 /** Sequential requests per variant and round (the issue's 1,000). */
 const REQUESTS = 1_000;
 /** Requests of one variant in a row before the other takes its turn (drift hits both alike). */

@@ -8,8 +8,9 @@ import { cpuMsPerUnit, serverPid } from './lib/cpu';
 import { startApi, type ServerProcess } from './lib/processes';
 import type { BenchContext, BenchReport } from './lib/report';
 import { percentile } from './lib/stats';
+import { benchPort } from './lib/ports';
 
-const API_PORT = 18486;
+const API_PORT = benchPort(18486);
 const BATCH = 500;
 /** World objects the events are about (round robin, so every batch reaches all of them). */
 const OBJECTS = Number(process.env['BENCH_EVENT_OBJECTS'] ?? 20);

@@ -4,9 +4,10 @@ import { meanOf, runLoad, type LoadResult } from './lib/load';
 import { startApiAndBare } from './lib/processes';
 import { naivePageMs, seedActions } from './lib/seed-actions';
 import type { BenchContext, BenchReport } from './lib/report';
+import { benchPort } from './lib/ports';
 
-const OURS_PORT = 18480;
-const BARE_PORT = 18481;
+const OURS_PORT = benchPort(18480);
+const BARE_PORT = benchPort(18481);
 
 export interface GetVsBareOptions {
   suite: string;

@@ -6,8 +6,9 @@ import { postJson } from './lib/api';
 import { startApiAndWorker } from './lib/processes';
 import type { BenchContext, BenchReport } from './lib/report';
 import { percentile, timed } from './lib/stats';
+import { benchPort } from './lib/ports';
 
-const API_PORT = 18490;
+const API_PORT = benchPort(18490);
 const ACTIONS = Number(process.env['BENCH_PROOF_ACTIONS'] ?? 10_000);
 const SAMPLES = Number(process.env['BENCH_PROOF_SAMPLES'] ?? 3);
 const EVENTS = ['proposed', 'awaiting_approval', 'approved', 'executing', 'executed'] as const;

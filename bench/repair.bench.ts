@@ -10,8 +10,9 @@ import { postJson } from './lib/api';
 import { startApiAndWorker, startNodeProcess, type ServerProcess } from './lib/processes';
 import type { BenchContext, BenchReport } from './lib/report';
 import { percentile, timed } from './lib/stats';
+import { benchPort } from './lib/ports';
 
-const API_PORT = 18485;
+const API_PORT = benchPort(18485);
 const SAMPLES = Number(process.env['BENCH_REPAIR_SAMPLES'] ?? 40);
 const WARMUP = 5;
 const TARGET = 1.5;

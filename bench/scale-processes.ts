@@ -9,9 +9,10 @@ import { cpuMsPerUnit, serverPid } from './lib/cpu';
 import { startNodeProcess, startNodeServer, type ServerProcess } from './lib/processes';
 import type { BenchContext } from './lib/report';
 import { runConcurrently } from './lib/stats';
+import { benchPort } from './lib/ports';
 
-/** Api ports of this suite: 18610, 18611, … (the read curve's api has 18600). */
-const FIRST_API_PORT = 18610;
+/** Api ports of this suite: 18610, 18611, … (the read curve's api has 18600), shifted by BENCH_PORT_BASE. */
+const FIRST_API_PORT = benchPort(18610);
 const ACTIONS = Number(process.env['BENCH_SCALE_ACTIONS'] ?? 100);
 const ACTIONS_IN_FLIGHT = 20;
 const DEPLOYMENTS = Number(process.env['BENCH_SCALE_DEPLOYMENTS'] ?? 8);

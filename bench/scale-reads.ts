@@ -9,8 +9,9 @@ import { sampleReads, type ReadSample } from './lib/sample-reads';
 import { seedActions } from './lib/seed-actions';
 import { seedEvents } from './lib/seed-events';
 import { seedWorldObjects } from './lib/seed-world';
+import { benchPort } from './lib/ports';
 
-const API_PORT = 18600;
+const API_PORT = benchPort(18600);
 /** Data at 1×: world objects, actions, events (10× and 100× multiply all three). */
 const BASE = { objects: 100, actions: 1_000, events: 10_000 };
 /**

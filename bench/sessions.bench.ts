@@ -3,9 +3,10 @@ import { cpuMsPerUnit, serverPid } from './lib/cpu';
 import { meanOf, runLoad, type LoadResult } from './lib/load';
 import { startApiAndBare } from './lib/processes';
 import type { BenchContext, BenchReport } from './lib/report';
+import { benchPort } from './lib/ports';
 
-const OURS_PORT = 18483;
-const BARE_PORT = 18484;
+const OURS_PORT = benchPort(18483);
+const BARE_PORT = benchPort(18484);
 /** Notes each session holds before the measurement, so `recall` returns something. */
 const NOTES_PER_SESSION = 3;
 

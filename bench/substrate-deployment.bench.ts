@@ -3,8 +3,9 @@ import { postJson } from './lib/api';
 import { startApiAndWorker } from './lib/processes';
 import type { BenchContext, BenchReport } from './lib/report';
 import { percentile } from './lib/stats';
+import { benchPort } from './lib/ports';
 
-const API_PORT = 18483;
+const API_PORT = benchPort(18483);
 const SIDE = Number(process.env['BENCH_DEPLOY_SIDE'] ?? 1024);
 const TICKS = 1000;
 const TARGET_OVERHEAD = 1.5;

@@ -4,9 +4,10 @@ import type { BenchContext, BenchReport } from './lib/report';
 import { seedActions } from './lib/seed-actions';
 import { seedEvents } from './lib/seed-events';
 import { percentile, timed } from './lib/stats';
+import { benchPort } from './lib/ports';
 
-const OURS_PORT = 18486;
-const BARE_PORT = 18487;
+const OURS_PORT = benchPort(18486);
+const BARE_PORT = benchPort(18487);
 /** Sequential requests to the bare route per measurement: its reads take seconds on FerretDB. */
 const SAMPLES = Number(process.env['BENCH_WITNESS_SAMPLES'] ?? 5);
 /** Sequential requests to ours per measurement, after one warm-up request. */
