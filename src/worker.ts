@@ -4,7 +4,7 @@ import pino from 'pino';
 import { ConfigError, loadConfig } from './config';
 import { createMetrics } from './observability/metrics';
 import { metricsListener } from './observability/metrics-listener';
-import { traceMongoCommands } from './observability/mongo-spans';
+import { mongoCommandSpans } from './observability/mongo-spans';
 import { startTracing } from './observability/tracing';
 import { createSecurityEventReporter } from './observability/security-events';
 import { ServiceEventRecorder } from './observability/service-events';
@@ -30,9 +30,8 @@ async function main(): Promise<void> {
     ? startTracing(config.tracing, { defaultServiceName: 'governed-runtime-worker' })
     : undefined;
   const { client: mongo, db } = await connectMongo(config.mongodbUri, config.mongodbDb, {
-    monitorCommands: tracing !== undefined,
+    ...(tracing ? { traceCommand: mongoCommandSpans(tracing.tracer) } : {}),
   });
-  if (tracing) traceMongoCommands(mongo, tracing.tracer);
   // A client that stays failed while the database answers a fresh one (docs/chaos.md) would
   // keep this worker's sticky workflows retrying here: exit instead, so the supervisor
   // restarts it and Temporal hands its workflow tasks to a worker that can reach the store.

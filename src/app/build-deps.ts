@@ -7,7 +7,7 @@ import type { Config } from '../config';
 import { ensureSystemRecords } from '../domain/governance/bootstrap';
 import { createLimitsResolver } from '../domain/governance/quota-policies.service';
 import { createMetrics } from '../observability/metrics';
-import { traceMongoCommands } from '../observability/mongo-spans';
+import { mongoCommandSpans } from '../observability/mongo-spans';
 import { startTracing, type Tracing } from '../observability/tracing';
 import { temporalClientTracing } from '../temporal/tracing';
 import { createWorldReadCache } from '../domain/world/world-read-cache';
@@ -54,9 +54,8 @@ export async function buildDeps(
   const metrics = createMetrics();
   const { client: mongo, db } = await connectMongo(config.mongodbUri, config.mongodbDb, {
     onCommand: (command) => metrics.countMongoCommand(command),
-    monitorCommands: tracing !== undefined,
+    ...(tracing ? { traceCommand: mongoCommandSpans(tracing.tracer) } : {}),
   });
-  if (tracing) traceMongoCommands(mongo, tracing.tracer);
   const repos = createRepos(db);
   await ensureIndexes(db);
   await ensureSystemRecords({ repos, config });

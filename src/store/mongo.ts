@@ -10,13 +10,11 @@ import {
   type MongoClientOptions,
   type WriteError,
 } from 'mongodb';
-import { countingConnectionType, type ConnectionType } from './command-counter';
+import { hookedConnectionType, type CommandHooks, type ConnectionType } from './command-counter';
 
 /** How a client reports the commands it sends. */
-export interface CommandReporting {
-  /** Called with each command's name (the per-command metric). */
-  onCommand?: (name: string) => void;
-  /** The driver's command events (`commandStarted`, ...): command spans when traces are on, and tests. */
+export interface CommandReporting extends CommandHooks {
+  /** The driver's command events (`commandStarted`, ...), for tests that inspect commands. */
   monitorCommands?: boolean;
 }
 
@@ -26,23 +24,48 @@ export async function connectMongo(
   dbName: string,
   reporting: CommandReporting = {},
 ): Promise<{ client: MongoClient; db: Db }> {
-  const { onCommand } = reporting;
-  // Counted by the connection class when the driver has one to extend (command-counter.ts
+  const { onCommand, traceCommand } = reporting;
+  // Reported by the connection class when the driver has one to extend (command-counter.ts
   // says why not by the driver's command events); by those events otherwise.
-  const connectionType = onCommand ? countingConnectionType(onCommand) : undefined;
-  const eventsCount = onCommand !== undefined && connectionType === undefined;
+  const hooked = onCommand !== undefined || traceCommand !== undefined;
+  const connectionType = hooked ? hookedConnectionType({ onCommand, traceCommand }) : undefined;
+  const byEvents = hooked && connectionType === undefined;
   const options: MongoClientOptions & { connectionType?: ConnectionType } = {
     serverSelectionTimeoutMS: 5000,
     connectTimeoutMS: 5000,
     maxPoolSize: 50,
     appName: 'governed-runtime',
-    monitorCommands: reporting.monitorCommands === true || eventsCount,
+    monitorCommands: reporting.monitorCommands === true || byEvents,
     ...(connectionType ? { connectionType } : {}),
   };
   const client = new MongoClient(uri, options);
-  if (eventsCount) client.on('commandStarted', (event) => onCommand(event.commandName));
+  if (byEvents) reportByEvents(client, reporting);
   await client.connect();
   return { client, db: client.db(dbName) };
+}
+
+/** The hooks fed by the driver's command events, when no connection class can be made. */
+export function reportByEvents(client: MongoClient, hooks: CommandHooks): void {
+  const open = new Map<number, (error?: unknown) => void>();
+  client.on('commandStarted', (event) => {
+    hooks.onCommand?.(event.commandName);
+    const named: unknown = (event.command as Record<string, unknown>)[event.commandName];
+    const settled = hooks.traceCommand?.({
+      name: event.commandName,
+      databaseName: event.databaseName,
+      collection: typeof named === 'string' ? named : undefined,
+      address: event.address,
+    });
+    if (settled) open.set(event.requestId, settled);
+  });
+  client.on('commandSucceeded', (event) => {
+    open.get(event.requestId)?.();
+    open.delete(event.requestId);
+  });
+  client.on('commandFailed', (event) => {
+    open.get(event.requestId)?.(event.failure);
+    open.delete(event.requestId);
+  });
 }
 
 /** True for a unique-index violation (E11000). */

@@ -9,6 +9,8 @@ declare module 'mongodb/lib/cmap/connection' {
     readonly id: number | '<monitor>';
     /** Set once the connection's handshake is done. */
     readonly established: boolean;
+    /** `host:port` of the server this connection talks to. */
+    readonly address: string;
     command(ns: unknown, command: Record<string, unknown>, ...rest: unknown[]): Promise<unknown>;
   }
 }

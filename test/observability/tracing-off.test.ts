@@ -1,4 +1,4 @@
-import { context, trace } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { proposeUpdate } from '../helpers/actions';
 import { createTestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -29,6 +29,10 @@ describe('with no OTEL_* variables', () => {
     const span = trace.getTracer('probe').startSpan('probe');
     expect(span.isRecording()).toBe(false);
     expect(trace.getSpan(context.active())).toBeUndefined();
+    // No context manager either (so no AsyncLocalStorage and no promise hook of OpenTelemetry's):
+    // a context entered is not even seen inside its own callback.
+    const entered = trace.setSpan(ROOT_CONTEXT, span);
+    expect(context.with(entered, () => context.active())).toBe(ROOT_CONTEXT);
     // The driver emits no command events and nobody listens for them.
     expect(app.deps.mongo.options.monitorCommands).toBe(false);
     expect(app.deps.mongo.listenerCount('commandStarted')).toBe(0);

@@ -136,6 +136,10 @@ describe('an approval that executes the action by itself', () => {
       'http.response.status_code': 200,
       'url.scheme': 'http',
     });
+    // The spans come from the client's connection class, not the driver's command events
+    // (which parse every reply a second time: docs/observability.md, "Cost").
+    expect(app.deps.mongo.options.monitorCommands).toBe(false);
+    expect(app.deps.mongo.listenerCount('commandStarted')).toBe(0);
     // The request's own MongoDB commands are its children, named by operation and collection.
     const commands = traceOf(server).filter((s) => isChildOf(s, server));
     expect(commands.map((c) => c.name)).toEqual(

@@ -1,5 +1,6 @@
-import { countingConnectionType } from '../../src/store/command-counter';
-import { connectMongo } from '../../src/store/mongo';
+import { hookedConnectionType } from '../../src/store/command-counter';
+import type { SentCommand } from '../../src/store/command-counter';
+import { connectMongo, reportByEvents } from '../../src/store/mongo';
 import { freshDbName } from '../helpers/test-app';
 
 const uri = process.env['TEST_MONGODB_URI']!;
@@ -38,9 +39,10 @@ describe('command counting (the per-command metric)', () => {
   });
 
   it('falls back to the driver events when the driver has no connection class to extend', () => {
-    expect(countingConnectionType(() => undefined)).toBeDefined();
-    expect(countingConnectionType(() => undefined, {})).toBeUndefined();
-    expect(countingConnectionType(() => undefined, class {})).toBeUndefined();
+    const onCommand = () => undefined;
+    expect(hookedConnectionType({ onCommand })).toBeDefined();
+    expect(hookedConnectionType({ onCommand }, {})).toBeUndefined();
+    expect(hookedConnectionType({ onCommand }, class {})).toBeUndefined();
   });
 
   it('leaves the driver events on for a client that asks for them', async () => {
@@ -52,6 +54,81 @@ describe('command counting (the per-command metric)', () => {
       client.on('commandStarted', (event) => names.push(event.commandName));
       await db.collection('things').findOne({ _id: 'x' } as never);
       expect(names).toEqual(['find']);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('hands each command to the command tracer and tells it how the command settled', async () => {
+    const dbName = freshDbName('command_tracer');
+    const sent: SentCommand[] = [];
+    const settled: { name: string; error: unknown }[] = [];
+    const traceCommand = (command: SentCommand) => {
+      sent.push(command);
+      return (error?: unknown) => settled.push({ name: command.name, error });
+    };
+    const { client, db } = await connectMongo(uri, dbName, { traceCommand });
+    try {
+      // No driver command events: the spans cost no second parse of every reply.
+      expect(client.options.monitorCommands).toBe(false);
+      expect(client.listenerCount('commandStarted')).toBe(0);
+      const col = db.collection<{ _id: string }>('things');
+      sent.length = 0;
+      await col.insertOne({ _id: 'a' });
+      await expect(col.insertOne({ _id: 'a' })).rejects.toThrow(/duplicate key/i);
+      await col.findOne({ _id: 'a' });
+      const port = new URL(uri).port;
+      expect(sent).toEqual([
+        {
+          name: 'insert',
+          databaseName: dbName,
+          collection: 'things',
+          address: `127.0.0.1:${port}`,
+        },
+        {
+          name: 'insert',
+          databaseName: dbName,
+          collection: 'things',
+          address: `127.0.0.1:${port}`,
+        },
+        { name: 'find', databaseName: dbName, collection: 'things', address: `127.0.0.1:${port}` },
+      ]);
+      // A duplicate key is a write error in the reply, not a failed command.
+      expect(settled).toEqual([
+        { name: 'insert', error: undefined },
+        { name: 'insert', error: undefined },
+        { name: 'find', error: undefined },
+      ]);
+      await expect(db.command({ noSuchCommand: 1 })).rejects.toThrow();
+      expect(settled[3]).toMatchObject({ name: 'noSuchCommand', error: expect.any(Error) });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('feeds the same hooks from the driver events when it must fall back to them', async () => {
+    const dbName = freshDbName('command_events_fallback');
+    const { client, db } = await connectMongo(uri, dbName, { monitorCommands: true });
+    try {
+      const names: string[] = [];
+      const outcomes: unknown[] = [];
+      reportByEvents(client, {
+        onCommand: (name) => names.push(name),
+        traceCommand: (command) =>
+          command.collection === 'things' ? (error) => outcomes.push(error ?? 'ok') : undefined,
+      });
+      await db.collection('things').findOne({ _id: 'x' } as never);
+      await expect(db.command({ noSuchCommand: 1 })).rejects.toThrow();
+      await expect(
+        db
+          .collection('things')
+          .aggregate([{ $noSuchStage: {} }])
+          .toArray(),
+      ).rejects.toThrow();
+      expect(names).toEqual(['find', 'noSuchCommand', 'aggregate']);
+      expect(outcomes).toHaveLength(2);
+      expect(outcomes[0]).toBe('ok');
+      expect(outcomes[1]).toBeInstanceOf(Error);
     } finally {
       await client.close();
     }

@@ -5,6 +5,7 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  type Attributes,
   type Tracer,
 } from '@opentelemetry/api';
 import {
@@ -36,27 +37,32 @@ import type { RouteDefinition } from '../route';
  * traces are on.
  */
 export function traceRequests(tracer: Tracer): Middleware {
+  // Host headers seen (a deployment answers to a few names), parsed once each; bounded, as
+  // the header is the client's to choose.
+  const hosts = new Map<string, [string, number | undefined]>();
   return async (ctx, next) => {
-    const parent = propagation.extract(ROOT_CONTEXT, ctx.headers);
+    // No traceparent (most requests): nothing to continue, no propagator call, a root span.
+    const parent = ctx.headers['traceparent']
+      ? propagation.extract(ROOT_CONTEXT, ctx.headers)
+      : ROOT_CONTEXT;
     const method = ctx.method;
-    const [host, port] = hostAndPort(ctx.host);
-    const span = tracer.startSpan(
-      method,
-      {
-        kind: SpanKind.SERVER,
-        attributes: {
-          [ATTR_HTTP_REQUEST_METHOD]: method,
-          [ATTR_URL_PATH]: ctx.path,
-          [ATTR_URL_SCHEME]: ctx.protocol,
-          [ATTR_SERVER_ADDRESS]: host,
-          ...(port ? { [ATTR_SERVER_PORT]: port } : {}),
-          [ATTR_NETWORK_PROTOCOL_VERSION]: ctx.req.httpVersion,
-          ...(ctx.ip ? { [ATTR_CLIENT_ADDRESS]: ctx.ip } : {}),
-          ...(ctx.get('user-agent') ? { [ATTR_USER_AGENT_ORIGINAL]: ctx.get('user-agent') } : {}),
-        },
-      },
-      parent,
-    );
+    let server = hosts.get(ctx.host);
+    if (!server) {
+      server = hostAndPort(ctx.host);
+      if (hosts.size < 64) hosts.set(ctx.host, server);
+    }
+    const attributes: Attributes = {
+      [ATTR_HTTP_REQUEST_METHOD]: method,
+      [ATTR_URL_PATH]: ctx.path,
+      [ATTR_URL_SCHEME]: ctx.protocol,
+      [ATTR_SERVER_ADDRESS]: server[0],
+      [ATTR_NETWORK_PROTOCOL_VERSION]: ctx.req.httpVersion,
+    };
+    if (server[1]) attributes[ATTR_SERVER_PORT] = server[1];
+    if (ctx.ip) attributes[ATTR_CLIENT_ADDRESS] = ctx.ip;
+    const userAgent = ctx.headers['user-agent'];
+    if (userAgent) attributes[ATTR_USER_AGENT_ORIGINAL] = userAgent;
+    const span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes }, parent);
     try {
       await context.with(trace.setSpan(parent, span), next);
     } catch (error) {
@@ -68,10 +74,12 @@ export function traceRequests(tracer: Tracer): Middleware {
     } finally {
       const route = ctx.state.route as RouteDefinition | undefined;
       if (route) {
-        span.setAttribute(ATTR_HTTP_ROUTE, route.path);
+        span.setAttributes({
+          [ATTR_HTTP_ROUTE]: route.path,
+          [ATTR_HTTP_RESPONSE_STATUS_CODE]: ctx.status,
+        });
         span.updateName(`${method} ${route.path}`);
-      }
-      span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, ctx.status);
+      } else span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, ctx.status);
       // Server spans are errors on 5xx only: a 4xx is the client's mistake, answered well.
       if (ctx.status >= 500) {
         span.setAttribute(ATTR_ERROR_TYPE, String(ctx.status));
