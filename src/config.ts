@@ -1,6 +1,7 @@
 import { CHECKPOINT_SCHEDULE_PATTERN } from './domain/checkpoints/schemas';
 import { createHash } from 'node:crypto';
 import Ajv from 'ajv';
+import { mongoUriProblem } from './store/mongo-client-options';
 import {
   tracingConfigOf,
   TRACING_ENV_SCHEMA,
@@ -160,6 +161,9 @@ export function loadConfig(env: Env = process.env): Config {
   const port = num('PORT', 8080);
   const host = str('HOST', '127.0.0.1');
   const mongodbUri = str('MONGODB_URI', 'mongodb://127.0.0.1:27017/governed_runtime');
+  // The driver's own parse: an option it refuses fails here, named, before anything starts.
+  const uriProblem = mongoUriProblem(mongodbUri);
+  if (uriProblem) throw new ConfigError(`invalid configuration: MONGODB_URI: ${uriProblem}`);
   return {
     nodeEnv: str('NODE_ENV', 'development'),
     host,

@@ -32,9 +32,16 @@ describe('configuration', () => {
     expect(() => loadConfig({})).toThrow(/KEY_PEPPER/);
   });
 
+  it('refuses a MONGODB_URI the MongoDB driver would refuse, naming the option', () => {
+    expect(() =>
+      loadConfig({ KEY_PEPPER: pepper, MONGODB_URI: 'mongodb://h:1/db?useNewUrlParser=true' }),
+    ).toThrow(/MONGODB_URI: option usenewurlparser is not supported .*remove them/);
+  });
+
   it('takes the database name from MONGODB_URI', () => {
     expect(
-      loadConfig({ KEY_PEPPER: pepper, MONGODB_URI: 'mongodb://h:1/other_db?x=1' }).mongodbDb,
+      loadConfig({ KEY_PEPPER: pepper, MONGODB_URI: 'mongodb://h:1/other_db?w=majority' })
+        .mongodbDb,
     ).toBe('other_db');
   });
 });

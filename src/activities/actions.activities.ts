@@ -238,7 +238,7 @@ export function createActionActivities(deps: ActionActivityDeps) {
         case 'world.update_object': {
           const diff = plan.diff!;
           const patch = state.parameters['patch'] as Record<string, unknown>;
-          let applied = await repos.worldObjects.patchAtVersion(
+          const applied = await repos.worldObjects.patchAtVersion(
             diff.object_id,
             diff.base_version,
             patch,
@@ -253,7 +253,8 @@ export function createActionActivities(deps: ActionActivityDeps) {
                 EXECUTION_FAILURES.planDrift,
               );
             }
-            applied = true;
+            // Not applied now, but the object carries this action's change already: a
+            // retry of an execution whose patch landed before the worker died goes on.
           }
           await repos.worldHistory.appendOnce({
             _id: `evt_${state.action_id.slice(4)}`,

@@ -37,6 +37,7 @@ export async function postWebhook(
   } catch (error) {
     throw new Error(
       `webhook POST ${url} failed: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
     );
   }
   if (response.ok) return { status: response.status, attempt, url };

@@ -7,16 +7,12 @@ import {
   type Document,
   type Filter,
   type OptionalUnlessRequiredId,
-  type MongoClientOptions,
   type WriteError,
 } from 'mongodb';
-import { hookedConnectionType, type CommandHooks, type ConnectionType } from './command-counter';
+import type { CommandHooks } from './command-counter';
+import { mongoClientOptions, type CommandReporting } from './mongo-client-options';
 
-/** How a client reports the commands it sends. */
-export interface CommandReporting extends CommandHooks {
-  /** The driver's command events (`commandStarted`, ...), for tests that inspect commands. */
-  monitorCommands?: boolean;
-}
+export type { CommandReporting } from './mongo-client-options';
 
 /** Opens a client; the driver reconnects by itself, so a brief outage heals without us. */
 export async function connectMongo(
@@ -24,20 +20,9 @@ export async function connectMongo(
   dbName: string,
   reporting: CommandReporting = {},
 ): Promise<{ client: MongoClient; db: Db }> {
-  const { onCommand, traceCommand } = reporting;
   // Reported by the connection class when the driver has one to extend (command-counter.ts
   // says why not by the driver's command events); by those events otherwise.
-  const hooked = onCommand !== undefined || traceCommand !== undefined;
-  const connectionType = hooked ? hookedConnectionType({ onCommand, traceCommand }) : undefined;
-  const byEvents = hooked && connectionType === undefined;
-  const options: MongoClientOptions & { connectionType?: ConnectionType } = {
-    serverSelectionTimeoutMS: 5000,
-    connectTimeoutMS: 5000,
-    maxPoolSize: 50,
-    appName: 'governed-runtime',
-    monitorCommands: reporting.monitorCommands === true || byEvents,
-    ...(connectionType ? { connectionType } : {}),
-  };
+  const { options, byEvents } = mongoClientOptions(uri, reporting);
   const client = new MongoClient(uri, options);
   if (byEvents) reportByEvents(client, reporting);
   await client.connect();
@@ -148,8 +133,10 @@ export interface MongoGuardOptions {
  * client failed every call with a server-selection error for minutes, holding no connection,
  * while every other process reconnected in seconds. The guard pings through `db` every
  * `intervalMs`; once pings have failed for `boundMs`, it pings through a fresh client, and
- * only if that one succeeds (the database is back, this client is not) calls `onStuck`. A
- * database that is simply down never triggers it. Returns a function that stops the guard.
+ * only if that one succeeds and a ping through `db` made after it still fails (the database
+ * is back, this client is not) calls `onStuck`. A database that is simply down, or a client
+ * that reconnects as the database comes back, never triggers it. Returns a function that
+ * stops the guard.
  */
 export function guardMongoClient(db: Db, options: MongoGuardOptions): () => void {
   const intervalMs = options.intervalMs ?? 5000;
@@ -162,12 +149,20 @@ export function guardMongoClient(db: Db, options: MongoGuardOptions): () => void
       failingSince = undefined;
       return;
     }
-    failingSince ??= Date.now();
-    const failingFor = Date.now() - failingSince;
-    if (failingFor < options.boundMs) return;
+    const since = (failingSince ??= Date.now());
+    if (Date.now() - since < options.boundMs) return;
     if ((await probeMongo(options.uri)) || stopped) return;
+    // The database answers a fresh client. Ask ours once more, now that it is back: the
+    // probe waits for the database (server selection) while our failing ping may have
+    // failed fast just before it came back (driver 7.1+ answers a refused connection at
+    // once, without waiting), so only a client that still fails now is stuck.
+    if ((await pingMongo(db)) === undefined) {
+      failingSince = undefined;
+      return;
+    }
+    if (stopped) return;
     stop();
-    options.onStuck(failingFor);
+    options.onStuck(Date.now() - since);
   };
   const timer = setInterval(() => {
     if (busy || stopped) return;

@@ -31,7 +31,7 @@ export async function call<T = Record<string, unknown>>(
   }
   const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
   const text = await response.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { MongoClient } from 'mongodb';
+import type { MongoClient, ServerDescriptionChangedEvent } from 'mongodb';
 import { connectMongo, guardMongoClient, pingMongo } from '../../src/store/mongo';
 
 // The chaos finding (docs/chaos.md): after FerretDB was SIGKILLed and restarted, one process's
@@ -35,12 +35,46 @@ async function until(condition: () => Promise<boolean>, withinMs: number): Promi
   throw new Error(`not within ${withinMs} ms`);
 }
 
+/** A driver SDAM monitor (internal): what the stuck-client simulation needs of it. */
+interface Monitor {
+  /** Asks for a heartbeat now rather than at the next `heartbeatFrequencyMS`. */
+  requestCheck(): void;
+  close(): void;
+}
+
 /** The driver's SDAM monitors of a client (internal: only to simulate a monitor that stopped). */
-function monitorsOf(client: MongoClient): { close(): void }[] {
+function monitorsOf(client: MongoClient): Monitor[] {
   const internal = client as unknown as {
-    topology: { s: { servers: Map<string, { monitor: { close(): void } }> } };
+    topology: { s: { servers: Map<string, { monitor: Monitor }> } };
   };
   return [...internal.topology.s.servers.values()].map((server) => server.monitor);
+}
+
+/**
+ * Puts `client` into the state the chaos run found (docs/chaos.md): its server `Unknown`, as
+ * its monitor's failed heartbeat left it, and that monitor never checking again. Call with the
+ * database down. Since driver 7.1 only the monitor marks the server `Unknown` on a refused
+ * connection (an operation's connect error carries `SystemOverloadedError` and leaves the
+ * server and its pool alone, client backpressure), so this waits for the monitor's own failed
+ * heartbeat before stopping it; closing it earlier would leave a server that stays selectable
+ * and a pool that reconnects by itself, which is not stuck.
+ */
+async function stickClient(client: MongoClient): Promise<void> {
+  let serverType: string | undefined;
+  const onChange = (event: ServerDescriptionChangedEvent): void => {
+    serverType = event.newDescription.type;
+  };
+  client.on('serverDescriptionChanged', onChange);
+  try {
+    const monitors = monitorsOf(client);
+    await until(async () => {
+      for (const monitor of monitors) monitor.requestCheck();
+      return serverType === 'Unknown';
+    }, 15_000);
+    for (const monitor of monitors) monitor.close();
+  } finally {
+    client.off('serverDescriptionChanged', onChange);
+  }
 }
 
 describe('a MongoDB client across a FerretDB kill and restart', () => {
@@ -96,6 +130,27 @@ describe('a MongoDB client across a FerretDB kill and restart', () => {
     }
   });
 
+  it('leaves a client alone that comes back with the database after an outage past the bound', async () => {
+    const { client, db } = await connectMongo(uri, 'guard_test');
+    const onStuck = jest.fn();
+    const stop = guardMongoClient(db, { uri, boundMs: 2000, intervalMs: 250, onStuck });
+    try {
+      await until(async () => (await pingMongo(db)) === undefined, 10_000);
+      await kill();
+      // Down for longer than the bound: every check reaches the fresh client's probe, which
+      // waits for the database; the first probe that reaches it must not call a client that
+      // is about to reconnect (its own next ping does).
+      await sleep(4000);
+      start();
+      await until(async () => (await pingMongo(db)) === undefined, 15_000);
+      await sleep(1500);
+      expect(onStuck).not.toHaveBeenCalled();
+    } finally {
+      stop();
+      await client.close();
+    }
+  });
+
   it('calls out a client that stays failed once a fresh client reaches the database', async () => {
     const { client, db } = await connectMongo(uri, 'guard_test');
     const onStuck = jest.fn<void, [number]>();
@@ -106,7 +161,7 @@ describe('a MongoDB client across a FerretDB kill and restart', () => {
       await until(async () => (await pingMongo(db)) !== undefined, 10_000);
       // The stuck state: the client's monitor no longer checks the server, so the client
       // never learns the database is back (what the chaos run's worker showed).
-      for (const monitor of monitorsOf(client)) monitor.close();
+      await stickClient(client);
       // Down for longer than the bound: the fresh client fails too, so nothing is called.
       await sleep(5000);
       expect(onStuck).not.toHaveBeenCalled();

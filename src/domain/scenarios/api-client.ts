@@ -31,7 +31,7 @@ export function scenarioCaller(baseUrl: string, apiKey: string): ScenarioCaller 
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
     const text = await res.text();
-    let parsed: unknown = null;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : null;
     } catch {
