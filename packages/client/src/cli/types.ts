@@ -17,8 +17,12 @@ export type WhoAmI = Ok<paths['/v1/principals/me']['get']>;
 
 export { FINAL_ACTION_STATUSES } from '../require-approval';
 
-/** A deployment's stages in the order it passes them, then how it may end. */
-export const DEPLOYMENT_STAGES = [
+/**
+ * A deployment's stages in the order it passes them, then how it may end. The service's
+ * own list is not importable from this package; typed against the served schema, a stage
+ * renamed or dropped there fails this package's build instead of drifting.
+ */
+export const DEPLOYMENT_STAGES: readonly Deployment['stage'][] = [
   'validating',
   'compiling',
   'deploying',
@@ -30,7 +34,7 @@ export const FINAL_DEPLOYMENT_STATUSES: ReadonlySet<string> = new Set([
   'ready',
   'failed',
   'cancelled',
-]);
+] satisfies Deployment['stage'][]);
 
 /** One of the caller's approver keys (`GET /v1/principals/me/keys`). */
 export type ApproverKeyView = Ok<paths['/v1/principals/me/keys']['get']>['items'][number];
