@@ -108,8 +108,10 @@ describe('passkeys', () => {
       bounds: { required_approvals: 1 },
       shared_context_id: context,
     });
-    const challenge = await challengeFor(app, ben, id);
-    const assertion = (webauthnChallenge: string) => ({
+    const assertion = (
+      challenge: { nonce: string; expires_at: string },
+      webauthnChallenge: string,
+    ) => ({
       approver_assertion: {
         key_id: keyId,
         nonce: challenge.nonce,
@@ -117,18 +119,20 @@ describe('passkeys', () => {
         webauthn: passkeyAssertion(passkey, { challenge: webauthnChallenge, ...relyingParty() }),
       },
     });
-    // Signed over another challenge: refused, nothing recorded.
+    // Signed over another challenge: refused, nothing recorded, and the challenge is spent.
+    const spent = await challengeFor(app, ben, id);
     const wrong = await call(app.url, 'POST', `/v1/external-actions/${id}/approve`, {
       key: ben.apiKey,
-      body: assertion(Buffer.from('another challenge').toString('base64url')),
+      body: assertion(spent, Buffer.from('another challenge').toString('base64url')),
     });
     expect(wrong.status).toBe(403);
     expect(await lastUsed()).toBeNull();
+    const challenge = await challengeFor(app, ben, id);
     const approved = await call<{ payload: ActionView }>(
       app.url,
       'POST',
       `/v1/external-actions/${id}/approve`,
-      { key: ben.apiKey, body: assertion(challenge.webauthn_challenge) },
+      { key: ben.apiKey, body: assertion(challenge, challenge.webauthn_challenge) },
     );
     expect(approved.status).toBe(200);
     expect(approved.body.payload.status).toBe('approved');

@@ -263,6 +263,26 @@ describe('approvals under a rule that requires approver signatures', () => {
     expect(reused.body.error.message).toMatch(/used already/);
   });
 
+  it('spends a challenge on its first use, even a refused one', async () => {
+    const id = await propose();
+    const challenge = await challengeFor(app, ben, id);
+    const edited = { ...challenge, message: challenge.message.replace(id, 'act_other') };
+    const bad = await approve(ben, id, {
+      approver_assertion: ed25519Assertion(benPair, benKey, edited),
+    });
+    expect(bad.status).toBe(403);
+    expect(bad.body.error.message).toMatch(/does not match/);
+    // The right signature over the same challenge comes too late: it was spent.
+    const retry = await approve(ben, id, {
+      approver_assertion: ed25519Assertion(benPair, benKey, challenge),
+    });
+    expect(retry.status).toBe(403);
+    expect(retry.body.error.message).toMatch(/used already/);
+    expect((await approve(ben, id, await signedApproval(ben, benPair, benKey, id))).status).toBe(
+      200,
+    );
+  });
+
   it("refuses a revoked key and another principal's key", async () => {
     const id = await propose();
     // Cy signs with Ben's key id (Ben's private key is not Cy's): the key is not Cy's.

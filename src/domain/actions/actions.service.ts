@@ -208,22 +208,34 @@ export async function decideAction(
   // the one the caller named, or else the action's dry run (the effect executes only a plan
   // every approval's signature names).
   const assertionInput = decision === 'execute' ? undefined : body?.approver_assertion;
-  const record =
+  const recordRead =
     decision !== 'execute' && (!body?.plan_digest || assertionInput)
-      ? await deps.repos.externalActions.findById(actionId)
-      : null;
-  const planDigest = body?.plan_digest ?? record?.dry_run?.plan_digest ?? null;
+      ? deps.repos.externalActions.findById(actionId)
+      : Promise.resolve(null);
+  const planOf = (record: ActionRecord | null) =>
+    body?.plan_digest ?? record?.dry_run?.plan_digest ?? null;
   // The approver's own signature, checked and its challenge used up before the workflow
-  // sees the decision (the worker checks it again before any effect).
-  const approverAssertion =
+  // sees the decision (the worker checks it again before any effect); read beside the action.
+  const approver =
     assertionInput && decision !== 'execute'
       ? await verifiedAssertion(
           deps,
           auth,
-          { action_id: actionId, decision, plan_digest: planDigest, rule: record?.rule },
+          recordRead.then((record) => ({
+            action_id: actionId,
+            decision,
+            plan_digest: planOf(record),
+            rule: record?.rule,
+          })),
           assertionInput,
         )
       : undefined;
+  const planDigest = planOf(await recordRead);
+  // The key's last use is written while the workflow takes the decision: it is bookkeeping,
+  // so a failure to write it is logged rather than failing a decision already taken.
+  const keyUse = approver?.recordUse().catch((error: unknown) => {
+    deps.logger.warn({ err: error, action_id: actionId }, 'approver key use not recorded');
+  });
   const client = await temporalClient(deps);
   const handle = client.workflow.getHandle(actionWorkflowId(actionId));
   const claim = {
@@ -246,14 +258,16 @@ export async function decideAction(
           reason: body?.reason,
           plan_digest: planDigest ?? undefined,
           principal_name: auth.principalName,
-          ...(approverAssertion ? { approver_assertion: approverAssertion } : {}),
+          ...(approver ? { approver_assertion: approver.assertion } : {}),
           ...deps.decisionSigner.sign(claim),
         },
       ],
     });
   } catch (error) {
+    await keyUse;
     throw await decisionError(deps, actionId, decision, error);
   }
+  await keyUse;
   if (decision === 'execute') {
     try {
       state = await settledAfterExecute(handle);

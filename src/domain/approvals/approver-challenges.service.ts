@@ -81,28 +81,44 @@ const signatureHex = (signature: string): string =>
     ? signature.toLowerCase()
     : Buffer.from(signature.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('hex');
 
+/** An approver's checked assertion, and the key's use to record beside the decision. */
+export interface VerifiedAssertion {
+  assertion: ApproverAssertion;
+  /** Writes the key's `last_used_at` (and a passkey's new counter); never needed before. */
+  recordUse(): Promise<void>;
+}
+
+/** What an assertion must sign, as the api knows it (read beside the challenge). */
+export interface DecisionToSign {
+  action_id: string;
+  decision: 'approve' | 'reject';
+  plan_digest: string | null;
+  rule: ActionRule | null | undefined;
+}
+
 /**
  * Checks an approver's assertion at the api, before the decision goes to the workflow: the
  * challenge was issued to this caller for exactly this action, decision, plan and rule, it
  * has not expired and was not used, and the signature holds with one of the caller's
- * active keys. Consumes the challenge; answers the assertion as the workflow keeps it.
- * Every failure is 403 naming what is wrong.
+ * active keys. Every failure is 403 naming what is wrong.
+ *
+ * The challenge is spent by its first use, accepted or not, in the same round trip as the
+ * reads of the challenge, the key and the decision (docs/approvals.md, "Cost"): a refused
+ * attempt asks for a new challenge, and nobody can try signatures against one.
  */
 export async function verifiedAssertion(
   deps: Deps,
   auth: AuthContext,
-  decision: {
-    action_id: string;
-    decision: 'approve' | 'reject';
-    plan_digest: string | null;
-    rule: ActionRule | null | undefined;
-  },
+  decisionToSign: Promise<DecisionToSign>,
   input: ApproverAssertionInput,
-): Promise<ApproverAssertion> {
+): Promise<VerifiedAssertion> {
   const { approverKeys } = deps.repos;
-  const [challenge, key] = await Promise.all([
+  const usedAt = new Date().toISOString();
+  const [challenge, key, firstUse, decision] = await Promise.all([
     approverKeys.findChallenge(input.nonce),
     approverKeys.findById(input.key_id),
+    approverKeys.consumeChallenge(input.nonce, usedAt),
+    decisionToSign,
   ]);
   const refuse = (problem: string) =>
     new Forbidden(`approver signature refused: ${problem}`, {
@@ -126,7 +142,7 @@ export async function verifiedAssertion(
               ? 'expires_at is not the challenge’s'
               : null;
   if (mismatch) throw refuse(mismatch);
-  if (Date.now() > Date.parse(challenge.expires_at)) {
+  if (Date.parse(usedAt) > Date.parse(challenge.expires_at)) {
     throw refuse(`the challenge expired at ${challenge.expires_at}; ask for a new one`);
   }
   const assertion: ApproverAssertion = {
@@ -144,15 +160,15 @@ export async function verifiedAssertion(
     { activeNow: true, freshCounter: true },
   );
   if (verdict.problem !== null) throw refuse(verdict.problem);
-  const usedAt = new Date().toISOString();
-  if (!(await approverKeys.consumeChallenge(input.nonce, usedAt))) {
-    throw refuse(`challenge ${input.nonce} was used already`);
-  }
-  // The verdict holds, so the key exists; a passkey's counter moves on with its last use.
-  await approverKeys.markUsed(
-    input.key_id,
-    usedAt,
-    key?.kind === 'passkey' ? verdict.counter : undefined,
-  );
-  return assertion;
+  if (!firstUse) throw refuse(`challenge ${input.nonce} was used already`);
+  return {
+    assertion,
+    // The verdict holds, so the key exists; a passkey's counter moves on with its last use.
+    recordUse: () =>
+      approverKeys.markUsed(
+        input.key_id,
+        usedAt,
+        key?.kind === 'passkey' ? verdict.counter : undefined,
+      ),
+  };
 }
