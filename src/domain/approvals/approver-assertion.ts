@@ -5,7 +5,7 @@ import {
   type ApproverAssertion,
   type ApproverChallenge,
 } from '../../lib/approver-challenge';
-import { verifySignature } from '../../lib/decision-signature';
+import { verifyEd25519 } from '../../lib/ed25519-node';
 import type { ApproverKey } from '../../store/approver-keys.repo';
 import type { ActionRule } from '../../workflows/shared';
 
@@ -84,7 +84,7 @@ export async function assertionProblem(
   const challenge = challengeOf(decision, assertion);
   if (key.kind === 'ed25519') {
     if (!assertion.signature) return { problem: `${who} carries no Ed25519 signature` };
-    const holds = verifySignature(
+    const holds = verifyEd25519(
       key.public_key,
       approverChallengeMessage(challenge),
       assertion.signature,

@@ -1,0 +1,32 @@
+import { createPublicKey, verify } from 'node:crypto';
+
+/** DER of an Ed25519 SubjectPublicKeyInfo up to its 32 raw key bytes (RFC 8410). */
+const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+const KEY_HEX = /^[0-9a-f]{64}$/;
+const SIGNATURE_HEX = /^[0-9a-f]{128}$/;
+
+/**
+ * True when `signatureHex` is the key's Ed25519 signature of `message`, checked by Node's
+ * crypto (OpenSSL, the same check as the `openssl pkeyutl -verify` docs/approvals.md shows).
+ * For approver keys, which are many and each seen rarely: the workflow sandbox's verifier
+ * (`decision-signature.ts`, pure JavaScript) precomputes tables per key, about 50 ms for a
+ * key it has not seen, worth it only for the api's few decision keys. Outside the sandbox
+ * only: workflows cannot import `node:crypto`.
+ */
+export function verifyEd25519(
+  publicKeyHex: string,
+  message: Uint8Array,
+  signatureHex: string,
+): boolean {
+  if (!KEY_HEX.test(publicKeyHex) || !SIGNATURE_HEX.test(signatureHex)) return false;
+  try {
+    const key = createPublicKey({
+      key: Buffer.concat([SPKI_PREFIX, Buffer.from(publicKeyHex, 'hex')]),
+      format: 'der',
+      type: 'spki',
+    });
+    return verify(null, message, key, Buffer.from(signatureHex, 'hex'));
+  } catch {
+    return false;
+  }
+}
