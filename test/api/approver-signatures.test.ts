@@ -211,8 +211,18 @@ describe('approvals under a rule that requires approver signatures', () => {
     const res = await approve(ben, id, {
       approver_assertion: ed25519Assertion(benPair, benKey, challenge),
     });
-    expect(res.status).toBe(403);
-    expect(res.body.error.message).toMatch(/names plan sha256:abab/);
+    // The approver signed another plan than the current one: the workflow refuses it.
+    expect(res.status).toBe(409);
+    expect(res.body.error.message).toMatch(/plan_digest sha256:abab\S* is not the current plan/);
+    // Naming the current plan beside a challenge for another: the api refuses the mismatch.
+    const named = await challengeFor(app, ben, id, 'approve', other);
+    const current = (await challengeFor(app, ben, id)).plan_digest;
+    const mixed = await approve(ben, id, {
+      plan_digest: current,
+      approver_assertion: ed25519Assertion(benPair, benKey, named),
+    });
+    expect(mixed.status).toBe(403);
+    expect(mixed.body.error.message).toMatch(/names plan sha256:abab/);
     // Signing the right challenge with edited bytes (another plan) fails the signature.
     const right = await challengeFor(app, ben, id);
     const edited = { ...right, message: right.message.replace(right.plan_digest, other) };

@@ -208,29 +208,23 @@ export async function decideAction(
   // the one the caller named, or else the action's dry run (the effect executes only a plan
   // every approval's signature names).
   const assertionInput = decision === 'execute' ? undefined : body?.approver_assertion;
-  const recordRead =
-    decision !== 'execute' && (!body?.plan_digest || assertionInput)
-      ? deps.repos.externalActions.findById(actionId)
-      : Promise.resolve(null);
-  const planOf = (record: ActionRecord | null) =>
-    body?.plan_digest ?? record?.dry_run?.plan_digest ?? null;
   // The approver's own signature, checked and its challenge used up before the workflow
-  // sees the decision (the worker checks it again before any effect); read beside the action.
+  // sees the decision (the worker checks it again before any effect); it names the plan.
   const approver =
     assertionInput && decision !== 'execute'
       ? await verifiedAssertion(
           deps,
           auth,
-          recordRead.then((record) => ({
-            action_id: actionId,
-            decision,
-            plan_digest: planOf(record),
-            rule: record?.rule,
-          })),
+          { action_id: actionId, decision, plan_digest: body?.plan_digest ?? null },
           assertionInput,
         )
       : undefined;
-  const planDigest = planOf(await recordRead);
+  const record =
+    decision !== 'execute' && !body?.plan_digest && !approver
+      ? await deps.repos.externalActions.findById(actionId)
+      : null;
+  const planDigest =
+    body?.plan_digest ?? approver?.planDigest ?? record?.dry_run?.plan_digest ?? null;
   // The key's last use is written while the workflow takes the decision: it is bookkeeping,
   // so a failure to write it is logged rather than failing a decision already taken.
   const keyUse = approver?.recordUse().catch((error: unknown) => {

@@ -7,7 +7,6 @@ import {
 } from '../../lib/approver-challenge';
 import { Forbidden, found, InvalidState } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import type { ActionRule } from '../../workflows/shared';
 import type { DomainInfra } from '../infra';
 import { assertionProblem } from './approver-assertion';
 import type { ApproverAssertionInput } from '../actions/schemas';
@@ -84,48 +83,54 @@ const signatureHex = (signature: string): string =>
 /** An approver's checked assertion, and the key's use to record beside the decision. */
 export interface VerifiedAssertion {
   assertion: ApproverAssertion;
+  /** The plan the approver signed: the decision binds it. */
+  planDigest: string;
   /** Writes the key's `last_used_at` (and a passkey's new counter); never needed before. */
   recordUse(): Promise<void>;
 }
 
-/** What an assertion must sign, as the api knows it (read beside the challenge). */
+/** The decision an assertion must sign, as the request names it. */
 export interface DecisionToSign {
   action_id: string;
   decision: 'approve' | 'reject';
+  /** The plan the caller named, if any; otherwise the challenge's (the one they signed). */
   plan_digest: string | null;
-  rule: ActionRule | null | undefined;
 }
 
 /**
  * Checks an approver's assertion at the api, before the decision goes to the workflow: the
- * challenge was issued to this caller for exactly this action, decision, plan and rule, it
- * has not expired and was not used, and the signature holds with one of the caller's
- * active keys. Every failure is 403 naming what is wrong.
+ * challenge was issued to this caller for exactly this action and decision (and the plan the
+ * caller names, if any), it has not expired and was not used, and the signature holds with
+ * one of the caller's active keys over the challenge's bytes. Every failure is 403 naming
+ * what is wrong.
  *
- * The challenge is spent by its first use, accepted or not, in the same round trip as the
- * reads of the challenge, the key and the decision (docs/approvals.md, "Cost"): a refused
- * attempt asks for a new challenge, and nobody can try signatures against one.
+ * The challenge the api stored says which plan and rule version the approver signed, so the
+ * action is not read here: the workflow refuses a plan that is no longer current (409), and
+ * the worker checks the signature against the signed proposal's rule. The challenge is spent
+ * by its first use, accepted or not, in the same round trip as the reads of the challenge and
+ * the key (docs/approvals.md, "Cost"): a refused attempt asks for a new challenge, and nobody
+ * can try signatures against one.
  */
 export async function verifiedAssertion(
   deps: Deps,
   auth: AuthContext,
-  decisionToSign: Promise<DecisionToSign>,
+  decision: DecisionToSign,
   input: ApproverAssertionInput,
 ): Promise<VerifiedAssertion> {
   const { approverKeys } = deps.repos;
   const usedAt = new Date().toISOString();
-  const [challenge, key, firstUse, decision] = await Promise.all([
+  const [challenge, key, firstUse] = await Promise.all([
     approverKeys.findChallenge(input.nonce),
     approverKeys.findById(input.key_id),
     approverKeys.consumeChallenge(input.nonce, usedAt),
-    decisionToSign,
   ]);
   const refuse = (problem: string) =>
     new Forbidden(`approver signature refused: ${problem}`, {
       extra: { approver_key_id: input.key_id, nonce: input.nonce },
     });
-  if (!challenge || challenge.purpose !== 'decision')
+  if (!challenge || challenge.purpose !== 'decision' || !challenge.plan_digest)
     throw refuse(`no challenge ${input.nonce} was issued`);
+  const signedPlan = challenge.plan_digest;
   if (challenge.principal_id !== auth.principalId)
     throw refuse('the challenge was issued to another principal');
   const mismatch =
@@ -133,14 +138,11 @@ export async function verifiedAssertion(
       ? `the challenge is for action ${challenge.action_id}`
       : challenge.decision !== decision.decision
         ? `the challenge is to ${challenge.decision}, not to ${decision.decision}`
-        : challenge.plan_digest !== decision.plan_digest
+        : decision.plan_digest !== null && challenge.plan_digest !== decision.plan_digest
           ? `the challenge names plan ${challenge.plan_digest}, not ${decision.plan_digest}`
-          : (challenge.rule_id ?? null) !== (decision.rule?.rule_id ?? null) ||
-              (challenge.rule_version ?? null) !== (decision.rule?.version ?? null)
-            ? 'the challenge names another rule version than the action’s'
-            : challenge.expires_at !== input.expires_at
-              ? 'expires_at is not the challenge’s'
-              : null;
+          : challenge.expires_at !== input.expires_at
+            ? 'expires_at is not the challenge’s'
+            : null;
   if (mismatch) throw refuse(mismatch);
   if (Date.parse(usedAt) > Date.parse(challenge.expires_at)) {
     throw refuse(`the challenge expired at ${challenge.expires_at}; ask for a new one`);
@@ -154,7 +156,15 @@ export async function verifiedAssertion(
   };
   const verdict = await assertionProblem(
     assertion,
-    { ...decision, principal_id: auth.principalId, rule: decision.rule ?? null },
+    {
+      action_id: decision.action_id,
+      decision: decision.decision,
+      plan_digest: signedPlan,
+      rule: challenge.rule_id
+        ? { rule_id: challenge.rule_id, version: challenge.rule_version ?? 0 }
+        : null,
+      principal_id: auth.principalId,
+    },
     key,
     { rpId: deps.config.webauthnRpId, origins: deps.config.webauthnOrigins },
     { activeNow: true, freshCounter: true },
@@ -163,6 +173,7 @@ export async function verifiedAssertion(
   if (!firstUse) throw refuse(`challenge ${input.nonce} was used already`);
   return {
     assertion,
+    planDigest: signedPlan,
     // The verdict holds, so the key exists; a passkey's counter moves on with its last use.
     recordUse: () =>
       approverKeys.markUsed(
