@@ -14,13 +14,12 @@
  * trace. The effect is traced as part of the releasing decision's trace instead, so one
  * trace runs from `POST …/approve` (or `…/execute`) to the effect's activity.
  */
-import { context as otelContext, trace, type Context } from '@opentelemetry/api';
-import {
+import type { Context } from '@opentelemetry/api';
+import type {
   OpenTelemetryInboundInterceptor,
   OpenTelemetryInternalsInterceptor,
   OpenTelemetryOutboundInterceptor,
 } from '@temporalio/interceptors-opentelemetry/lib/workflow';
-import { TRACE_HEADER } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
 import type {
   Headers,
   WorkflowInboundCallsInterceptor,
@@ -35,9 +34,36 @@ const RELEASING_UPDATES: ReadonlySet<string> = new Set([
   executeActionUpdate.name,
 ]);
 
+/**
+ * The header the library's client and activity interceptors carry a trace context in
+ * (`TRACE_HEADER` of `@temporalio/interceptors-opentelemetry/lib/instrumentation`; written
+ * out because importing that module evaluates `@opentelemetry/api`; a test holds the two
+ * equal).
+ */
+export const TRACE_HEADER = '_tracer-data';
+
 const carriesTrace = (headers: Headers): boolean => headers[TRACE_HEADER] !== undefined;
 
+/**
+ * OpenTelemetry's modules, loaded on a workflow's first traced call, never at the top of
+ * this module. Since SDK 1.14 the sandbox evaluates every module a workflow loads once per
+ * workflow (only preloaded modules are shared, and these keep per-workflow state: the
+ * context manager, the tracer), and `@opentelemetry/semantic-conventions`, `api`, `core`,
+ * `sdk-trace-base` and `resources` took 1.6 s of the 1.9 s of module evaluation in the
+ * worker's profile of 235 actions, about 7 ms of CPU in the first workflow task of every
+ * action with traces off (bench/results/actions-attribution.md). A `require` inside a
+ * function is still bundled by webpack, and evaluated when first called.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily on purpose (above) */
+const loadOpenTelemetry = () => ({
+  api: require('@opentelemetry/api') as typeof import('@opentelemetry/api'),
+  workflow:
+    require('@temporalio/interceptors-opentelemetry/lib/workflow') as typeof import('@temporalio/interceptors-opentelemetry/lib/workflow'),
+});
+/* eslint-enable @typescript-eslint/no-require-imports */
+
 interface OpenTelemetryInterceptors {
+  api: ReturnType<typeof loadOpenTelemetry>['api'];
   inbound: OpenTelemetryInboundInterceptor;
   outbound: OpenTelemetryOutboundInterceptor;
   internals: OpenTelemetryInternalsInterceptor;
@@ -47,20 +73,24 @@ interface OpenTelemetryInterceptors {
 export const interceptors = (): WorkflowInterceptors => {
   // Made on the first traced call: constructing them registers the sandbox's tracer.
   let otel: OpenTelemetryInterceptors | undefined;
-  const traced = (): OpenTelemetryInterceptors =>
-    (otel ??= {
-      inbound: new OpenTelemetryInboundInterceptor(),
-      outbound: new OpenTelemetryOutboundInterceptor(),
-      internals: new OpenTelemetryInternalsInterceptor(),
+  const traced = (): OpenTelemetryInterceptors => {
+    if (otel) return otel;
+    const { api, workflow } = loadOpenTelemetry();
+    return (otel = {
+      api,
+      inbound: new workflow.OpenTelemetryInboundInterceptor(),
+      outbound: new workflow.OpenTelemetryOutboundInterceptor(),
+      internals: new workflow.OpenTelemetryInternalsInterceptor(),
     });
+  };
   // The context of the latest traced decision that can release the effect.
   let releasing: Context | undefined;
   /** The context an outbound call runs in, when it belongs to a trace at all. */
   const outboundContext = (activityType?: string): Context | undefined => {
     if (!otel) return undefined;
     const context =
-      activityType === EFFECT_ACTIVITY && releasing ? releasing : otelContext.active();
-    return trace.getSpan(context) ? context : undefined;
+      activityType === EFFECT_ACTIVITY && releasing ? releasing : otel.api.context.active();
+    return otel.api.trace.getSpan(context) ? context : undefined;
   };
 
   return {
@@ -80,7 +110,7 @@ export const interceptors = (): WorkflowInterceptors => {
           const inbound: WorkflowInboundCallsInterceptor = traced().inbound;
           if (!inbound.handleUpdate) return next(input);
           return inbound.handleUpdate(input, (inner) => {
-            if (RELEASING_UPDATES.has(input.name)) releasing = otelContext.active();
+            if (RELEASING_UPDATES.has(input.name)) releasing = otel!.api.context.active();
             return next(inner);
           });
         },
@@ -91,13 +121,15 @@ export const interceptors = (): WorkflowInterceptors => {
         scheduleActivity: (input, next) => {
           const context = outboundContext(input.activityType);
           return context
-            ? otelContext.with(context, () => otel!.outbound.scheduleActivity(input, next))
+            ? otel!.api.context.with(context, () => otel!.outbound.scheduleActivity(input, next))
             : next(input);
         },
         scheduleLocalActivity: (input, next) => {
           const context = outboundContext(input.activityType);
           return context
-            ? otelContext.with(context, () => otel!.outbound.scheduleLocalActivity(input, next))
+            ? otel!.api.context.with(context, () =>
+                otel!.outbound.scheduleLocalActivity(input, next),
+              )
             : next(input);
         },
         startChildWorkflowExecution: (input, next) =>
