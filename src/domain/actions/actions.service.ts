@@ -205,8 +205,8 @@ export async function decideAction(
 ) {
   // The workflow's validator checks status, rule and reason, and an unknown action is told
   // by the refused update (`decisionError`). An approval or rejection always binds a plan:
-  // the one the caller named, or else the action's dry run (the effect executes only a plan
-  // every approval's signature names).
+  // the one the caller named, else the one the approver signed (their challenge's), else the
+  // action's dry run (the effect executes only a plan every approval's signature names).
   const assertionInput = decision === 'execute' ? undefined : body?.approver_assertion;
   // The approver's own signature, checked and its challenge used up before the workflow
   // sees the decision (the worker checks it again before any effect); it names the plan.
