@@ -1,21 +1,9 @@
 import { context, propagation, trace, type Tracer } from '@opentelemetry/api';
-import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { Resource } from '@opentelemetry/resources';
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  TraceIdRatioBasedSampler,
-  type Sampler,
-  type SpanExporter,
-  type SpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import type { Resource } from '@opentelemetry/resources';
+import type { Sampler, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { API_VERSION } from '../lib/version';
 import type { TracingConfig } from './tracing-config';
+import { loadTracingSdk, type TracingSdk } from './tracing-sdk';
 
 /** A started tracer provider: what the api, the Temporal interceptors and the worker use. */
 export interface Tracing {
@@ -42,15 +30,18 @@ export interface StartTracingOptions {
  * (the app context holds the returned `Tracing`). Nothing calls this when traces are off.
  */
 export function startTracing(config: TracingConfig, options: StartTracingOptions): Tracing {
-  const resource = new Resource({
+  const sdk = loadTracingSdk();
+  const { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } = sdk.semanticConventions;
+  const resource = new sdk.resources.Resource({
     [ATTR_SERVICE_NAME]: config.serviceName ?? options.defaultServiceName,
     [ATTR_SERVICE_VERSION]: API_VERSION,
   });
   const spanProcessor =
-    options.spanProcessor ?? new BatchSpanProcessor(exporterOf(config), { maxQueueSize: 4096 });
-  const provider = new NodeTracerProvider({
+    options.spanProcessor ??
+    new sdk.sdkTraceBase.BatchSpanProcessor(exporterOf(sdk, config), { maxQueueSize: 4096 });
+  const provider = new sdk.sdkTraceNode.NodeTracerProvider({
     resource,
-    sampler: samplerOf(config),
+    sampler: samplerOf(sdk, config),
     spanProcessors: [spanProcessor],
   });
   provider.register();
@@ -68,13 +59,15 @@ export function startTracing(config: TracingConfig, options: StartTracingOptions
   };
 }
 
-function exporterOf(config: TracingConfig): SpanExporter {
+function exporterOf(sdk: TracingSdk, config: TracingConfig): SpanExporter {
   return config.protocol === 'http/json'
-    ? new OtlpJsonExporter({ url: config.url })
-    : new OtlpProtobufExporter({ url: config.url });
+    ? new sdk.otlpHttp.OTLPTraceExporter({ url: config.url })
+    : new sdk.otlpProto.OTLPTraceExporter({ url: config.url });
 }
 
-function samplerOf(config: TracingConfig): Sampler {
+function samplerOf(sdk: TracingSdk, config: TracingConfig): Sampler {
+  const { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler } =
+    sdk.sdkTraceBase;
   const ratio = new TraceIdRatioBasedSampler(config.samplerRatio);
   switch (config.sampler) {
     case 'always_on':

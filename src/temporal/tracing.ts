@@ -1,6 +1,6 @@
 import { context, trace } from '@opentelemetry/api';
 import type { ClientInterceptors, WorkflowClientInterceptor } from '@temporalio/client';
-import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
+import type * as TemporalOtel from '@temporalio/interceptors-opentelemetry';
 
 /** Every workflow call the client interceptor can trace. */
 const CALLS = [
@@ -29,7 +29,11 @@ type Call = (input: unknown, next: (input: unknown) => Promise<unknown>) => Prom
  * MongoDB's background commands would (src/observability/mongo-spans.ts).
  */
 export function temporalClientTracing(): ClientInterceptors {
-  const otel = new OpenTelemetryWorkflowClientInterceptor();
+  // Loaded here, when traces are on, not at start: the package loads the OpenTelemetry SDK
+  // (src/observability/tracing-sdk.ts says why, and why `require` is visible to the layer check).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const temporalOtel = require('@temporalio/interceptors-opentelemetry') as typeof TemporalOtel;
+  const otel = new temporalOtel.OpenTelemetryWorkflowClientInterceptor();
   const inTrace = (): boolean => trace.getSpan(context.active()) !== undefined;
   const interceptor: Record<string, Call> = {};
   for (const name of CALLS) {

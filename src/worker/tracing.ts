@@ -1,12 +1,7 @@
-import {
-  makeWorkflowExporter,
-  OpenTelemetryActivityInboundInterceptor,
-  OpenTelemetryActivityOutboundInterceptor,
-} from '@temporalio/interceptors-opentelemetry';
+import type * as TemporalOtel from '@temporalio/interceptors-opentelemetry';
 import type { InjectedSinks, WorkerOptions } from '@temporalio/worker';
 import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry/lib/workflow';
 import type { WorkflowInfo } from '@temporalio/workflow';
-import { ExportResultCode } from '@opentelemetry/core';
 import type { SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { Tracing } from '../observability/tracing';
 
@@ -19,6 +14,12 @@ import type { Tracing } from '../observability/tracing';
 export function workerTracingOptions(
   tracing: Pick<Tracing, 'spanProcessor' | 'resource'>,
 ): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
+  // Loaded here, when traces are on, not at start: the package loads the OpenTelemetry SDK
+  // (src/observability/tracing-sdk.ts says why, and why `require` is visible to the layer check).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const temporalOtel = require('@temporalio/interceptors-opentelemetry') as typeof TemporalOtel;
+  const { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } =
+    temporalOtel;
   return {
     interceptors: {
       activity: [
@@ -28,7 +29,7 @@ export function workerTracingOptions(
         }),
       ],
     },
-    sinks: workflowSpanSink(tracing),
+    sinks: workflowSpanSink(temporalOtel, tracing),
   };
 }
 
@@ -38,9 +39,13 @@ export function workerTracingOptions(
  * the spans here carry the workflow's identity only.
  */
 function workflowSpanSink(
+  temporalOtel: typeof TemporalOtel,
   tracing: Pick<Tracing, 'spanProcessor' | 'resource'>,
 ): InjectedSinks<OpenTelemetrySinks> {
-  const exporter = makeWorkflowExporter(intoProcessor(tracing.spanProcessor), tracing.resource);
+  const exporter = temporalOtel.makeWorkflowExporter(
+    intoProcessor(tracing.spanProcessor),
+    tracing.resource,
+  );
   return {
     exporter: {
       export: {
@@ -67,7 +72,9 @@ function intoProcessor(processor: SpanProcessor): SpanExporter {
   return {
     export(spans, done) {
       for (const span of spans) processor.onEnd(span);
-      done({ code: ExportResultCode.SUCCESS });
+      // ExportResultCode.SUCCESS of `@opentelemetry/core` (a numeric enum: 0), so that
+      // package is not loaded for it.
+      done({ code: 0 });
     },
     shutdown: () => Promise.resolve(),
   };
