@@ -1,7 +1,6 @@
-import { createPublicKey, verify } from 'node:crypto';
+import { verify } from 'node:crypto';
+import { ed25519KeyObject } from './ed25519-public-key';
 
-/** DER of an Ed25519 SubjectPublicKeyInfo up to its 32 raw key bytes (RFC 8410). */
-const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 const KEY_HEX = /^[0-9a-f]{64}$/;
 const SIGNATURE_HEX = /^[0-9a-f]{128}$/;
 
@@ -20,12 +19,7 @@ export function verifyEd25519(
 ): boolean {
   if (!KEY_HEX.test(publicKeyHex) || !SIGNATURE_HEX.test(signatureHex)) return false;
   try {
-    const key = createPublicKey({
-      key: Buffer.concat([SPKI_PREFIX, Buffer.from(publicKeyHex, 'hex')]),
-      format: 'der',
-      type: 'spki',
-    });
-    return verify(null, message, key, Buffer.from(signatureHex, 'hex'));
+    return verify(null, message, ed25519KeyObject(publicKeyHex), Buffer.from(signatureHex, 'hex'));
   } catch {
     return false;
   }

@@ -1,4 +1,4 @@
-import { createHash, createPublicKey } from 'node:crypto';
+import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 
 /**
  * Reads an Ed25519 public key in the forms people have at hand: an OpenSSH line
@@ -69,15 +69,16 @@ export function ed25519Fingerprint(hex: string): string {
   return `SHA256:${createHash('sha256').update(wire).digest('base64').replace(/=+$/, '')}`;
 }
 
-/** The key as PEM (SPKI), for `openssl pkeyutl -verify`. */
-export function ed25519Pem(hex: string): string {
-  const der = Buffer.concat([
-    Buffer.from('302a300506032b6570032100', 'hex'),
-    Buffer.from(hex, 'hex'),
-  ]);
-  return createPublicKey({ key: der, format: 'der', type: 'spki' })
-    .export({ format: 'pem', type: 'spki' })
-    .toString();
+/** DER of an Ed25519 SubjectPublicKeyInfo up to its 32 raw key bytes (RFC 8410). */
+const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+
+/** The raw key (64 hex digits) as Node's key object; throws on a malformed key. */
+export function ed25519KeyObject(hex: string): KeyObject {
+  return createPublicKey({
+    key: Buffer.concat([SPKI_PREFIX, Buffer.from(hex, 'hex')]),
+    format: 'der',
+    type: 'spki',
+  });
 }
 
 function u32(n: number): Buffer {
