@@ -11,6 +11,8 @@ export interface Exchange {
   status: number;
   retryAfter: string | null;
   error?: string;
+  /** A 5xx answer's body, to read why. */
+  body?: unknown;
 }
 
 export interface Answer<T> {
@@ -95,6 +97,7 @@ export class ChaosClient {
         api,
         status: res.status,
         retryAfter: res.headers.get('retry-after'),
+        ...(res.status >= 500 ? { body: parsed } : {}),
       });
       const sample = `${op} ${res.status}`;
       if (res.status >= 400 && !this.samples.has(sample)) this.samples.set(sample, parsed);

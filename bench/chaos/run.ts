@@ -37,6 +37,8 @@ export interface ChaosResult {
   serverErrorsOutsideSample: Exchange[];
   /** 5xx answers inside a window that were not 503 with Retry-After. */
   badErrorsInside: number;
+  /** The first of those, to read. */
+  badErrorsInsideSample: Exchange[];
   /** Workers that exited by themselves (a stuck database client) and were restarted. */
   workerSelfExits: number;
   /** Answers per operation and status (0: no answer). */
@@ -216,12 +218,16 @@ function judge(
   let serverErrorsOutside = 0;
   let badErrorsInside = 0;
   const serverErrorsOutsideSample: Exchange[] = [];
+  const badErrorsInsideSample: Exchange[] = [];
   for (const e of log) {
     if (e.status < 500) continue;
     if (!windowOf(e)) {
       serverErrorsOutside += 1;
       if (serverErrorsOutsideSample.length < 20) serverErrorsOutsideSample.push(e);
-    } else if (e.status !== 503 || e.retryAfter === null) badErrorsInside += 1;
+    } else if (e.status !== 503 || e.retryAfter === null) {
+      badErrorsInside += 1;
+      if (badErrorsInsideSample.length < 20) badErrorsInsideSample.push(e);
+    }
   }
   const measured = faults.map((f) => {
     const inWindow = log.filter((e) => windowOf(e) === f);
@@ -252,6 +258,7 @@ function judge(
     serverErrorsOutside,
     serverErrorsOutsideSample,
     badErrorsInside,
+    badErrorsInsideSample,
     statuses,
     samples: Object.fromEntries(client.samples),
     passed,
@@ -349,6 +356,7 @@ if (require.main === module) {
             faults: result.faults,
             problems: result.verification.problems.slice(0, 20),
             serverErrorsOutside: result.serverErrorsOutsideSample,
+            badErrorsInside: result.badErrorsInsideSample,
             samples: result.samples,
           },
           null,

@@ -1,5 +1,6 @@
 import { AppError, Invalid, type ValidationIssue } from '../lib/errors';
 import { isDatabaseUnreachable } from '../lib/database-errors';
+import { isTemporalUnreachable } from '../lib/temporal-errors';
 
 export type { ValidationIssue } from '../lib/errors';
 
@@ -60,19 +61,29 @@ export function toApiError(error: unknown): ApiError {
   if (isDatabaseUnreachable(error)) {
     // The driver reconnects by itself (serverSelectionTimeoutMS 5 s): a retry soon may land.
     return new ApiError('unavailable', 'the database is unreachable; try again shortly', {
-      headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+      headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
+    });
+  }
+  if (isTemporalUnreachable(error)) {
+    return new ApiError('unavailable', 'the workflow service is unreachable; try again shortly', {
+      headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
     });
   }
   return new ApiError('internal', 'internal server error');
 }
 
-/** What a client is told to wait when the database is unreachable. */
-export const DATABASE_RETRY_AFTER_SECONDS = 5;
+/**
+ * What a client is told to wait when a backend (the database, Temporal) is unreachable and
+ * nothing better is known: every 503 says when to come back.
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 function fromAppError(error: AppError): ApiError {
   const headers: Record<string, string> = {};
   if (error.options.retryAfterSeconds !== undefined) {
     headers['Retry-After'] = String(Math.max(0, Math.ceil(error.options.retryAfterSeconds)));
+  } else if (error.kind === 'unavailable') {
+    headers['Retry-After'] = String(UNAVAILABLE_RETRY_AFTER_SECONDS);
   }
   if (error.kind === 'unauthorized') headers['WWW-Authenticate'] = 'APIKey';
   return new ApiError(error.kind, error.message, {

@@ -9,6 +9,8 @@ import {
   notFound,
 } from '../../src/lib/errors';
 import { MongoNetworkError, MongoNotConnectedError } from 'mongodb';
+import { Metadata, status } from '@grpc/grpc-js';
+import { ServiceError } from '@temporalio/client';
 import { ApiError, toApiError } from '../../src/api/errors';
 
 describe('domain errors', () => {
@@ -71,6 +73,41 @@ describe('the api mapping', () => {
       expect(mapped.options.headers).toEqual({ 'Retry-After': '5' });
       expect(mapped.message).not.toContain('ECONNREFUSED');
     }
+  });
+
+  it('gives every 503 a Retry-After, also when the domain named no wait (found by the chaos run in CI)', () => {
+    const mapped = toApiError(new Unavailable('the workflow service did not take the decision'));
+    expect(mapped.status).toBe(503);
+    expect(mapped.options.headers).toEqual({ 'Retry-After': '5' });
+  });
+
+  it('answers 503 with Retry-After when Temporal is unreachable, not 500', () => {
+    const grpcFailure = (code: status, details: string) =>
+      Object.assign(new Error(`${code} ${status[code]}: ${details}`), {
+        code,
+        details,
+        metadata: new Metadata(),
+      });
+    for (const error of [
+      grpcFailure(status.UNAVAILABLE, 'No connection established'),
+      new ServiceError('Failed to query workflow', {
+        cause: grpcFailure(status.UNAVAILABLE, 'Connection dropped'),
+      }),
+      new ServiceError('Failed to describe workflow', {
+        cause: grpcFailure(status.DEADLINE_EXCEEDED, 'Deadline exceeded'),
+      }),
+    ]) {
+      const mapped = toApiError(error);
+      expect(mapped.status).toBe(503);
+      expect(mapped.code).toBe('unavailable');
+      expect(mapped.options.headers).toEqual({ 'Retry-After': '5' });
+      expect(mapped.message).not.toContain('Connection dropped');
+    }
+    // A Temporal answer that is not about reaching it stays what it is.
+    const notFound = new ServiceError('Workflow not found', {
+      cause: grpcFailure(status.NOT_FOUND, 'workflow not found'),
+    });
+    expect(toApiError(notFound).code).toBe('internal');
   });
 
   it('answers internal, with no message of its own, for anything else', () => {
