@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { actionDetails, actionTable } from './action-view';
-import { decide, readAction, report, type DecideFlags } from './decide';
+import { readAction, report } from './action-read';
+import type { DecideFlags } from './decide';
 import { UnwantedEndError } from './fail';
 import { pollUntilDone } from './poll';
 import {
@@ -76,6 +77,9 @@ export function registerActionCommands(program: Command): void {
       )
       .action(async (id: string, flags: DecideFlags) => {
         const session = openSession(flags);
+        // Loaded here: signing (node:crypto) and the terminal prompt are only a decision's,
+        // and every other command starts faster without them (bench/results/client.md).
+        const { decide } = await import('./decide');
         await decide(session, decision, id, flags);
       });
   }

@@ -1,6 +1,7 @@
 import { GovernedApiError } from '../errors';
 import { signDecision, type ApproverAssertion } from '../sign-decision';
 import { planLines } from './action-view';
+import { readAction, report } from './action-read';
 import { confirm } from './confirm';
 import { HintedApiError } from './fail';
 import type { CommonFlags, Session } from './session';
@@ -10,7 +11,6 @@ import {
   type Signer,
   type SigningKeyFlags,
 } from './signing-key';
-import type { Action } from './types';
 
 export interface DecideFlags extends CommonFlags, SigningKeyFlags {
   reason?: string;
@@ -21,13 +21,6 @@ export interface DecideFlags extends CommonFlags, SigningKeyFlags {
 /** What to do when a rule wants the approver's own signature and none was sent. */
 export const NO_SIGNING_KEY_HINT =
   'gr: no signing key is configured: run gr keys create (it registers a new key and signs with it), or gr keys register ~/.ssh/id_ed25519.pub and pass --signing-key ~/.ssh/id_ed25519 (or set GR_SIGNING_KEY)';
-
-export async function readAction(session: Session, id: string): Promise<Action> {
-  const { data } = await session.client.GET('/v1/external-actions/{action_id}', {
-    params: { path: { action_id: id } },
-  });
-  return data!.payload;
-}
 
 /**
  * Approves or rejects naming the plan digest: the one given, else the one the action shows
@@ -103,13 +96,4 @@ function withHint(error: unknown, signer: Signer | undefined): unknown {
     );
   }
   return error;
-}
-
-/** What a decision answered: the action after it. */
-export function report(session: Session, action: Action): void {
-  const { out } = session;
-  if (out.json) return out.data(action);
-  out.line(
-    `${action.action_id} ${out.style.status(action.status)} (approvals ${action.approvals.length})`,
-  );
 }
