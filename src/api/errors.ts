@@ -58,17 +58,9 @@ export const validationError = (issues: ValidationIssue[]): Invalid => new Inval
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof AppError) return fromAppError(error);
-  if (isDatabaseUnreachable(error)) {
-    // The driver reconnects by itself (serverSelectionTimeoutMS 5 s): a retry soon may land.
-    return new ApiError('unavailable', 'the database is unreachable; try again shortly', {
-      headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
-    });
-  }
-  if (isTemporalUnreachable(error)) {
-    return new ApiError('unavailable', 'the workflow service is unreachable; try again shortly', {
-      headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
-    });
-  }
+  // The driver reconnects by itself (serverSelectionTimeoutMS 5 s): a retry soon may land.
+  if (isDatabaseUnreachable(error)) return unreachable('the database');
+  if (isTemporalUnreachable(error)) return unreachable('the workflow service');
   return new ApiError('internal', 'internal server error');
 }
 
@@ -77,6 +69,11 @@ export function toApiError(error: unknown): ApiError {
  * nothing better is known: every 503 says when to come back.
  */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+const unreachable = (backend: string): ApiError =>
+  new ApiError('unavailable', `${backend} is unreachable; try again shortly`, {
+    headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
+  });
 
 function fromAppError(error: AppError): ApiError {
   const headers: Record<string, string> = {};
