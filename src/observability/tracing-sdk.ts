@@ -4,6 +4,7 @@ import type * as Resources from '@opentelemetry/resources';
 import type * as SdkTraceBase from '@opentelemetry/sdk-trace-base';
 import type * as SdkTraceNode from '@opentelemetry/sdk-trace-node';
 import type * as SemanticConventions from '@opentelemetry/semantic-conventions';
+import type * as TemporalInterceptors from '@temporalio/interceptors-opentelemetry';
 
 /** The OpenTelemetry SDK parts `startTracing` builds a provider from. */
 export interface TracingSdk {
@@ -39,4 +40,14 @@ export function loadTracingSdk(): TracingSdk {
     otlpProto: require('@opentelemetry/exporter-trace-otlp-proto') as typeof ExporterOtlpProto,
   };
   /* eslint-enable @typescript-eslint/no-require-imports */
+}
+
+/**
+ * `@temporalio/interceptors-opentelemetry` (the Temporal client and activity interceptors,
+ * the workflow span exporter), loaded where traces start for the same reason: importing it
+ * loads the OpenTelemetry SDK.
+ */
+export function loadTemporalInterceptors(): typeof TemporalInterceptors {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when traces are on (above)
+  return require('@temporalio/interceptors-opentelemetry') as typeof TemporalInterceptors;
 }

@@ -1,6 +1,6 @@
 import { context, trace } from '@opentelemetry/api';
 import type { ClientInterceptors, WorkflowClientInterceptor } from '@temporalio/client';
-import type * as TemporalOtel from '@temporalio/interceptors-opentelemetry';
+import { loadTemporalInterceptors } from '../observability/tracing-sdk';
 
 /** Every workflow call the client interceptor can trace. */
 const CALLS = [
@@ -29,11 +29,7 @@ type Call = (input: unknown, next: (input: unknown) => Promise<unknown>) => Prom
  * MongoDB's background commands would (src/observability/mongo-spans.ts).
  */
 export function temporalClientTracing(): ClientInterceptors {
-  // Loaded here, when traces are on, not at start: the package loads the OpenTelemetry SDK
-  // (src/observability/tracing-sdk.ts says why, and why `require` is visible to the layer check).
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const temporalOtel = require('@temporalio/interceptors-opentelemetry') as typeof TemporalOtel;
-  const otel = new temporalOtel.OpenTelemetryWorkflowClientInterceptor();
+  const otel = new (loadTemporalInterceptors().OpenTelemetryWorkflowClientInterceptor)();
   const inTrace = (): boolean => trace.getSpan(context.active()) !== undefined;
   const interceptor: Record<string, Call> = {};
   for (const name of CALLS) {

@@ -1,4 +1,5 @@
 import type * as TemporalOtel from '@temporalio/interceptors-opentelemetry';
+import { loadTemporalInterceptors } from '../observability/tracing-sdk';
 import type { InjectedSinks, WorkerOptions } from '@temporalio/worker';
 import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry/lib/workflow';
 import type { WorkflowInfo } from '@temporalio/workflow';
@@ -14,10 +15,7 @@ import type { Tracing } from '../observability/tracing';
 export function workerTracingOptions(
   tracing: Pick<Tracing, 'spanProcessor' | 'resource'>,
 ): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
-  // Loaded here, when traces are on, not at start: the package loads the OpenTelemetry SDK
-  // (src/observability/tracing-sdk.ts says why, and why `require` is visible to the layer check).
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const temporalOtel = require('@temporalio/interceptors-opentelemetry') as typeof TemporalOtel;
+  const temporalOtel = loadTemporalInterceptors();
   const { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } =
     temporalOtel;
   return {
