@@ -18,6 +18,7 @@ import {
   type ActionPlan,
   type ActionState,
   type ActionWorkflowInput,
+  type PlanRefusal,
 } from '../workflows/shared';
 import { restoreObject } from './restore-object';
 import type { SecurityEvent, WorkerTrust } from './trust';
@@ -215,11 +216,27 @@ export function createActionActivities(deps: ActionActivityDeps) {
       const replan = await planActionContract(contract, { actionId: state.action_id });
       // Its own change already applied (a retry after a lost answer): the approved plan.
       const plan = replan.already_applied ? input.plan : replan;
+      // The plan made now is not the approved one: not a forgery, the world or the policy
+      // moved. The details say how, as the workflow records it (`PlanRefusal`).
+      const refusal: PlanRefusal = {
+        replanned_digest: replan.plan_digest,
+        reasons: replan.policy.reasons,
+      };
+      if (!replan.already_applied && !replan.ok) {
+        throw ApplicationFailure.create({
+          message: `policy refuses the plan made now: ${replan.policy.reasons.join('; ')}`,
+          type: EXECUTION_FAILURES.policyDenied,
+          nonRetryable: true,
+          details: [refusal],
+        });
+      }
       if (!replan.already_applied && replan.plan_digest !== input.plan.plan_digest) {
-        throw ApplicationFailure.nonRetryable(
-          `the world changed since the plan (${replan.plan_digest}, approved ${input.plan.plan_digest})`,
-          EXECUTION_FAILURES.planDrift,
-        );
+        throw ApplicationFailure.create({
+          message: `the world changed since the plan (${replan.plan_digest}, approved ${input.plan.plan_digest})`,
+          type: EXECUTION_FAILURES.planDrift,
+          nonRetryable: true,
+          details: [refusal],
+        });
       }
       const problem =
         deps.trust.authority.executionProblem(input.state, plan.plan_digest) ??

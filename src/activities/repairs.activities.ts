@@ -62,20 +62,22 @@ export function createRepairActivities(deps: RepairActivityDeps) {
     }
   }
 
+  /** Projects the repair's record (the workflow is its single writer). */
+  async function recordRepair(record: RepairRecord): Promise<void> {
+    if (!FINAL_REPAIR_STATUSES.includes(record.status)) {
+      await repos.repairs.project(record);
+      return;
+    }
+    // A run reset to before its last record numbers its records again from there, so its
+    // end could carry a `seq` the store already holds and be dropped as a late retry. An
+    // end always lands over a record that has not ended (never over another end).
+    const stored = await repos.repairs.findById(record._id);
+    if (stored && FINAL_REPAIR_STATUSES.includes(stored.status)) return;
+    await repos.repairs.project({ ...record, seq: Math.max(record.seq, (stored?.seq ?? 0) + 1) });
+  }
+
   return {
-    /** Projects the repair's record (the workflow is its single writer). */
-    async recordRepair(record: RepairRecord): Promise<void> {
-      if (!FINAL_REPAIR_STATUSES.includes(record.status)) {
-        await repos.repairs.project(record);
-        return;
-      }
-      // A run reset to before its last record numbers its records again from there, so its
-      // end could carry a `seq` the store already holds and be dropped as a late retry. An
-      // end always lands over a record that has not ended (never over another end).
-      const stored = await repos.repairs.findById(record._id);
-      if (stored && FINAL_REPAIR_STATUSES.includes(stored.status)) return;
-      await repos.repairs.project({ ...record, seq: Math.max(record.seq, (stored?.seq ?? 0) + 1) });
-    },
+    recordRepair,
 
     diagnoseRepair,
 
@@ -187,5 +189,16 @@ export function createRepairActivities(deps: RepairActivityDeps) {
 
     /** Appends the ended repair to the ledger (once) and frees the object for the next. */
     finishRepair: (record: RepairRecord): Promise<number> => finishRepair(repos, record),
+
+    /**
+     * The repair's last step in one: `finishRepair`, then its final record projected with
+     * the ledger slot it got (which it answers). Each half is idempotent, so a retry after
+     * either lands the same.
+     */
+    async finishAndRecordRepair(record: RepairRecord): Promise<number> {
+      const ledgerSeq = await finishRepair(repos, record);
+      await recordRepair({ ...record, ledger_seq: ledgerSeq });
+      return ledgerSeq;
+    },
   };
 }

@@ -5,11 +5,12 @@ import type { Repos } from '../store';
 import type { RepairPlan } from '../store/repairs.repo';
 import type { WorldHistoryEvent } from '../store/world-history.repo';
 import { revisionRecord, type ExternalState } from '../store/world-external-state.repo';
-import type { ActionState } from '../workflows/shared';
+import { EXECUTION_FAILURES, type ActionState } from '../workflows/shared';
 
 type RestoreRepos = Pick<Repos, 'worldObjects' | 'worldHistory' | 'worldExternalState'>;
 
-const drift = (message: string) => ApplicationFailure.nonRetryable(message, 'PlanDrift');
+const drift = (message: string) =>
+  ApplicationFailure.nonRetryable(message, EXECUTION_FAILURES.planDrift);
 
 /**
  * Applies a repair's plan once (the effect of a `world.restore_object` action): the whole

@@ -1,13 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import stringify from 'safe-stable-stringify';
-import type { ActionState } from '../workflows/shared';
+import { EXECUTION_FAILURES, type ActionState } from '../workflows/shared';
 
-/** Failure types execution can end with; none of them is retried. */
-export const EXECUTION_FAILURES = {
-  planDrift: 'PlanDrift',
-  webhookRejected: 'WebhookRejected',
-} as const;
+export { EXECUTION_FAILURES };
 
 /**
  * The effect of a `webhook.post` action: one signed POST, with the action id as its

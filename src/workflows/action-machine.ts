@@ -1,4 +1,5 @@
 import { proposalClaimOf } from './action-contract';
+import { EXECUTION_FAILURES } from './shared';
 import type {
   ActionActor,
   ActionDecision,
@@ -7,6 +8,7 @@ import type {
   ActionState,
   ActionStatus,
   ActionWorkflowInput,
+  PlanRefusal,
 } from './shared';
 
 /**
@@ -339,10 +341,31 @@ export function replanned(
   const approved = machine.state.dry_run!;
   if (replan.already_applied) return { apply: approved };
   if (replan.plan_digest === approved.plan_digest && replan.ok) return { apply: replan };
-  const reason = replan.ok ? 'plan_drift' : 'policy_denied';
-  const result = { replanned_digest: replan.plan_digest, reasons: replan.policy.reasons };
-  return { failed: finished(machine, { outcome: 'failed', reason, result }, startedAt, at) };
+  const refusal = { replanned_digest: replan.plan_digest, reasons: replan.policy.reasons };
+  return {
+    failed: planRefused(
+      machine,
+      replan.ok ? 'plan_drift' : 'policy_denied',
+      refusal,
+      startedAt,
+      at,
+    ),
+  };
 }
+
+/**
+ * The plan made again at the effect was not applied: the world moved (`plan_drift`) or
+ * policy now denies it (`policy_denied`). The same entry whether the workflow re-planned
+ * before the effect or the effect re-planned itself.
+ */
+export const planRefused = (
+  machine: ActionMachine,
+  reason: 'plan_drift' | 'policy_denied',
+  refusal: PlanRefusal,
+  startedAt: string,
+  at: string,
+): ActionStep =>
+  finished(machine, { outcome: 'failed', reason, result: { ...refusal } }, startedAt, at);
 
 /** The effect applied: `executed` with its result. */
 export const effectApplied = (
@@ -359,7 +382,7 @@ export function effectFailed(
   startedAt: string,
   at: string,
 ): ActionStep {
-  const reason = failure.type === 'PlanDrift' ? 'plan_drift' : failure.message;
+  const reason = failure.type === EXECUTION_FAILURES.planDrift ? 'plan_drift' : failure.message;
   const result = { error: failure.message };
   return finished(machine, { outcome: 'failed', reason, result }, startedAt, at);
 }

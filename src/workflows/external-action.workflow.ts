@@ -38,6 +38,7 @@ import {
   expired,
   expiresAtMsOf,
   openAction,
+  planRefused,
   planned,
   recorded,
   refusalsFlushed,
@@ -54,6 +55,7 @@ import {
   ACTION_ERRORS,
   ActionStatusKey,
   ApprovalsRemainingKey,
+  EXECUTION_FAILURES,
   actionStateQuery,
   approveActionUpdate,
   childActionStatusSignal,
@@ -65,6 +67,7 @@ import {
   type ActionState,
   type ActionStatus,
   type ActionWorkflowInput,
+  type PlanRefusal,
 } from './shared';
 
 const { openActionProposal, planActionContract, recordActionTransitions } =
@@ -76,6 +79,20 @@ const { applyAction: applyInternalEffect } = proxyLocalActivities<ActionActiviti
 
 /** Patch: a child action signals its repair's current run, not the run that started it. */
 const SIGNAL_CURRENT_PARENT_RUN = 'child-signals-current-parent-run';
+
+/**
+ * Patch: the effect re-plans by itself (it always did, to trust nothing it is handed) and
+ * says why it would not apply, so the workflow no longer re-plans in a local activity of
+ * its own first: one local activity and one workflow activation fewer per execution. The
+ * ledger records a refused plan as before (`planRefused`).
+ */
+const EFFECT_PLANS_ITSELF = 'effect-plans-itself';
+
+/** The failure types the effect refuses a plan made again with, and what each records. */
+const PLAN_REFUSALS: Record<string, 'plan_drift' | 'policy_denied'> = {
+  [EXECUTION_FAILURES.planDrift]: 'plan_drift',
+  [EXECUTION_FAILURES.policyDenied]: 'policy_denied',
+};
 
 /** The decision updates, in the order their handlers are set. */
 const DECISION_UPDATES = [
@@ -261,17 +278,25 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
   }
 
   const startedAt = now();
-  const replan = await planActionContract.executeWithOptions(
-    { ...STORE_STEP, summary: actionStepSummary.replan(machine.state, target) },
-    [input.contract, { actionId: machine.state.action_id }],
-  );
-  const next = replanned(machine, replan, startedAt, now());
-  if ('failed' in next) {
-    await perform(next.failed);
-    return finish();
+  let plan = machine.state.dry_run!;
+  if (patched(EFFECT_PLANS_ITSELF)) {
+    // After `executing` has landed: the effect's outcome then never races the execute
+    // update's answer, whose order against the outcome's commands replay must see again.
+    await recording;
+  } else {
+    const replan = await planActionContract.executeWithOptions(
+      { ...STORE_STEP, summary: actionStepSummary.replan(machine.state, target) },
+      [input.contract, { actionId: machine.state.action_id }],
+    );
+    const next = replanned(machine, replan, startedAt, now());
+    if ('failed' in next) {
+      await perform(next.failed);
+      return finish();
+    }
+    plan = next.apply;
   }
   try {
-    const args = [{ state: copy(machine.state), plan: next.apply }] as const;
+    const args = [{ state: copy(machine.state), plan }] as const;
     const options = { ...EFFECT_STEP, summary: actionStepSummary.apply(machine.state, target) };
     const result =
       machine.state.action_kind === 'webhook.post'
@@ -284,7 +309,13 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
       error instanceof ApplicationFailure ? error : (error as { cause?: unknown }).cause;
     const detail = failure instanceof ApplicationFailure ? failure : undefined;
     const message = detail?.message ?? String(error);
-    await perform(effectFailed(machine, { type: detail?.type, message }, startedAt, now()));
+    const refusal = detail?.details?.[0] as PlanRefusal | undefined;
+    const refused = detail?.type ? PLAN_REFUSALS[detail.type] : undefined;
+    await perform(
+      refused && refusal?.replanned_digest
+        ? planRefused(machine, refused, refusal, startedAt, now())
+        : effectFailed(machine, { type: detail?.type, message }, startedAt, now()),
+    );
   }
   return finish();
 

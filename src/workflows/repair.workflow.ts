@@ -46,15 +46,31 @@ import {
 // Reads and writes of our own store: local activities, run inside the workflow task with no
 // round trip through the server per step (a repair that finds nothing to do is then about
 // one workflow task). A store outage is ridden out, but not forever.
-const { diagnoseRepair, finishRepair, prepareRestoreAction, recordRepair, verifyRepair } =
-  proxyLocalActivities<RepairActivities>({
-    startToCloseTimeout: '1 minute',
-    scheduleToCloseTimeout: '1 day',
-    retry: { initialInterval: '500 milliseconds', maximumInterval: '30 seconds' },
-  });
+const {
+  diagnoseRepair,
+  finishAndRecordRepair,
+  finishRepair,
+  prepareRestoreAction,
+  recordRepair,
+  verifyRepair,
+} = proxyLocalActivities<RepairActivities>({
+  startToCloseTimeout: '1 minute',
+  scheduleToCloseTimeout: '1 day',
+  retry: { initialInterval: '500 milliseconds', maximumInterval: '30 seconds' },
+});
 
 /** Patch: a reset run that finds its child already started cancels it and fails, saying so. */
 const ORPHAN_CHILD_AFTER_RESET = 'repair-cancels-child-of-reset-run';
+
+/**
+ * Patch: fewer sequential store steps. A status's record runs beside the step that follows
+ * it (diagnose, prepare, verify: they read, and the record lands before the result is
+ * used), and the end's ledger entry and final record are one local activity. Each local
+ * activity is a round trip through the worker and an activation of the workflow, so a
+ * repair that finds nothing to do takes two instead of four. The end also sets `OpsStatus`
+ * to the final status, which the old path left at the last status before it.
+ */
+const FEWER_STORE_STEPS = 'repair-fewer-store-steps';
 
 /**
  * One repair of one world object (docs/repair.md): diagnose → plan → apply → verify.
@@ -67,25 +83,53 @@ const ORPHAN_CHILD_AFTER_RESET = 'repair-cancels-child-of-reset-run';
 export async function repairWorkflow(input: RepairWorkflowInput): Promise<RepairRecord> {
   let record: RepairRecord = { ...input.record, steps: [...input.record.steps] };
   let childStatus: ActionState['status'] | null = null;
+  const fewerStoreSteps = patched(FEWER_STORE_STEPS);
   setHandler(repairStateQuery, () => record);
   setHandler(childActionStatusSignal, ({ action_id, status }) => {
     if (action_id === record.child_action_id) childStatus = status;
   });
 
   const now = (): string => new Date().toISOString();
-  const moveTo = async (status: RepairStatus) => {
+  const moveTo = (status: RepairStatus): Promise<void> => {
     const next = entered(record, status, now());
     record = next.record;
     if (next.statusChanged)
       upsertSearchAttributes([{ key: OpsStatusKey, value: `repair.${status}` }]);
     setCurrentDetails(repairCurrentDetails(record, input.names?.target));
-    await recordRepair(record);
+    return recordRepair(record);
+  };
+  /**
+   * Enters `status`, then runs `step` on the record (beside its record, under the patch).
+   * Settles once the record has landed, with the step still to be awaited: a failed record
+   * is not the step's failure.
+   */
+  const moveToThen = async <T>(
+    status: RepairStatus,
+    step: (record: RepairRecord) => Promise<T>,
+  ): Promise<{ done: Promise<T> }> => {
+    if (!fewerStoreSteps) {
+      await moveTo(status);
+      return { done: step(record) };
+    }
+    const recorded = moveTo(status);
+    const done = step(record);
+    // Awaited by the caller after the record: until then its failure is not unhandled.
+    done.catch(() => undefined);
+    await recorded;
+    return { done };
   };
   const end = async (status: RepairStatus): Promise<RepairRecord> => {
     record = ending(record, status, now());
-    const ledgerSeq = await finishRepair(record);
-    record = { ...record, ledger_seq: ledgerSeq };
-    await moveTo(status);
+    if (fewerStoreSteps) {
+      upsertSearchAttributes([{ key: OpsStatusKey, value: `repair.${status}` }]);
+      record = entered(record, status, now()).record;
+      record = { ...record, ledger_seq: await finishAndRecordRepair(record) };
+      setCurrentDetails(repairCurrentDetails(record, input.names?.target));
+    } else {
+      const ledgerSeq = await finishRepair(record);
+      record = { ...record, ledger_seq: ledgerSeq };
+      await moveTo(status);
+    }
     if (status === 'failed') {
       throw ApplicationFailure.nonRetryable(`repair ${record._id} failed: ${record.error}`);
     }
@@ -97,22 +141,20 @@ export async function repairWorkflow(input: RepairWorkflowInput): Promise<Repair
     return stage.next;
   };
 
-  await moveTo('diagnosing');
+  const diagnosing = await moveToThen('diagnosing', diagnoseRepair);
   let diagnosis;
   try {
-    diagnosis = await diagnoseRepair(record);
+    diagnosis = await diagnosing.done;
   } catch (error) {
     return end(took(stepFailed(record, 'diagnose', messageOf(error), now())));
   }
   const afterDiagnosis = took(diagnosed(record, diagnosis, now()));
   if (afterDiagnosis !== 'planned') return end(afterDiagnosis);
   const plan = record.plan!;
-  await moveTo('planned');
-
-  const actionInput = {
-    ...(await prepareRestoreAction({ record, request_signature: input.request_signature })),
-    names: input.names,
-  };
+  const preparing = await moveToThen('planned', (planned) =>
+    prepareRestoreAction({ record: planned, request_signature: input.request_signature }),
+  );
+  const actionInput = { ...(await preparing.done), names: input.names };
   record = { ...record, child_action_id: actionInput.action_id };
   const base = input.public_base_url ?? '';
   const startingChild = startChild(externalActionWorkflow, {
@@ -167,9 +209,7 @@ export async function repairWorkflow(input: RepairWorkflowInput): Promise<Repair
   }
   const afterChild = took(childEnded(record, final, now()));
   if (afterChild !== 'verifying') return end(afterChild);
-  await moveTo('verifying');
-
-  const checks = await verifyRepair(record);
+  const checks = await (await moveToThen('verifying', verifyRepair)).done;
   return end(took(verified(record, checks, now())));
 }
 

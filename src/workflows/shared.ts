@@ -116,6 +116,12 @@ export interface ActionPlan {
   already_applied?: true;
 }
 
+/** Why an approved plan was not applied: the plan made again at the effect, and policy's reasons. */
+export interface PlanRefusal {
+  replanned_digest: string;
+  reasons: string[];
+}
+
 export interface ActionDecision extends ActionActor {
   decision: 'approve' | 'reject' | 'execute';
   reason: string | null;
@@ -187,6 +193,14 @@ export const ACTION_ERRORS = {
   unsignedProposal: 'UnsignedProposal',
   /** The rule in force wants a reason and the decision gave none (422 naming `reason`). */
   reasonRequired: 'ReasonRequired',
+} as const;
+
+/** Failure types an action's effect ends with; none of them is retried. */
+export const EXECUTION_FAILURES = {
+  planDrift: 'PlanDrift',
+  /** The plan made again at the effect is one policy now denies. */
+  policyDenied: 'PolicyDenied',
+  webhookRejected: 'WebhookRejected',
 } as const;
 
 export const actionWorkflowId = (actionId: string): string => `action-${actionId}`;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
 import { MongoClient } from 'mongodb';
 import { createActionActivities } from '../../src/activities/actions.activities';
 import { createRepos } from '../../src/store';
@@ -13,7 +14,7 @@ import { signedDecision, signedInput, signingWorld, stateOf } from '../helpers/s
 const client = new MongoClient(process.env['TEST_MONGODB_URI']!);
 const db = client.db(`t_action_acts_${randomBytes(3).toString('hex')}`);
 const repos = createRepos(db);
-const { signer, trust } = signingWorld();
+const { signer, trust, reported } = signingWorld();
 const activities = createActionActivities({
   repos,
   webhookAllowlist: [],
@@ -86,6 +87,113 @@ describe('external action activities: an execution that already took effect', ()
       10,
     );
     expect(history.items.filter((e) => e.change['action_id'] === actionId)).toHaveLength(1);
+  });
+});
+
+// The effect re-plans before it acts and is the only re-plan before it (the workflow no
+// longer makes one of its own): a plan the world or policy moved is refused saying how, as
+// the workflow records it, and is not reported as a forgery.
+describe('external action activities: an effect whose plan moved', () => {
+  const approvedState = (actionId: string, contract: ActionContract, planDigest: string) =>
+    stateOf(signedInput(signer, { action_id: actionId, contract }), {
+      status: 'executing',
+      decisions: [
+        signedDecision(signer, actionId, 'approve', 'prn_approver', planDigest),
+        signedDecision(signer, actionId, 'execute', 'prn_approver', null),
+      ],
+    });
+  const refusalOf = async (applying: Promise<unknown>) => {
+    const failure = await applying.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    const { type, nonRetryable, details } = failure as ApplicationFailure;
+    return { type, nonRetryable, details };
+  };
+
+  it('refuses drift as PlanDrift with the plan made now', async () => {
+    const now = new Date().toISOString();
+    const objectId = `obj_${randomBytes(8).toString('hex').toUpperCase().slice(0, 26)}`;
+    await repos.worldObjects.insert({
+      _id: objectId,
+      kind: 'service',
+      name: 'Fan',
+      attributes: { status: 'off' },
+      external_state: {},
+      version: 1,
+      created_at: now,
+      updated_at: now,
+    });
+    const contract: ActionContract = {
+      action_kind: 'world.update_object',
+      target: { world_object_ref: objectId },
+      parameters: { patch: { status: 'on' } },
+      bounds: { allowed_fields: ['status'], expires_in_seconds: 3600, required_approvals: 1 },
+      shared_context_id: null,
+      reason: null,
+    };
+    const actionId = `act_01TESTDRIFT${randomBytes(7).toString('hex').toUpperCase()}`;
+    const approved = await activities.planActionContract(contract, { actionId });
+    await repos.worldObjects.patchAtVersion(objectId, 1, { status: 'broken' }, 'act_other', now);
+    const replan = await activities.planActionContract(contract, { actionId });
+    const before = reported.length;
+
+    const refusal = await refusalOf(
+      activities.applyAction({
+        state: approvedState(actionId, contract, approved.plan_digest),
+        plan: approved,
+      }),
+    );
+    expect(refusal).toEqual({
+      type: 'PlanDrift',
+      nonRetryable: true,
+      details: [{ replanned_digest: replan.plan_digest, reasons: replan.policy.reasons }],
+    });
+    expect(replan.plan_digest).not.toBe(approved.plan_digest);
+    expect(reported.length).toBe(before);
+    expect((await repos.worldObjects.findById(objectId))?.attributes).toEqual({
+      status: 'broken',
+    });
+  });
+
+  it('refuses a plan policy now denies as PolicyDenied with its reasons', async () => {
+    const contract: ActionContract = {
+      action_kind: 'webhook.post',
+      target: { url: 'https://hooks.example.test/deploy' },
+      parameters: { body: { version: 1 } },
+      bounds: { allowed_fields: [], expires_in_seconds: 3600, required_approvals: 1 },
+      shared_context_id: null,
+      reason: null,
+    };
+    // Approved while the host was allowed; the worker's allowlist no longer has it.
+    const allowing = createActionActivities({
+      repos,
+      webhookAllowlist: ['https://hooks.example.test/'],
+      webhookSigningSecret: 'x'.repeat(32),
+      webhookTimeoutMs: 1000,
+      trust,
+    });
+    const actionId = `act_01TESTDENIED${randomBytes(7).toString('hex').toUpperCase()}`;
+    const approved = await allowing.planActionContract(contract, { actionId });
+    expect(approved.ok).toBe(true);
+    const replan = await activities.planActionContract(contract, { actionId });
+    expect(replan.ok).toBe(false);
+    const before = reported.length;
+
+    const refusal = await refusalOf(
+      activities.applyAction({
+        state: approvedState(actionId, contract, approved.plan_digest),
+        plan: approved,
+      }),
+    );
+    expect(refusal).toEqual({
+      type: 'PolicyDenied',
+      nonRetryable: true,
+      details: [{ replanned_digest: replan.plan_digest, reasons: replan.policy.reasons }],
+    });
+    expect(replan.policy.reasons.length).toBeGreaterThan(0);
+    expect(reported.length).toBe(before);
   });
 });
 

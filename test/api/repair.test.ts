@@ -2,9 +2,10 @@ import { createHash, createPublicKey, verify } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import { newId } from '../../src/lib/ids';
 import type { RepairLedgerEntry } from '../../src/store/repairs.repo';
-import { repairWorkflowId } from '../../src/workflows/shared';
+import { OpsStatusKey, repairWorkflowId } from '../../src/workflows/shared';
 import { proposeUpdate, seedRecordedObject } from '../helpers/actions';
 import { storedIn } from '../helpers/collections';
+import { eventually } from '../helpers/eventually';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -163,6 +164,14 @@ describe('repair requests', () => {
     expect(done.child_action_id).toBeNull();
     expect(done.ledger_seq).toBeGreaterThanOrEqual(1);
     expect((await objectNow(object._id))?.version).toBe(1);
+    // The Web UI's `OpsStatus = "repair.no_action_needed"` finds it once it has ended.
+    const handle = (await app.deps.temporal.getClient()).workflow.getHandle(done.workflow_id);
+    await handle.result();
+    const ended = await eventually(
+      () => handle.describe(),
+      (d) => d.typedSearchAttributes.get(OpsStatusKey) !== 'repair.diagnosing',
+    );
+    expect(ended.typedSearchAttributes.get(OpsStatusKey)).toBe('repair.no_action_needed');
   });
 
   it('revalidate: restore attributes that left their history, through an approved child action', async () => {
@@ -410,6 +419,11 @@ describe('repair requests', () => {
     expect((await decide(waiting.child_action_id!, 'reject')).status).toBe(200);
     const rejected = await until(id, object._id, ['rejected', 'failed']);
     expect(rejected.status).toBe('rejected');
+    const handle = (await app.deps.temporal.getClient()).workflow.getHandle(rejected.workflow_id);
+    await handle.result();
+    expect((await handle.describe()).typedSearchAttributes.get(OpsStatusKey)).toBe(
+      'repair.rejected',
+    );
     expect(rejected.steps.at(-1)).toMatchObject({ step: 'apply', outcome: 'skipped' });
     expect(await objectNow(object._id)).toMatchObject({
       version: 1,

@@ -314,10 +314,16 @@ async function decisionError(
       return new Invalid([{ loc: ['body', 'reason'], msg: message, type: 'value_error.missing' }]);
     }
     const kind = cause?.type ? FAILURE_KINDS[cause.type] : undefined;
-    if (!kind) return new Error(message);
     // details: the status, then what names the refusal (the rule), when there is one.
     const [status, named] = (cause?.details ?? []) as [string?, Record<string, unknown>?];
-    return new AppError(kind, message, { extra: { ...(status ? { status } : {}), ...named } });
+    if (kind) {
+      return new AppError(kind, message, { extra: { ...(status ? { status } : {}), ...named } });
+    }
+    // Not refused by the workflow: the server failed it ("rejected because it wasn't
+    // processed by worker"), seen for concurrent executes arriving while the winner's
+    // effect runs. The workflow's own state says whether the decision could still apply.
+    const live = await liveStatusRefusal(deps, actionId, decision);
+    if (live) return live;
   }
   let record = await found(deps.repos.externalActions.findById(actionId), `action ${actionId}`);
   // Not final, yet the workflow did not take the update: it may have been ended from
@@ -340,6 +346,20 @@ async function decisionError(
   }
   deps.logger.error({ err: error, action_id: actionId }, 'action decision failed');
   return new Unavailable('the workflow service did not take the decision; retry');
+}
+
+/** What the decision's required status says against the workflow's state now, if it refuses. */
+async function liveStatusRefusal(deps: Deps, actionId: string, decision: Decision) {
+  const client = await temporalClient(deps);
+  const state = await client.workflow
+    .getHandle(actionWorkflowId(actionId))
+    .query(actionStateQuery)
+    .catch(() => undefined);
+  const required = decision === 'execute' ? 'approved' : 'awaiting_approval';
+  if (!state || state.status === required) return undefined;
+  return new InvalidState(`cannot ${decision} an action that is ${state.status}`, {
+    extra: { status: state.status },
+  });
 }
 
 async function temporalClient(deps: Deps) {
