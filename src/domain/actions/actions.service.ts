@@ -348,12 +348,17 @@ async function decisionError(
   return new Unavailable('the workflow service did not take the decision; retry');
 }
 
+/** How long the api asks the workflow for its status after the server failed a decision. */
+const LIVE_STATUS_WAIT_MS = 5_000;
+
 /** What the decision's required status says against the workflow's state now, if it refuses. */
 async function liveStatusRefusal(deps: Deps, actionId: string, decision: Decision) {
   const client = await temporalClient(deps);
-  const state = await client.workflow
-    .getHandle(actionWorkflowId(actionId))
-    .query(actionStateQuery)
+  // Bounded: with no worker polling, a query waits; the ledger's answer is then the one given.
+  const state = await client
+    .withDeadline(Date.now() + LIVE_STATUS_WAIT_MS, () =>
+      client.workflow.getHandle(actionWorkflowId(actionId)).query(actionStateQuery),
+    )
     .catch(() => undefined);
   const required = decision === 'execute' ? 'approved' : 'awaiting_approval';
   if (!state || state.status === required) return undefined;
