@@ -28,28 +28,34 @@ afterAll(async () => {
   await client.close();
 });
 
+/** A world object switched off at version 1, and the contract that switches it on. */
+async function switchedOn(name: string) {
+  const now = new Date().toISOString();
+  const objectId = `obj_${randomBytes(8).toString('hex').toUpperCase().slice(0, 26)}`;
+  await repos.worldObjects.insert({
+    _id: objectId,
+    kind: 'service',
+    name,
+    attributes: { status: 'off' },
+    external_state: {},
+    version: 1,
+    created_at: now,
+    updated_at: now,
+  });
+  const contract: ActionContract = {
+    action_kind: 'world.update_object',
+    target: { world_object_ref: objectId },
+    parameters: { patch: { status: 'on' } },
+    bounds: { allowed_fields: ['status'], expires_in_seconds: 3600, required_approvals: 1 },
+    shared_context_id: null,
+    reason: null,
+  };
+  return { objectId, contract, now };
+}
+
 describe('external action activities: an execution that already took effect', () => {
   it('re-plans as already applied, and applying the approved plan again is a no-op', async () => {
-    const now = new Date().toISOString();
-    const objectId = `obj_${randomBytes(8).toString('hex').toUpperCase().slice(0, 26)}`;
-    await repos.worldObjects.insert({
-      _id: objectId,
-      kind: 'service',
-      name: 'Lamp',
-      attributes: { status: 'off' },
-      external_state: {},
-      version: 1,
-      created_at: now,
-      updated_at: now,
-    });
-    const contract: ActionContract = {
-      action_kind: 'world.update_object',
-      target: { world_object_ref: objectId },
-      parameters: { patch: { status: 'on' } },
-      bounds: { allowed_fields: ['status'], expires_in_seconds: 3600, required_approvals: 1 },
-      shared_context_id: null,
-      reason: null,
-    };
+    const { objectId, contract } = await switchedOn('Lamp');
     const actionId = 'act_01TESTALREADYAPPLIED00001';
     const approved = await activities.planActionContract(contract, { actionId });
     expect(approved.ok).toBe(true);
@@ -113,26 +119,7 @@ describe('external action activities: an effect whose plan moved', () => {
   };
 
   it('refuses drift as PlanDrift with the plan made now', async () => {
-    const now = new Date().toISOString();
-    const objectId = `obj_${randomBytes(8).toString('hex').toUpperCase().slice(0, 26)}`;
-    await repos.worldObjects.insert({
-      _id: objectId,
-      kind: 'service',
-      name: 'Fan',
-      attributes: { status: 'off' },
-      external_state: {},
-      version: 1,
-      created_at: now,
-      updated_at: now,
-    });
-    const contract: ActionContract = {
-      action_kind: 'world.update_object',
-      target: { world_object_ref: objectId },
-      parameters: { patch: { status: 'on' } },
-      bounds: { allowed_fields: ['status'], expires_in_seconds: 3600, required_approvals: 1 },
-      shared_context_id: null,
-      reason: null,
-    };
+    const { objectId, contract, now } = await switchedOn('Fan');
     const actionId = `act_01TESTDRIFT${randomBytes(7).toString('hex').toUpperCase()}`;
     const approved = await activities.planActionContract(contract, { actionId });
     await repos.worldObjects.patchAtVersion(objectId, 1, { status: 'broken' }, 'act_other', now);
