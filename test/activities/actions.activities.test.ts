@@ -3,7 +3,12 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MongoClient } from 'mongodb';
 import { createActionActivities } from '../../src/activities/actions.activities';
 import { createRepos } from '../../src/store';
-import type { ActionContract, ActionState, ActionStatus } from '../../src/workflows/shared';
+import type {
+  ActionContract,
+  ActionPlan,
+  ActionState,
+  ActionStatus,
+} from '../../src/workflows/shared';
 import { signedDecision, signedInput, signingWorld, stateOf } from '../helpers/signed-actions';
 
 // Found by `npm run chaos` (docs/chaos.md): a worker died after its execution had applied a
@@ -108,14 +113,32 @@ describe('external action activities: an effect whose plan moved', () => {
         signedDecision(signer, actionId, 'execute', 'prn_approver', null),
       ],
     });
-  const refusalOf = async (applying: Promise<unknown>) => {
-    const failure = await applying.then(
-      () => undefined,
-      (error: unknown) => error,
-    );
+  /** Applies the approved plan: refused as `type`, naming the plan made now, not reported. */
+  const expectRefused = async (
+    type: string,
+    actionId: string,
+    contract: ActionContract,
+    approved: ActionPlan,
+    replan: ActionPlan,
+  ) => {
+    const before = reported.length;
+    const failure = await activities
+      .applyAction({
+        state: approvedState(actionId, contract, approved.plan_digest),
+        plan: approved,
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
     expect(failure).toBeInstanceOf(ApplicationFailure);
-    const { type, nonRetryable, details } = failure as ApplicationFailure;
-    return { type, nonRetryable, details };
+    const { nonRetryable, details } = failure as ApplicationFailure;
+    expect({ type: (failure as ApplicationFailure).type, nonRetryable, details }).toEqual({
+      type,
+      nonRetryable: true,
+      details: [{ replanned_digest: replan.plan_digest, reasons: replan.policy.reasons }],
+    });
+    expect(reported.length).toBe(before);
   };
 
   it('refuses drift as PlanDrift with the plan made now', async () => {
@@ -124,21 +147,9 @@ describe('external action activities: an effect whose plan moved', () => {
     const approved = await activities.planActionContract(contract, { actionId });
     await repos.worldObjects.patchAtVersion(objectId, 1, { status: 'broken' }, 'act_other', now);
     const replan = await activities.planActionContract(contract, { actionId });
-    const before = reported.length;
-
-    const refusal = await refusalOf(
-      activities.applyAction({
-        state: approvedState(actionId, contract, approved.plan_digest),
-        plan: approved,
-      }),
-    );
-    expect(refusal).toEqual({
-      type: 'PlanDrift',
-      nonRetryable: true,
-      details: [{ replanned_digest: replan.plan_digest, reasons: replan.policy.reasons }],
-    });
     expect(replan.plan_digest).not.toBe(approved.plan_digest);
-    expect(reported.length).toBe(before);
+
+    await expectRefused('PlanDrift', actionId, contract, approved, replan);
     expect((await repos.worldObjects.findById(objectId))?.attributes).toEqual({
       status: 'broken',
     });
@@ -166,21 +177,9 @@ describe('external action activities: an effect whose plan moved', () => {
     expect(approved.ok).toBe(true);
     const replan = await activities.planActionContract(contract, { actionId });
     expect(replan.ok).toBe(false);
-    const before = reported.length;
-
-    const refusal = await refusalOf(
-      activities.applyAction({
-        state: approvedState(actionId, contract, approved.plan_digest),
-        plan: approved,
-      }),
-    );
-    expect(refusal).toEqual({
-      type: 'PolicyDenied',
-      nonRetryable: true,
-      details: [{ replanned_digest: replan.plan_digest, reasons: replan.policy.reasons }],
-    });
     expect(replan.policy.reasons.length).toBeGreaterThan(0);
-    expect(reported.length).toBe(before);
+
+    await expectRefused('PolicyDenied', actionId, contract, approved, replan);
   });
 });
 
