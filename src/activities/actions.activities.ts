@@ -11,6 +11,7 @@ import {
 import type { Notify } from '../domain/notifications/notifiable-event';
 import {
   ACTION_ERRORS,
+  EXECUTION_FAILURES,
   actionWorkflowId,
   proposalClaimOf,
   type ActionContract,
@@ -22,9 +23,7 @@ import {
 } from '../workflows/shared';
 import { restoreObject } from './restore-object';
 import type { SecurityEvent, WorkerTrust } from './trust';
-import { EXECUTION_FAILURES, postWebhook } from './webhook-post';
-
-export { EXECUTION_FAILURES };
+import { postWebhook } from './webhook-post';
 
 export interface ActionActivityDeps {
   repos: Pick<

@@ -3,8 +3,6 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import stringify from 'safe-stable-stringify';
 import { EXECUTION_FAILURES, type ActionState } from '../workflows/shared';
 
-export { EXECUTION_FAILURES };
-
 /**
  * The effect of a `webhook.post` action: one signed POST, with the action id as its
  * idempotency key. A 4xx other than 408/429 is final; anything else is retried.
