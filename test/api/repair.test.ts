@@ -5,7 +5,6 @@ import type { RepairLedgerEntry } from '../../src/store/repairs.repo';
 import { OpsStatusKey, repairWorkflowId } from '../../src/workflows/shared';
 import { proposeUpdate, seedRecordedObject } from '../helpers/actions';
 import { storedIn } from '../helpers/collections';
-import { eventually } from '../helpers/eventually';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -125,6 +124,13 @@ const historyKinds = async (objectId: string) =>
     .sort((a, b) => a.at.localeCompare(b.at) || a._id.localeCompare(b._id))
     .map((event) => event.kind);
 
+/** The repair workflow's `OpsStatus` once it has ended. */
+async function opsStatusAtEnd(workflowId: string) {
+  const handle = (await app.deps.temporal.getClient()).workflow.getHandle(workflowId);
+  await handle.result();
+  return (await handle.describe()).typedSearchAttributes.get(OpsStatusKey);
+}
+
 describe('repair requests', () => {
   it('answer 404 for an unknown object and 422 for options the strategy does not take', async () => {
     const unknown = await request({ object_id: newId('obj') });
@@ -165,13 +171,7 @@ describe('repair requests', () => {
     expect(done.ledger_seq).toBeGreaterThanOrEqual(1);
     expect((await objectNow(object._id))?.version).toBe(1);
     // The Web UI's `OpsStatus = "repair.no_action_needed"` finds it once it has ended.
-    const handle = (await app.deps.temporal.getClient()).workflow.getHandle(done.workflow_id);
-    await handle.result();
-    const ended = await eventually(
-      () => handle.describe(),
-      (d) => d.typedSearchAttributes.get(OpsStatusKey) !== 'repair.diagnosing',
-    );
-    expect(ended.typedSearchAttributes.get(OpsStatusKey)).toBe('repair.no_action_needed');
+    expect(await opsStatusAtEnd(done.workflow_id)).toBe('repair.no_action_needed');
   });
 
   it('revalidate: restore attributes that left their history, through an approved child action', async () => {
@@ -419,11 +419,7 @@ describe('repair requests', () => {
     expect((await decide(waiting.child_action_id!, 'reject')).status).toBe(200);
     const rejected = await until(id, object._id, ['rejected', 'failed']);
     expect(rejected.status).toBe('rejected');
-    const handle = (await app.deps.temporal.getClient()).workflow.getHandle(rejected.workflow_id);
-    await handle.result();
-    expect((await handle.describe()).typedSearchAttributes.get(OpsStatusKey)).toBe(
-      'repair.rejected',
-    );
+    expect(await opsStatusAtEnd(rejected.workflow_id)).toBe('repair.rejected');
     expect(rejected.steps.at(-1)).toMatchObject({ step: 'apply', outcome: 'skipped' });
     expect(await objectNow(object._id)).toMatchObject({
       version: 1,
