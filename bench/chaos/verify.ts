@@ -1,5 +1,6 @@
 import { createSubstrate } from '../../src/domain/substrates/engine';
 import type { Answer, ChaosClient } from './client';
+import { checksNotPassed, proofMaxRecords, type ProofCheckResult } from './proof-verdict';
 import { DEPLOYMENT_SPEC, driveToEnd, type Accepted } from './load';
 
 /** Figures of one kind of operation after the run. */
@@ -171,28 +172,30 @@ export async function verify(
     }
   }
 
-  // The ledgers' proofs (issue 14).
-  const proofs = await runProofs(client, keys.proposer);
+  // The ledgers' proofs (issue 14), each reading everything the run stored.
+  const maxRecords = proofMaxRecords({
+    events: stored.length,
+    actions: accepted.actions.size,
+    deployments: accepted.deployments.size,
+  });
+  const proofs = await runProofs(client, keys.proposer, maxRecords);
   for (const check of proofs.failed) problems.push(`proof ${check} did not pass`);
   return { actions, webhooks, events, deployments, proofs, problems };
 }
 
 interface ProofRun {
   status: string;
-  results: { check: string; status: string }[];
+  results: ProofCheckResult[];
 }
 
 async function runProofs(
   client: ChaosClient,
   key: string,
+  maxRecords: number,
 ): Promise<{ status: string; failed: string[] }> {
-  const started = await client.call<ProofRun>(
-    'verify.proofs',
-    key,
-    'POST',
-    '/v1/proofs/checks',
-    {},
-  );
+  const started = await client.call<ProofRun>('verify.proofs', key, 'POST', '/v1/proofs/checks', {
+    max_records: maxRecords,
+  });
   let run = started.payload;
   const deadline = client.now() + 120_000;
   while (run && run.status === 'running' && client.now() < deadline) {
@@ -210,6 +213,6 @@ async function runProofs(
   if (!run) return { status: `unanswered (${started.status})`, failed: ['all'] };
   return {
     status: run.status,
-    failed: run.results.filter((r) => r.status !== 'passed').map((r) => r.check),
+    failed: checksNotPassed(run.results),
   };
 }
