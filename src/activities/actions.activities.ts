@@ -5,13 +5,18 @@ import { schedulingWorkflow } from './scheduling-workflow';
 import { planAction, planDigestOf } from '../domain/actions/planner';
 import type { Repos } from '../store';
 import {
+  LedgerDisagreement,
   createTransitionRecorder,
   type RecordTransitionInput,
 } from '../domain/actions/record-transitions';
+import { isFinalStatus, reopenProblem } from '../domain/actions/ledger-agreement';
+import { refuseRun } from '../domain/actions/refuse-run';
+import { resetOriginOf } from '../temporal/reset-divergence';
 import type { Notify } from '../domain/notifications/notifiable-event';
 import {
   ACTION_ERRORS,
   EXECUTION_FAILURES,
+  FINAL_ACTION_STATUSES,
   actionWorkflowId,
   proposalClaimOf,
   type ActionContract,
@@ -55,6 +60,15 @@ export type OpenedProposal =
 
 export type { RecordTransitionInput } from '../domain/actions/record-transitions';
 
+/** The workflow run this activity records for (Temporal's word), or null when called directly. */
+function recordingRunId(): string | null {
+  try {
+    return schedulingWorkflow().runId;
+  } catch {
+    return null;
+  }
+}
+
 /** Activities of the external-action workflow; each is idempotent under retries. */
 export function createActionActivities(deps: ActionActivityDeps) {
   const { repos } = deps;
@@ -72,7 +86,72 @@ export function createActionActivities(deps: ActionActivityDeps) {
         deps.trust.authority.stateProblem(state) ?? (await approverAssertionsProblem(state));
       if (problem) await refuse('security.unsigned_record', state, problem, { event });
     }
-    return recordTransitions(inputs);
+    try {
+      return await recordTransitions(inputs, { run_id: recordingRunId() });
+    } catch (error) {
+      if (!(error instanceof LedgerDisagreement)) throw error;
+      return refuseThisRun(inputs[0].state.action_id, error.message, error.agreement.at_seq);
+    }
+  }
+
+  /**
+   * Ends a run the action's ledger contradicts (docs/actions.md, "Resets"): the ledger says
+   * so (`run_refused`, who reset the workflow and why the run is refused; `aborted` after it
+   * when the action was not final), and the activity fails for good with the status the
+   * ledger ends the action in, which the workflow ends with.
+   */
+  async function refuseThisRun(
+    actionId: string,
+    problem: string,
+    atSeq: number | null,
+  ): Promise<never> {
+    const { workflowId, runId } = schedulingWorkflow();
+    // Who reset the workflow is told by its history; the refusal stands without it.
+    const reset = await Promise.resolve()
+      .then(() => resetOriginOf(Context.current().client, workflowId, runId))
+      .catch(() => null);
+    await refuseRun(deps, {
+      action_id: actionId,
+      workflow_id: workflowId,
+      run_id: runId,
+      problem,
+      at_seq: atSeq,
+      reset,
+    });
+    const newest = await repos.externalActions.newestEntry(actionId);
+    const status = newest && isFinalStatus(newest.status) ? newest.status : 'aborted';
+    throw ApplicationFailure.create({
+      type: ACTION_ERRORS.runRefused,
+      message: `run ${runId} refused: ${problem}`,
+      nonRetryable: true,
+      details: [status],
+    });
+  }
+
+  /**
+   * The effect acts only on what the ledger says now, not on the state the workflow hands
+   * it: the ledger's newest entry is this run's `executing` (nothing ended the action since,
+   * no other run recorded after it), and the approvals it credits are the state's.
+   */
+  async function effectLedgerProblem(state: ActionState): Promise<string | null> {
+    const ledger = await repos.externalActions.entriesOf(state.action_id);
+    const newest = ledger[ledger.length - 1];
+    if (!newest) return 'the action has no ledger';
+    const final = ledger.find((entry) => FINAL_ACTION_STATUSES.includes(entry.status));
+    if (final) return `the action is already ${final.status} (ledger seq ${final.seq})`;
+    if (newest.seq !== state.seq || newest.digest !== state.ledger_head) {
+      return `the ledger's newest entry is ${newest.event} at seq ${newest.seq}, not this run's head at seq ${state.seq}`;
+    }
+    if (newest.status !== 'executing') return `the ledger says ${newest.status}, not executing`;
+    // Counted, not matched by decision: a workflow task Temporal did not keep may have
+    // recorded another of two concurrent approvals than the one the run kept.
+    const credited = ledger.filter(
+      (entry) => (entry.detail['decision'] as ActionDecision | undefined)?.decision === 'approve',
+    ).length;
+    if (credited !== state.approvals.length) {
+      return `the ledger credits ${credited} approvals, the run ${state.approvals.length}`;
+    }
+    return null;
   }
 
   /**
@@ -130,11 +209,18 @@ export function createActionActivities(deps: ActionActivityDeps) {
    * is a replay: the action it names was opened by another run chain. A reset keeps its
    * chain's first run id, so a reset run may open it again.
    */
-  async function replayProblem(actionId: string, firstRunId: string): Promise<string | null> {
+  async function replayProblem(
+    actionId: string,
+    firstRunId: string,
+  ): Promise<{ problem: string | null; opened: boolean }> {
     const opened = await repos.externalActions.findById(actionId);
-    return opened && (opened.first_run_id ?? opened.run_id) !== firstRunId
-      ? `action ${actionId} was opened by workflow run ${opened.run_id} already (a replayed proposal)`
-      : null;
+    return {
+      problem:
+        opened && (opened.first_run_id ?? opened.run_id) !== firstRunId
+          ? `action ${actionId} was opened by workflow run ${opened.run_id} already (a replayed proposal)`
+          : null,
+      opened: opened !== null,
+    };
   }
 
   /** The dry-run plan of a contract against the world as it is now. */
@@ -173,22 +259,29 @@ export function createActionActivities(deps: ActionActivityDeps) {
         ) ??
         (workflowId === actionWorkflowId(input.action_id)
           ? null
-          : `workflow ${workflowId} is not the workflow of action ${input.action_id}`) ??
-        (await replayProblem(input.action_id, run.first_run_id));
-      if (problem) {
+          : `workflow ${workflowId} is not the workflow of action ${input.action_id}`);
+      const replay = problem ? null : await replayProblem(input.action_id, run.first_run_id);
+      // The same chain opening an action its ledger holds: a reset to the first workflow task.
+      const reopened =
+        replay?.opened && !replay.problem
+          ? reopenProblem(await repos.externalActions.entriesOf(input.action_id))
+          : null;
+      if (reopened) return refuseThisRun(input.action_id, reopened, null);
+      const refusal = problem ?? replay?.problem;
+      if (refusal) {
         await deps.trust.reportSecurityEvent({
           kind: 'security.unsigned_proposal',
-          message: `refused to run workflow ${workflowId}: ${problem}`,
+          message: `refused to run workflow ${workflowId}: ${refusal}`,
           dedup_key: `${workflowId}/${runId}`,
           detail: {
             action_id: input.action_id,
             workflow_id: workflowId,
             run_id: runId,
             claimed_proposer: input.proposed_by,
-            problem,
+            problem: refusal,
           },
         });
-        return { trusted: false, problem };
+        return { trusted: false, problem: refusal };
       }
       return {
         trusted: true,
@@ -237,6 +330,8 @@ export function createActionActivities(deps: ActionActivityDeps) {
           details: [refusal],
         });
       }
+      const ledgerProblem = await effectLedgerProblem(input.state);
+      if (ledgerProblem) await refuseThisRun(state.action_id, ledgerProblem, input.state.seq);
       const problem =
         deps.trust.authority.executionProblem(input.state, plan.plan_digest) ??
         (planDigestOf(contract, plan) === plan.plan_digest

@@ -22,6 +22,7 @@ import { ServiceEventRecorder } from '../observability/service-events';
 import { ServiceMonitor } from '../observability/service-monitor';
 import { WorkflowFailureWatcher } from '../observability/workflow-failures';
 import { createClosedRunFollower } from '../observability/closed-runs';
+import { refuseResetOfFinalAction } from '../domain/actions/refuse-final-reset';
 import { createNotifier } from '../activities/notifications.activities';
 import { reflectClosure } from '../domain/reflect-closure';
 import { createDeliveryStarter } from '../temporal/delivery-starter';
@@ -108,6 +109,12 @@ export async function buildDeps(
     temporal,
     reflect: (closure) => reflectClosure({ repos, notify }, closure),
     followRun: (actionId, runId) => repos.externalActions.followRun(actionId, runId),
+    refuseRunOfFinalAction: (actionId, runId) =>
+      refuseResetOfFinalAction(
+        { repos, notify, client: () => temporal.getClient() },
+        actionId,
+        runId,
+      ),
     logger: log,
   });
   const monitor = new ServiceMonitor({

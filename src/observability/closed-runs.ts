@@ -19,12 +19,21 @@ const REFLECTED_TYPES = new Set([
 export const DIVERGED_RESET_REASON =
   'governed-runtime: this reset dropped decisions the ledger already recorded (updates excluded from reapplying), so this run would go on from a state the ledger contradicts; terminated so its resource ends as aborted';
 
+/** Why the api terminates a reset run of an action its ledger ended (docs/actions.md, "Resets"). */
+export const FINAL_RESET_REASON =
+  'governed-runtime: this reset started a run of an action whose ledger has ended it; a final status is final, so the run is refused (see the ledger entry run_refused)';
+
 export interface ClosedRunFollowerOptions {
   temporal: TemporalGateway;
   /** Moves the run's resource to its terminal status (`reflectClosure`). */
   reflect: (closure: WorkflowClosure) => Promise<ClosureOutcome>;
   /** Points an action's projection at the current run of its workflow (after a reset). */
   followRun: (actionId: string, runId: string) => Promise<void>;
+  /**
+   * Records the refusal of a reset's run of an action whose ledger has ended it, with who
+   * reset it; answers false when the ledger has not ended the action (the run may go on).
+   */
+  refuseRunOfFinalAction: (actionId: string, runId: string) => Promise<boolean>;
   logger: Logger;
 }
 
@@ -59,6 +68,16 @@ export function createClosedRunFollower(options: ClosedRunFollowerOptions) {
     }
     return outcome;
   }
+  async function terminateRun(workflowId: string, runId: string, reason: string): Promise<void> {
+    const client = await temporal.getClient();
+    await client.workflow
+      .getHandle(workflowId, runId)
+      .terminate(reason)
+      .catch((error: unknown) => {
+        // Another api process (or the run itself) ended it first: it is closed either way.
+        if ((error as { name?: string }).name !== 'WorkflowNotFoundError') throw error;
+      });
+  }
   return {
     async follow(run: ClosedRun): Promise<void> {
       if (!REFLECTED_TYPES.has(run.type)) return;
@@ -71,7 +90,16 @@ export function createClosedRunFollower(options: ClosedRunFollowerOptions) {
       }
       if (current.runId === run.runId) return;
       if (run.workflowId.startsWith('action-')) {
-        await options.followRun(run.workflowId.slice('action-'.length), current.runId);
+        const actionId = run.workflowId.slice('action-'.length);
+        if (await options.refuseRunOfFinalAction(actionId, current.runId)) {
+          logger.warn(
+            { workflow_id: run.workflowId, run_id: current.runId },
+            'terminating a reset run of an action its ledger ended',
+          );
+          await terminateRun(run.workflowId, current.runId, FINAL_RESET_REASON);
+          return;
+        }
+        await options.followRun(actionId, current.runId);
       }
       const dropped = await updatesDroppedByReset(client, run.workflowId, current.runId);
       if (dropped.length > 0) {
@@ -79,13 +107,7 @@ export function createClosedRunFollower(options: ClosedRunFollowerOptions) {
           { workflow_id: run.workflowId, run_id: current.runId, dropped_updates: dropped },
           'terminating a reset run that dropped recorded decisions',
         );
-        await client.workflow
-          .getHandle(run.workflowId, current.runId)
-          .terminate(DIVERGED_RESET_REASON)
-          .catch((error: unknown) => {
-            // Another api process terminated it first: it is closed either way.
-            if ((error as { name?: string }).name !== 'WorkflowNotFoundError') throw error;
-          });
+        await terminateRun(run.workflowId, current.runId, DIVERGED_RESET_REASON);
         await reflectRun(run.workflowId, current.runId);
       }
     },

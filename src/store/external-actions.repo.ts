@@ -28,6 +28,8 @@ export interface ActionLedgerEntry {
   shared_context_id: string | null;
   actor: { principal_id: string; key_id: string } | null;
   detail: Record<string, unknown>;
+  /** The workflow run that recorded it (Temporal's word to the activity); null: the api. */
+  run_id?: string | null;
   prev_digest: string | null;
   digest: string;
 }
@@ -244,9 +246,18 @@ export function createExternalActionsRepo(db: Db) {
     async followRun(actionId: string, runId: string): Promise<void> {
       await actions.updateOne({ _id: actionId }, { $set: { run_id: runId } });
     },
+    /** The newest entry of one action (its highest `seq`), or null before its first. */
+    newestEntry: (actionId: string) =>
+      ledger.findOne({ action_id: actionId }, { sort: { seq: -1 } }),
     /** Every entry of one action, in order. */
     entriesOf: (actionId: string) =>
       ledger.find({ action_id: actionId }).sort({ seq: 1 }).toArray(),
+    /** The entries of one action from `seq` on, in order. */
+    entriesFrom: (actionId: string, seq: number) =>
+      ledger
+        .find({ action_id: actionId, seq: { $gte: seq } })
+        .sort({ seq: 1 })
+        .toArray(),
   };
 }
 

@@ -48,3 +48,21 @@ export async function updatesDroppedByReset(
   const afterResetPoint = baseEvents.slice(resetAt);
   return [...updateIdsIn(afterResetPoint)].filter((id) => !kept.has(id));
 }
+
+/** Who reset a workflow into this run, as the run's history tells; null when no reset did. */
+export async function resetOriginOf(
+  client: Client,
+  workflowId: string,
+  runId: string,
+): Promise<{ base_run_id: string | null; identity: string | null; reason: string | null } | null> {
+  const events = await eventsOf(client, workflowId, runId);
+  const reset = events.find(
+    (event) => event.workflowTaskFailedEventAttributes?.cause === RESET_CAUSE,
+  )?.workflowTaskFailedEventAttributes;
+  if (!reset) return null;
+  return {
+    base_run_id: reset.baseRunId ?? null,
+    identity: reset.identity ?? null,
+    reason: reset.failure?.message ?? null,
+  };
+}

@@ -115,3 +115,7 @@ export const actionStepSummary = {
 /** The current details of a start the worker refused: its proposal is not signed as it must be. */
 export const refusedProposalDetails = (problem: string): string =>
   `**Refused:** ${problem}. Nothing was recorded and nothing done.`;
+
+/** What the Web UI shows of a run the action's ledger refused (a reset's run it contradicts). */
+export const refusedRunDetails = (problem: string, status: string): string =>
+  `**Run refused by the ledger:** ${problem}. The action is **${status}**; this run recorded and did nothing more (see the action's ledger, \`run_refused\`).`;

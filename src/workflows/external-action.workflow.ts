@@ -24,6 +24,7 @@ import {
   actionStepSummary,
   recordSummary,
   refusedProposalDetails,
+  refusedRunDetails,
   type ActionNames,
 } from './action-details';
 import {
@@ -115,6 +116,42 @@ const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
  * the approval window is a durable timer.
  */
 export async function externalActionWorkflow(input: ActionWorkflowInput): Promise<ActionState> {
+  let refuse: (failure: ApplicationFailure) => void = () => undefined;
+  const refusedRun = new Promise<never>((_, reject) => {
+    refuse = reject;
+  });
+  try {
+    return await Promise.race([actionRun(input, refuse), refusedRun]);
+  } catch (error) {
+    const refusal = runRefusalOf(error);
+    if (!refusal) throw error;
+    // The ledger refused this run (a reset's run it contradicts): the run ends, showing the
+    // status the ledger ends the action in (docs/actions.md, "Resets").
+    const status = (refusal.details?.[0] as ActionStatus | undefined) ?? 'aborted';
+    upsertSearchAttributes([{ key: ActionStatusKey, value: status }]);
+    setCurrentDetails(refusedRunDetails(refusal.message, status));
+    throw ApplicationFailure.create({
+      type: ACTION_ERRORS.runRefused,
+      message: refusal.message,
+      nonRetryable: true,
+      details: [status],
+    });
+  }
+}
+
+/** The ledger's refusal of this run, if that is what the error is (a local activity's own, or wrapped). */
+function runRefusalOf(error: unknown): ApplicationFailure | undefined {
+  const failure =
+    error instanceof ApplicationFailure ? error : (error as { cause?: unknown } | null)?.cause;
+  return failure instanceof ApplicationFailure && failure.type === ACTION_ERRORS.runRefused
+    ? failure
+    : undefined;
+}
+
+async function actionRun(
+  input: ActionWorkflowInput,
+  refuse: (failure: ApplicationFailure) => void,
+): Promise<ActionState> {
   const info = workflowInfo();
   const expiresAtMs = expiresAtMsOf(input);
   let machine = openAction(input, {
@@ -145,7 +182,14 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
       batch[0].state.ledger_head = machine.state.ledger_head;
       const inputs = batch.map(({ summary: _summary, ...input }) => input);
       const options = { ...STORE_STEP, summary: batch.map((b) => b.summary).join('; ') };
-      const head = await recordActionTransitions.executeWithOptions(options, [inputs]);
+      const head = await recordActionTransitions
+        .executeWithOptions(options, [inputs])
+        .catch((error: unknown) => {
+          // Refused by the ledger: nothing more is recorded, and the run ends.
+          const refusal = runRefusalOf(error);
+          if (refusal) refuse(refusal);
+          throw error;
+        });
       machine = recorded(machine, head);
     });
     return recording;
@@ -217,10 +261,16 @@ export async function externalActionWorkflow(input: ActionWorkflowInput): Promis
   // The start set ActionStatus=proposed. Nothing is recorded before the worker has checked
   // the api's signature on the proposal: a forged start leaves no action the api would show.
   showDetails();
-  const opened = await openActionProposal.executeWithOptions(
-    { ...STORE_STEP, summary: actionStepSummary.checkProposal(machine.state, target) },
-    [input, { first_run_id: info.firstExecutionRunId }],
-  );
+  const opened = await openActionProposal
+    .executeWithOptions(
+      { ...STORE_STEP, summary: actionStepSummary.checkProposal(machine.state, target) },
+      [input, { first_run_id: info.firstExecutionRunId }],
+    )
+    .catch((error: unknown) => {
+      const refusal = runRefusalOf(error);
+      if (refusal) refuse(refusal);
+      throw error;
+    });
   if (!opened.trusted) {
     upsertSearchAttributes([{ key: ActionStatusKey, value: 'refused' }]);
     setCurrentDetails(refusedProposalDetails(opened.problem));

@@ -193,6 +193,12 @@ export const ACTION_ERRORS = {
   unsignedProposal: 'UnsignedProposal',
   /** The rule in force wants a reason and the decision gave none (422 naming `reason`). */
   reasonRequired: 'ReasonRequired',
+  /**
+   * The run disagrees with the action's ledger (a reset's run that lacks what the ledger
+   * holds, or goes on after the action ended): it records nothing more and ends
+   * (docs/actions.md, "Resets"). Its details: the status the ledger ends the action in.
+   */
+  runRefused: 'RunRefused',
 } as const;
 
 /** Failure types an action's effect ends with; none of them is retried. */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { MongoClient } from 'mongodb';
 import { createActionActivities } from '../../src/activities/actions.activities';
+import { createTransitionRecorder } from '../../src/domain/actions/record-transitions';
 import { createRepos } from '../../src/store';
 import type {
   ActionContract,
@@ -32,6 +33,18 @@ afterAll(async () => {
   await db.dropDatabase();
   await client.close();
 });
+
+/**
+ * The state as its ledger has it executing (the effect acts only on what the ledger says):
+ * its `executing` entry written, and the state's head at it.
+ */
+async function executingInLedger(state: ActionState): Promise<ActionState> {
+  const at = { ...state, seq: 1, ledger_head: null };
+  const head = await createTransitionRecorder({ repos })([
+    { state: at, event: 'executing', actor: null, detail: {} },
+  ]);
+  return { ...at, ledger_head: head };
+}
 
 /** A world object switched off at version 1, and the contract that switches it on. */
 async function switchedOn(name: string) {
@@ -67,13 +80,15 @@ describe('external action activities: an execution that already took effect', ()
     expect(approved.already_applied).toBeUndefined();
 
     const input = signedInput(signer, { action_id: actionId, contract });
-    const state: ActionState = stateOf(input, {
-      status: 'executing',
-      decisions: [
-        signedDecision(signer, actionId, 'approve', 'prn_approver', approved.plan_digest),
-        signedDecision(signer, actionId, 'execute', 'prn_approver', null),
-      ],
-    });
+    const state: ActionState = await executingInLedger(
+      stateOf(input, {
+        status: 'executing',
+        decisions: [
+          signedDecision(signer, actionId, 'approve', 'prn_approver', approved.plan_digest),
+          signedDecision(signer, actionId, 'execute', 'prn_approver', null),
+        ],
+      }),
+    );
     await activities.applyAction({ state, plan: approved });
     expect((await repos.worldObjects.findById(objectId))?.version).toBe(2);
 

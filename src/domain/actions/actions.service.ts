@@ -48,6 +48,7 @@ import { ruleFor } from '../approvals/rules.service';
 import { linksOf } from '../workflow-links';
 import { toActionView } from './action-views';
 import { toContract } from './contract';
+import { finalEntryOf, finalStatusRefusal } from './final-status';
 import { planAction } from './planner';
 
 type Deps = Pick<
@@ -207,6 +208,10 @@ export async function decideAction(
   // by the refused update (`decisionError`). An approval or rejection always binds a plan:
   // the one the caller named, else the one the approver signed (their challenge's), else the
   // action's dry run (the effect executes only a plan every approval's signature names).
+  // A final status is final: the ledger's word, not the projection's nor a workflow's (a
+  // reset can start a run of an ended action). Read beside the rest, checked before signing.
+  const ledgerEnd = finalEntryOf(deps, actionId);
+  ledgerEnd.catch(() => undefined); // awaited below, unless an earlier step throws first
   const assertionInput = decision === 'execute' ? undefined : body?.approver_assertion;
   // The approver's own signature, checked and its challenge used up before the workflow
   // sees the decision (the worker checks it again before any effect); it names the plan.
@@ -231,6 +236,11 @@ export async function decideAction(
     deps.logger.warn({ err: error, action_id: actionId }, 'approver key use not recorded');
   });
   const client = await temporalClient(deps);
+  const ended = await ledgerEnd;
+  if (ended) {
+    await keyUse;
+    throw await finalStatusRefusal(deps, actionId, decision, ended);
+  }
   const handle = client.workflow.getHandle(actionWorkflowId(actionId));
   const claim = {
     action_id: actionId,

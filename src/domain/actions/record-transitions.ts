@@ -5,6 +5,19 @@ import type { Notify } from '../notifications/notifiable-event';
 import { NOTIFICATION_EVENTS, type NotificationEvent } from '../notifications/schemas';
 import { diffSummary, listEntryOf } from './action-views';
 import { canonicalDigest } from '../../lib/canonical-digest';
+import { ledgerAgreement, type LedgerAgreement } from './ledger-agreement';
+
+/**
+ * A batch the ledger contradicts (docs/actions.md, "Resets"): an entry already at one of its
+ * `seq`s records another transition, or the ledger ended the action beyond it. Nothing of the
+ * batch was projected; the caller refuses the run (`refuseRun`).
+ */
+export class LedgerDisagreement extends Error {
+  constructor(readonly agreement: Extract<LedgerAgreement, { agrees: false }>) {
+    super(agreement.problem);
+    this.name = 'LedgerDisagreement';
+  }
+}
 
 /** One transition of an action: its state after it, and what the ledger says of it. */
 export interface RecordTransitionInput {
@@ -14,6 +27,11 @@ export interface RecordTransitionInput {
   event: string;
   actor: ActionActor | null;
   detail?: Record<string, unknown>;
+}
+
+/** Who records: the workflow run whose activity writes (Temporal's word), or the api (null). */
+export interface Recorder {
+  run_id: string | null;
 }
 
 export interface TransitionRecorderDeps {
@@ -26,9 +44,11 @@ export interface TransitionRecorderDeps {
 export function ledgerBodyOf(
   input: RecordTransitionInput,
   prevDigest: string | null,
+  recorder: Recorder = { run_id: null },
 ): Omit<ActionLedgerEntry, 'digest'> {
   const { state } = input;
   return {
+    ...(recorder.run_id ? { run_id: recorder.run_id } : {}),
     _id: `${state.action_id}:${state.seq}`,
     action_id: state.action_id,
     seq: state.seq,
@@ -72,14 +92,17 @@ export function createTransitionRecorder(deps: TransitionRecorderDeps) {
    * chained to its state's `ledger_head`), then writes the projection of the last one and
    * tells subscribers of each; returns the new ledger head (the stored one, on a retry).
    */
-  return async function recordActionTransitions(inputs: RecordTransitionInput[]): Promise<string> {
+  return async function recordActionTransitions(
+    inputs: RecordTransitionInput[],
+    recorder: Recorder = { run_id: null },
+  ): Promise<string> {
     const last = inputs[inputs.length - 1];
     if (!last) throw new Error('no transition to record');
     const entries: ActionLedgerEntry[] = [];
     let prevDigest = inputs[0].state.ledger_head;
     let fresh = true;
     for (const input of inputs) {
-      const body = ledgerBodyOf(input, prevDigest);
+      const body = ledgerBodyOf(input, prevDigest, recorder);
       const written = await repos.externalActions.insertLedgerOnce({
         ...body,
         digest: canonicalDigest(body),
@@ -88,6 +111,10 @@ export function createTransitionRecorder(deps: TransitionRecorderDeps) {
       entries.push(written.stored);
       prevDigest = written.stored.digest;
     }
+    // Every writer records each `seq` in order, so a batch whose entries were all new
+    // continues the ledger. One that found an entry there already is a retry, a reset's run
+    // redoing what the ledger holds, or a run the ledger contradicts: judged on the ledger.
+    if (!fresh) await judgeAgainstLedger(repos, inputs, recorder);
     const { action_id, ...rest } = last.state;
     await repos.externalActions.projectTransitions(
       entries,
@@ -112,6 +139,31 @@ export function createTransitionRecorder(deps: TransitionRecorderDeps) {
 }
 
 export type RecordActionTransitions = ReturnType<typeof createTransitionRecorder>;
+
+/** Throws `LedgerDisagreement` when the ledger contradicts the batch. */
+async function judgeAgainstLedger(
+  repos: TransitionRecorderDeps['repos'],
+  inputs: RecordTransitionInput[],
+  recorder: Recorder,
+): Promise<void> {
+  const first = inputs[0].state;
+  const ledger = await repos.externalActions.entriesFrom(first.action_id, first.seq - 1);
+  const agreement = ledgerAgreement(
+    {
+      head: first.ledger_head,
+      run_id: recorder.run_id,
+      entries: inputs.map(({ state, event, actor, detail }) => ({
+        seq: state.seq,
+        event,
+        status: state.status,
+        actor,
+        detail,
+      })),
+    },
+    ledger,
+  );
+  if (!agreement.agrees) throw new LedgerDisagreement(agreement);
+}
 
 /** Statuses that change the inbox: entering it, or leaving it from `awaiting_approval`. */
 const INBOX_STATUSES = new Set<ActionState['status']>([

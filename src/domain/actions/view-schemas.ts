@@ -197,8 +197,14 @@ export const ledgerEntryView = schema.view(
     seq: schema.integer("Position in the action's chain, from 1.", 1, 1000),
     at: schema.dateTime('When.'),
     event: schema.text(
-      'What happened: a status reached, `approval_recorded`, or `decision_refused` (a decision without a valid api signature).',
+      'What happened: a status reached, `approval_recorded`, `decision_refused` (a decision without a valid api signature), or `run_refused` (a run of its workflow the ledger contradicts, e.g. after a reset).',
       64,
+    ),
+    run_id: schema.nullable(
+      schema.text(
+        'The workflow run that recorded it (null: recorded by the api, or before runs were recorded).',
+        64,
+      ),
     ),
     status: schema.choice(ACTION_STATUSES, 'Status after the event.'),
     action_kind: schema.choice(ACTION_KINDS, 'Action kind.'),
