@@ -22,6 +22,8 @@ import { ServiceEventRecorder } from '../observability/service-events';
 import { ServiceMonitor } from '../observability/service-monitor';
 import { WorkflowFailureWatcher } from '../observability/workflow-failures';
 import { createClosedRunFollower } from '../observability/closed-runs';
+import { ResetRunWatcher } from '../observability/reset-runs';
+import { FINAL_ACTION_STATUSES } from '../workflows/shared';
 import { refuseResetOfFinalAction } from '../domain/actions/refuse-final-reset';
 import { createNotifier } from '../activities/notifications.activities';
 import { reflectClosure } from '../domain/reflect-closure';
@@ -128,6 +130,12 @@ export async function buildDeps(
       temporalUiUrl: config.temporalUiUrl,
       logger: log,
       closedRuns,
+    }),
+    resetRuns: new ResetRunWatcher({
+      temporal,
+      endedActions: (ids) => repos.externalActions.withEntryIn(ids, FINAL_ACTION_STATUSES),
+      closedRuns,
+      logger: log,
     }),
     intervalMs: config.serviceMonitorIntervalMs,
     logger: log,

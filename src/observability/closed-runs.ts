@@ -78,7 +78,18 @@ export function createClosedRunFollower(options: ClosedRunFollowerOptions) {
         if ((error as { name?: string }).name !== 'WorkflowNotFoundError') throw error;
       });
   }
+  /** Refuses and terminates a run of an action its ledger ended; answers whether it did. */
+  async function refuseIfEnded(actionId: string, runId: string): Promise<boolean> {
+    if (!(await options.refuseRunOfFinalAction(actionId, runId))) return false;
+    logger.warn(
+      { workflow_id: `action-${actionId}`, run_id: runId },
+      'terminating a reset run of an action its ledger ended',
+    );
+    await terminateRun(`action-${actionId}`, runId, FINAL_RESET_REASON);
+    return true;
+  }
   return {
+    refuseIfEnded,
     async follow(run: ClosedRun): Promise<void> {
       if (!REFLECTED_TYPES.has(run.type)) return;
       const client = await temporal.getClient();
@@ -91,14 +102,7 @@ export function createClosedRunFollower(options: ClosedRunFollowerOptions) {
       if (current.runId === run.runId) return;
       if (run.workflowId.startsWith('action-')) {
         const actionId = run.workflowId.slice('action-'.length);
-        if (await options.refuseRunOfFinalAction(actionId, current.runId)) {
-          logger.warn(
-            { workflow_id: run.workflowId, run_id: current.runId },
-            'terminating a reset run of an action its ledger ended',
-          );
-          await terminateRun(run.workflowId, current.runId, FINAL_RESET_REASON);
-          return;
-        }
+        if (await refuseIfEnded(actionId, current.runId)) return;
         await options.followRun(actionId, current.runId);
       }
       const dropped = await updatesDroppedByReset(client, run.workflowId, current.runId);

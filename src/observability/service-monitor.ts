@@ -31,6 +31,8 @@ export interface ServiceMonitorOptions {
   temporal: TemporalGateway;
   events: ServiceEventRecorder;
   failures: WorkflowFailureWatcher;
+  /** Ends reset runs of actions their ledger ended, which no closed run announces. */
+  resetRuns?: { scan(): Promise<unknown> };
   intervalMs: number;
   logger: Logger;
 }
@@ -145,7 +147,10 @@ export class ServiceMonitor {
   private async tick(): Promise<void> {
     try {
       const probe = await this.probe();
-      if (probe.temporal.up && probe.mongodb.up) await this.options.failures.scan();
+      if (probe.temporal.up && probe.mongodb.up) {
+        await this.options.failures.scan();
+        await this.options.resetRuns?.scan();
+      }
       await this.options.events.retry();
     } catch (error) {
       this.options.logger.warn({ err: error }, 'service monitor tick failed');

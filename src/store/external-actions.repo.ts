@@ -249,6 +249,19 @@ export function createExternalActionsRepo(db: Db) {
     /** The newest entry of one action (its highest `seq`), or null before its first. */
     newestEntry: (actionId: string) =>
       ledger.findOne({ action_id: actionId }, { sort: { seq: -1 } }),
+    /** The ids among these actions whose ledger holds an entry in one of `statuses`. */
+    async withEntryIn(
+      actionIds: string[],
+      statuses: readonly ActionLedgerEntry['status'][],
+    ): Promise<Set<string>> {
+      const rows = await ledger
+        .find(
+          { action_id: { $in: actionIds }, status: { $in: [...statuses] } },
+          { projection: { action_id: 1 } },
+        )
+        .toArray();
+      return new Set(rows.map((row) => row.action_id));
+    },
     /** Every entry of one action, in order. */
     entriesOf: (actionId: string) =>
       ledger.find({ action_id: actionId }).sort({ seq: 1 }).toArray(),

@@ -211,8 +211,22 @@ describe('a rejected action', () => {
     const executed = await decide(ben, id, 'execute');
     expect(executed.status).toBe(409);
     expect((await actionOf(id)).status).toBe('rejected');
+    // The reset's run of the rejected action is found (no run closed to announce it),
+    // refused in the ledger naming who reset it, and ended.
+    const run = await eventually(
+      () => describeRun(id),
+      (described) => described.status.name !== 'RUNNING',
+      20_000,
+    );
+    expect(run.status.name).toBe('TERMINATED');
     const ledger = await ledgerOf(id);
     expect(ledger.map((entry) => entry.event)).not.toContain('approved');
+    const refusal = ledger.find((entry) => entry.event === 'run_refused');
+    expect(refusal).toMatchObject({ status: 'rejected' });
+    expect(refusal?.detail['reset']).toMatchObject({
+      reason: expect.stringMatching(/operator reset/),
+    });
+    expect((await actionOf(id)).status).toBe('rejected');
     const object = await app.deps.repos.worldObjects.findById(objectId);
     expect(object?.attributes).toEqual({ status: 'draft' });
   });

@@ -15,6 +15,8 @@ export async function refuseResetOfFinalAction(
 ): Promise<boolean> {
   const newest = await deps.repos.externalActions.newestEntry(actionId);
   if (!newest || !isFinalStatus(newest.status)) return false;
+  // The run that ended the action, still finishing: not a reset's run.
+  if (newest.run_id === runId) return false;
   const workflowId = actionWorkflowId(actionId);
   const reset = await resetOriginOf(await deps.client(), workflowId, runId).catch(() => null);
   await refuseRun(deps, {
