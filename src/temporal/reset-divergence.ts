@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { planSettledUpdate } from '../workflows/shared';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 const RESET_CAUSE =
@@ -10,14 +11,21 @@ async function eventsOf(client: Client, workflowId: string, runId: string) {
   return history.events ?? [];
 }
 
+/**
+ * Updates that only read (the api's wait for a proposal's plan): dropping one loses no
+ * decision, so it does not make a reset's run disagree with the ledger.
+ */
+const READ_ONLY_UPDATES = new Set([planSettledUpdate.name]);
+
 /** Update ids the events accepted (or, in a reset's new run, admitted again by reapplying). */
 function updateIdsIn(events: HistoryEvent[]): Set<string> {
   const ids = new Set<string>();
   for (const event of events) {
-    const accepted = event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.meta;
-    const admitted = event.workflowExecutionUpdateAdmittedEventAttributes?.request?.meta;
-    const id = accepted?.updateId ?? admitted?.updateId;
-    if (id) ids.add(id);
+    const accepted = event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest;
+    const admitted = event.workflowExecutionUpdateAdmittedEventAttributes?.request;
+    const request = accepted ?? admitted;
+    const id = request?.meta?.updateId;
+    if (id && !READ_ONLY_UPDATES.has(request?.input?.name ?? '')) ids.add(id);
   }
   return ids;
 }
