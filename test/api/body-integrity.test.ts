@@ -1,4 +1,5 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import * as eventsService from '../../src/domain/events/events.service';
 import { seedObject } from '../helpers/actions';
 import { storedIn } from '../helpers/collections';
 import { createTestKey, type TestKey } from '../helpers/keys';
@@ -104,6 +105,24 @@ describe('numbers the store cannot hold exactly are refused with 422 naming the 
     const res = await post('/v1/external-events/ingest-batch', `{"events":[${good},${bad}]}`);
     expectRefused(res, [['body', 'events', 1, 'payload', 'n']]);
     expect(await storedEvents(family)).toEqual([]);
+  });
+
+  it("ingest-batch: an item the store refuses anyway is named, without the store's own words", async () => {
+    // No body can carry Infinity now; a caller inside the service still could.
+    const family = `integrity.store.${process.pid}`;
+    const item = (n: number) => ({
+      source_family: family,
+      source_event_id: `s-${n}`,
+      event_type: 'x.changed',
+      occurred_at: '2026-11-25T10:00:00.000Z',
+      payload: { n },
+    });
+    const result = await eventsService.ingestBatch(app.deps, { events: [item(1), item(Infinity)] });
+    expect(result.results.map((r) => r.status)).toEqual(['created', 'rejected']);
+    const [error] = result.results[1].errors;
+    expect(error.loc).toEqual(['body', 'events', 1]);
+    expect(error.msg).toMatch(/event 1 /i);
+    expect(error.msg).not.toMatch(/infinity values|not allowed/i);
   });
 
   it('propose and dry-run: an infinite value in a patch is refused, never planned as null', async () => {
