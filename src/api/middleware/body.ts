@@ -75,6 +75,7 @@ async function readText(req: IncomingMessage, contentEncoding: string): Promise<
   const encoding = contentEncoding.trim().toLowerCase() || 'identity';
   const identity = encoding === 'identity';
   let stream: Readable = req;
+  let decompressor: Transform | undefined;
   if (!identity) {
     const decompress = DECOMPRESSORS[encoding];
     if (!decompress) {
@@ -83,7 +84,8 @@ async function readText(req: IncomingMessage, contentEncoding: string): Promise<
         `Content-Encoding ${contentEncoding} is not supported: send identity, gzip, deflate or br`,
       );
     }
-    stream = req.pipe(decompress());
+    decompressor = decompress();
+    stream = req.pipe(decompressor);
   }
   let bytes: Buffer;
   try {
@@ -100,6 +102,13 @@ async function readText(req: IncomingMessage, contentEncoding: string): Promise<
       'JSON decode error',
       error instanceof Error ? error.message : 'unreadable body',
     );
+  } finally {
+    // A refused compressed body leaves the request piped into a decompressor no one reads:
+    // unpiped, Node discards the rest of the request as it does any unread body.
+    if (decompressor) {
+      req.unpipe(decompressor);
+      decompressor.destroy();
+    }
   }
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
