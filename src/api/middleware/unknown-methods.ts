@@ -5,8 +5,8 @@ import { PLAIN_PATH } from '../route';
 /**
  * The methods a path really has. A path matches its own route and any route whose parameter
  * it could fill (`/v1/external-actions/propose` fits `/v1/external-actions/{action_id}`), but
- * a parameter never takes a word of ours (ids carry a prefix: that GET is 404): when a route
- * without parameters matches, only such routes count.
+ * a parameter never takes a word of ours (ids carry a prefix: that GET is 405, below): when a
+ * route without parameters matches, only such routes count.
  */
 function allowedOn(router: Router, path: string): string[] {
   const layers = router.match(path, 'GET').path;
