@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import pino from 'pino';
 import { createApp } from './api/app';
+import { createHttpServer } from './api/http-server';
 import { buildDeps } from './app/build-deps';
 import { API_VERSION } from './api/openapi';
 import { ConfigError, loadConfig } from './config';
@@ -19,8 +20,7 @@ async function main(): Promise<void> {
   const deps = await buildDeps(config, logger);
   const app = createApp(deps);
 
-  const handle = app.callback();
-  const server = createServer((req, res) => void handle(req, res));
+  const server = createHttpServer(app);
   server.keepAliveTimeout = 5000;
   await listen(server, config.port, config.host);
   logger.info({ url: config.publicBaseUrl, instance: deps.instanceId }, 'api listening');

@@ -6,10 +6,13 @@ export type { ValidationIssue } from '../lib/errors';
 
 /** Every error code the API answers with, and the status each one maps to. */
 export const ERROR_STATUS = {
+  /** Only for what Node's HTTP parser refuses (`src/api/http-server.ts`). */
+  bad_request: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   invalid_state: 409,
   payload_too_large: 413,
@@ -19,6 +22,7 @@ export const ERROR_STATUS = {
   quota_exceeded: 429,
   deployment_concurrency_exceeded: 429,
   cell_updates_quota_exceeded: 429,
+  request_header_fields_too_large: 431,
   internal: 500,
   not_implemented: 501,
   unavailable: 503,

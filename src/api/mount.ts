@@ -15,7 +15,7 @@ import {
 } from './middleware/governance';
 import { idempotency } from './middleware/idempotency';
 import { createResponseChecker, type ResponseChecker } from './response-check';
-import type { RouteDefinition, RouteRequest } from './route';
+import { PLAIN_PATH, type RouteDefinition, type RouteRequest } from './route';
 import { createValidatorFactory, listedIssues } from '../lib/validation';
 
 /** `/v1/sessions/{session_id}` → `/v1/sessions/:session_id` */
@@ -115,9 +115,6 @@ function directTable(router: Router, candidates: Map<string, RouteChain>): Direc
   }
   return table;
 }
-
-/** A router path that matches only itself (no parameter, group or wildcard syntax). */
-const PLAIN_PATH = /^[A-Za-z0-9/_.~-]+$/;
 
 /**
  * Answers the routes of `mountRoutes`' direct table without the router; everything else

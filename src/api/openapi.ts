@@ -1,5 +1,5 @@
 import { FAMILIES, PUBLIC_FAMILY, layerName } from '../auth/families';
-import type { RouteDefinition } from './route';
+import { PLAIN_PATH, type RouteDefinition } from './route';
 import { IDEMPOTENCY_KEY_PATTERN } from './middleware/idempotency';
 
 /** A JSON Schema as the OpenAPI document carries it. */
@@ -80,10 +80,17 @@ export function buildOpenApiDocument(
     Error: errorBody,
     HTTPValidationError: validationErrorBody,
   };
+  const spellsOtherPath = pathsOfTheirOwn(routes);
   for (const route of routes) {
     if (route.hidden) continue;
     const operations = (paths[route.path] ??= {});
-    operations[route.method.toLowerCase()] = operationOf(route, schemas);
+    const operation = operationOf(route, schemas);
+    if (spellsOtherPath(route)) {
+      (operation['responses'] as Record<string, unknown>)['405'] = errorResponse(
+        'Method not allowed: the path given is a route of its own (`/v1/external-events/ingest` for `{event_id}`), which does not have this method; `Allow` lists the methods it has.',
+      );
+    }
+    operations[route.method.toLowerCase()] = operation;
   }
   return {
     openapi: '3.1.0',
@@ -101,6 +108,30 @@ export function buildOpenApiDocument(
       schemas,
       securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
     },
+  };
+}
+
+/**
+ * Whether a route's parameters can spell the path of a route without parameters that lacks
+ * its method: such a request is 405 (`unknownMethods`), not this route's answer.
+ */
+function pathsOfTheirOwn(routes: RouteDefinition[]): (route: RouteDefinition) => boolean {
+  const methods = new Map<string, Set<string>>();
+  for (const route of routes) {
+    if (!PLAIN_PATH.test(route.path)) continue;
+    const key = route.path.toLowerCase();
+    methods.set(key, (methods.get(key) ?? new Set()).add(route.method));
+  }
+  return (route) => {
+    if (!route.path.includes('{')) return false;
+    const template = new RegExp(
+      `^${route.path
+        .split(/\{[^}]+\}/)
+        .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+        .join('[^/]+')}$`,
+      'i',
+    );
+    return [...methods].some(([path, own]) => template.test(path) && !own.has(route.method));
   };
 }
 

@@ -103,6 +103,9 @@ interface RouteShape<F extends RouteFamily, P, Q, B> {
 
 type StaticOr<S, Fallback> = S extends TSchema ? Static<S> : Fallback;
 
+/** A router path that matches only itself (no parameter, group or wildcard syntax). */
+export const PLAIN_PATH = /^[A-Za-z0-9/_.~-]+$/;
+
 /** A route as the mount layer and the OpenAPI generator see it (types erased). */
 export interface RouteDefinition extends RouteShape<RouteFamily, TSchema, TSchema, TSchema> {
   /** OpenAPI tags: set for a whole table by `tagged`, not per route. */

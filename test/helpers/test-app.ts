@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { createApp } from '../../src/api/app';
+import { createHttpServer } from '../../src/api/http-server';
 import { buildDeps } from '../../src/app/build-deps';
 import type { AppDeps } from '../../src/app/deps';
 import { mintApiKey } from '../../src/auth/api-key';
@@ -63,8 +64,8 @@ export async function startTestApp(label: string, options: TestAppOptions = {}):
     pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
     options.tracing ? { tracing: options.tracing } : {},
   );
-  const handle = createApp(deps).callback();
-  const server: Server = createServer((req, res) => void handle(req, res));
+  // The same server as src/main.ts: what Node's parser refuses is answered by our code.
+  const server: Server = createHttpServer(createApp(deps));
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   let stopped = false;

@@ -7147,6 +7147,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Method not allowed: the path given is a route of its own (`/v1/external-events/ingest` for `{event_id}`), which does not have this method; `Allow` lists the methods it has. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation error. */
             422: {
                 headers: {
@@ -8252,6 +8261,15 @@ export interface operations {
             };
             /** @description No such resource: an identifier in the path that the server never issued, or that names nothing now. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Method not allowed: the path given is a route of its own (`/v1/external-events/ingest` for `{event_id}`), which does not have this method; `Allow` lists the methods it has. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,6 +1,18 @@
+import type { IncomingMessage } from 'node:http';
+import type { Readable, Transform } from 'node:stream';
+import { createBrotliDecompress, createUnzip } from 'node:zlib';
 import type { Middleware } from 'koa';
-import { HttpMethodEnum, koaBody } from 'koa-body';
+import getRawBody from 'raw-body';
+import { jsonTextIssues } from '../../lib/json-text';
+import { listedIssues } from '../../lib/validation';
 import { ApiError, validationError } from '../errors';
+
+declare module 'koa' {
+  interface Request {
+    /** The parsed JSON body, once `jsonBody` has read one (validation reads it). */
+    body?: unknown;
+  }
+}
 
 /** Bodies are JSON only, at most 1 MiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -11,62 +23,16 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  */
 export const MAX_BODY_DEPTH = 64;
 
-/** A container on the walk: how deep it is, and how it was reached (for the error's path). */
-interface Visit {
-  value: object;
-  depth: number;
-  key: string | number;
-  parent: Visit | undefined;
-}
-
-/** The path to the first container nested deeper than `MAX_BODY_DEPTH`, or undefined. */
-function tooDeepAt(body: unknown): (string | number)[] | undefined {
-  if (body === null || typeof body !== 'object') return undefined;
-  // Iterative, and no path built unless one is too deep: this runs on every body.
-  const stack: Visit[] = [{ value: body, depth: 0, key: '', parent: undefined }];
-  while (stack.length > 0) {
-    const visit = stack.pop()!;
-    if (visit.depth >= MAX_BODY_DEPTH) {
-      const path: (string | number)[] = [];
-      for (let at: Visit | undefined = visit; at?.parent; at = at.parent) path.unshift(at.key);
-      return path;
-    }
-    const isArray = Array.isArray(visit.value);
-    for (const [key, child] of Object.entries(visit.value)) {
-      if (child !== null && typeof child === 'object') {
-        stack.push({
-          value: child as object,
-          depth: visit.depth + 1,
-          key: isArray ? Number(key) : key,
-          parent: visit,
-        });
-      }
-    }
-  }
-  return undefined;
-}
-
 /**
- * Reads a JSON body: 415 for another media type or an unknown `Content-Encoding`, 413 past 1 MiB (checked before reading
- * when Content-Length says so), 422 `json_invalid` for malformed JSON, 422 `too_deep` past
- * `MAX_BODY_DEPTH` levels. Runs after auth, so
- * an anonymous caller cannot make the server read a large body.
+ * Reads a JSON body: 415 for another media type or an unknown `Content-Encoding`, 413 past
+ * 1 MiB (checked before reading when Content-Length says so, and on the decompressed bytes
+ * otherwise), 422 `json_invalid` for bytes that are not UTF-8 (compressed or not) or text
+ * that is not JSON, and 422 naming the field for what JSON allows but the service would
+ * change or must not take (`jsonTextIssues`: numbers a double cannot hold exactly, lone
+ * surrogates, `__proto__`, nesting past `MAX_BODY_DEPTH`). Runs after auth, so an anonymous
+ * caller cannot make the server read a large body.
  */
 export function jsonBody(): Middleware {
-  const parse = koaBody({
-    json: true,
-    jsonLimit: MAX_BODY_BYTES,
-    jsonStrict: false,
-    text: false,
-    urlencoded: false,
-    multipart: false,
-    parsedMethods: [
-      HttpMethodEnum.POST,
-      HttpMethodEnum.PUT,
-      HttpMethodEnum.PATCH,
-      HttpMethodEnum.DELETE,
-    ],
-  });
   return async (ctx, next) => {
     const length = ctx.request.length;
     const chunked = ctx.get('Transfer-Encoding') !== '';
@@ -75,6 +41,7 @@ export function jsonBody(): Middleware {
       await next();
       return;
     }
+    // Every `application/*+json` is JSON (`application/problem+json`, …).
     if (!ctx.is('application/json', '+json')) {
       throw new ApiError(
         'unsupported_media_type',
@@ -82,88 +49,83 @@ export function jsonBody(): Middleware {
       );
     }
     if (length && length > MAX_BODY_BYTES) throw tooLarge();
-    // Every `application/*+json` is JSON (`application/problem+json`, …); the parser only
-    // knows a few by name, so it is handed the plain type (charset and other parameters kept).
-    const type = ctx.get('Content-Type');
-    if (!ctx.is('application/json')) {
-      ctx.request.headers['content-type'] = type.replace(/^[^;]*/, 'application/json');
-    }
-    // The parser decodes an invalid UTF-8 sequence as U+FFFD, silently: the bytes are read
-    // beside it and checked strictly (uncompressed bodies; a compressed one is checked by
-    // nothing but its JSON).
-    const identity = ['', 'identity'].includes(ctx.get('Content-Encoding'));
-    const utf8 = identity ? strictUtf8(ctx.req) : undefined;
+    const text = await readText(ctx.req, ctx.get('Content-Encoding'));
+    let body: unknown;
     try {
-      await parse(ctx, async () => {});
+      body = JSON.parse(text);
     } catch (error) {
-      const status = (error as { status?: number }).status;
-      if (status === 413) throw tooLarge();
-      if (status === 415) {
-        throw new ApiError(
-          'unsupported_media_type',
-          `Content-Encoding ${ctx.get('Content-Encoding') || '(none)'} is not supported: send identity, gzip, deflate or br`,
-        );
-      }
-      const message = error instanceof Error ? error.message : 'invalid JSON';
-      throw validationError([
-        { loc: ['body'], msg: 'JSON decode error', type: 'json_invalid', ctx: { error: message } },
-      ]);
+      throw jsonInvalid(
+        'JSON decode error',
+        error instanceof Error ? error.message : 'invalid JSON',
+      );
     }
-    if (utf8 && !utf8.valid()) {
-      throw validationError([
-        {
-          loc: ['body'],
-          msg: 'JSON decode error: the body is not valid UTF-8',
-          type: 'json_invalid',
-          ctx: { error: 'invalid UTF-8' },
-        },
-      ]);
-    }
-    const deep = tooDeepAt(ctx.request.body);
-    if (deep) {
-      throw validationError([
-        {
-          loc: ['body', ...deep],
-          msg: `JSON should nest at most ${MAX_BODY_DEPTH} levels of objects and arrays`,
-          type: 'too_deep',
-          ctx: { max_depth: MAX_BODY_DEPTH },
-        },
-      ]);
-    }
+    const issues = jsonTextIssues(text, MAX_BODY_DEPTH);
+    if (issues.length > 0) throw validationError(listedIssues(issues));
+    ctx.request.body = body;
     ctx.state.hasBody = true;
     await next();
   };
 }
 
 /**
- * Watches a request's bytes as they flow to the parser and tells whether they were UTF-8
- * (a fatal decoder over the same chunks; nothing is buffered).
+ * The body's text: decompressed (gzip, deflate, br) and decoded as strict UTF-8 (a decoder
+ * that replaced a bad sequence with U+FFFD would store text the client never sent).
  */
-function strictUtf8(stream: NodeJS.ReadableStream): { valid(): boolean } {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  let valid = true;
-  const onData = (chunk: Buffer): void => {
-    if (!valid) return;
-    try {
-      decoder.decode(chunk, { stream: true });
-    } catch {
-      valid = false;
+async function readText(req: IncomingMessage, contentEncoding: string): Promise<string> {
+  const encoding = contentEncoding.trim().toLowerCase() || 'identity';
+  const identity = encoding === 'identity';
+  let stream: Readable = req;
+  let decompressor: Transform | undefined;
+  if (!identity) {
+    const decompress = DECOMPRESSORS[encoding];
+    if (!decompress) {
+      throw new ApiError(
+        'unsupported_media_type',
+        `Content-Encoding ${contentEncoding} is not supported: send identity, gzip, deflate or br`,
+      );
     }
-  };
-  stream.on('data', onData);
-  return {
-    valid() {
-      stream.off('data', onData);
-      if (!valid) return false;
-      try {
-        decoder.decode();
-      } catch {
-        valid = false;
-      }
-      return valid;
-    },
-  };
+    decompressor = decompress();
+    stream = req.pipe(decompressor);
+  }
+  let bytes: Buffer;
+  try {
+    // The limit counts decompressed bytes: a small bomb cannot inflate past it.
+    bytes = await getRawBody(stream, {
+      limit: MAX_BODY_BYTES,
+      ...(identity && req.headers['content-length']
+        ? { length: req.headers['content-length'] }
+        : {}),
+    });
+  } catch (error) {
+    if ((error as { type?: string }).type === 'entity.too.large') throw tooLarge();
+    throw jsonInvalid(
+      'JSON decode error',
+      error instanceof Error ? error.message : 'unreadable body',
+    );
+  } finally {
+    // A refused compressed body leaves the request piped into a decompressor no one reads:
+    // unpiped, Node discards the rest of the request as it does any unread body.
+    if (decompressor) {
+      req.unpipe(decompressor);
+      decompressor.destroy();
+    }
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw jsonInvalid('JSON decode error: the body is not valid UTF-8', 'invalid UTF-8');
+  }
 }
+
+/** What `Content-Encoding` may say; `deflate` is zlib-wrapped, `createUnzip` also reads gzip. */
+const DECOMPRESSORS: Record<string, () => Transform> = {
+  gzip: () => createUnzip(),
+  deflate: () => createUnzip(),
+  br: () => createBrotliDecompress(),
+};
+
+const jsonInvalid = (msg: string, error: string) =>
+  validationError([{ loc: ['body'], msg, type: 'json_invalid', ctx: { error } }]);
 
 const tooLarge = (): ApiError =>
   new ApiError('payload_too_large', `request body exceeds ${MAX_BODY_BYTES} bytes`);

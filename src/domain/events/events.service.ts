@@ -219,10 +219,13 @@ export async function ingestBatch(deps: Deps, body: ExternalEventBatchRequest) {
     if (claim.status === 'created') stored.set(record._id, { record, created: true });
     else if (claim.status === 'duplicate') taken.push({ index, key: record._id });
     else {
+      // The store's own message names its internals (and values in its syntax), not the
+      // caller's input: the item is named instead. The body layer refuses every value the
+      // store is known to refuse, so this is for what no one foresaw.
       results[index] = rejected(index, [
         {
           loc: ['body', 'events', index],
-          msg: `The store refused the event: ${claim.message}`,
+          msg: `Event ${index} was not stored: the store refused a value in it. Nothing of it was stored`,
           type: 'value_error',
         },
       ]);
