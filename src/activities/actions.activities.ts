@@ -44,7 +44,7 @@ export interface ActionActivityDeps {
   /** What trust is decided with: the worker's own keys (`src/activities/trust.ts`). */
   trust: Pick<
     WorkerTrust,
-    'authority' | 'acceptedSignerKeys' | 'relyingParty' | 'reportSecurityEvent'
+    'authority' | 'acceptedSignerKeys' | 'relyingParty' | 'reportSecurityEvent' | 'ledgerSeal'
   >;
 }
 
@@ -58,7 +58,10 @@ export type { RecordTransitionInput } from '../domain/actions/record-transitions
 /** Activities of the external-action workflow; each is idempotent under retries. */
 export function createActionActivities(deps: ActionActivityDeps) {
   const { repos } = deps;
-  const recordTransitions = createTransitionRecorder(deps);
+  const recordTransitions = createTransitionRecorder({
+    ...deps,
+    ledgerSeal: deps.trust.ledgerSeal,
+  });
   // Decisions whose approver assertion the record step verified already: a decision is in
   // every later state of its action, and a valid one stays valid for the ledger.
   const verifiedAssertions = new LRUCache<string, true>({ max: 10_000 });

@@ -5,6 +5,7 @@ import type { Notify } from '../notifications/notifiable-event';
 import { NOTIFICATION_EVENTS, type NotificationEvent } from '../notifications/schemas';
 import { diffSummary, listEntryOf } from './action-views';
 import { canonicalDigest } from '../../lib/canonical-digest';
+import type { LedgerSealer } from './ledger-seal';
 
 /** One transition of an action: its state after it, and what the ledger says of it. */
 export interface RecordTransitionInput {
@@ -20,13 +21,15 @@ export interface TransitionRecorderDeps {
   repos: Pick<Repos, 'externalActions' | 'actionInbox'>;
   /** Tells subscribers about the transition (`action.<event>`), when one is wanted. */
   notify?: Notify;
+  /** Seals each entry and checkpoints each batch with the service's ledger key. */
+  ledgerSeal: Pick<LedgerSealer, 'seal' | 'checkpoint'>;
 }
 
 /** The ledger entry of a transition, chained to `prevDigest`, before its digest. */
 export function ledgerBodyOf(
   input: RecordTransitionInput,
   prevDigest: string | null,
-): Omit<ActionLedgerEntry, 'digest'> {
+): Omit<ActionLedgerEntry, 'digest' | 'seal'> {
   const { state } = input;
   return {
     _id: `${state.action_id}:${state.seq}`,
@@ -80,14 +83,24 @@ export function createTransitionRecorder(deps: TransitionRecorderDeps) {
     let fresh = true;
     for (const input of inputs) {
       const body = ledgerBodyOf(input, prevDigest);
+      const digest = canonicalDigest(body);
       const written = await repos.externalActions.insertLedgerOnce({
         ...body,
-        digest: canonicalDigest(body),
+        digest,
+        seal: deps.ledgerSeal.seal(body._id, digest),
       });
       fresh &&= written.fresh;
       entries.push(written.stored);
       prevDigest = written.stored.digest;
     }
+    // After the entries are in (a checkpoint never names an entry that is not), before the
+    // projection; a retry appends the same (seq, head) again, which the checks allow.
+    await deps.ledgerSeal.checkpoint({
+      action_id: last.state.action_id,
+      from_seq: entries[0].seq,
+      seq: entries[entries.length - 1].seq,
+      head: prevDigest!,
+    });
     const { action_id, ...rest } = last.state;
     await repos.externalActions.projectTransitions(
       entries,
