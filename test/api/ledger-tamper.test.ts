@@ -1,6 +1,8 @@
 import { canonicalDigest } from '../../src/lib/canonical-digest';
 import type { ActionLedgerEntry } from '../../src/store/external-actions.repo';
 import { proposeUpdate } from '../helpers/actions';
+import { eventually } from '../helpers/eventually';
+import { temporalCliOk } from '../helpers/temporal-cli';
 import { storedIn } from '../helpers/collections';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
@@ -108,6 +110,32 @@ describe('the ledger and the projection on a healthy store', () => {
         violations: [],
       });
       expect(result.checked).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe('both writers seal', () => {
+  it("the api's aborted entry (a workflow terminated from Temporal) is sealed and checkpointed", async () => {
+    const actionId = await proposeUpdate(app, proposer, {
+      patch: { status: 'published' },
+      attributes: { status: 'draft' },
+    });
+    await temporalCliOk(app, ['workflow', 'terminate', '--workflow-id', `action-${actionId}`]);
+    const entries = await eventually(
+      () => ledgerOf(actionId),
+      (ledger) => ledger.some((entry) => entry.event === 'aborted'),
+    );
+    const aborted = entries[entries.length - 1];
+    expect(aborted).toMatchObject({
+      event: 'aborted',
+      seal: { key_id: app.deps.ledgerSeal.keyId },
+    });
+    const checkpoints = await app.deps.ledgerSeal.checkpoints();
+    expect(checkpoints).toContainEqual(
+      expect.objectContaining({ action_id: actionId, seq: aborted.seq, head: aborted.digest }),
+    );
+    for (const check of ['action_ledger_chain', 'actions_match_ledger']) {
+      expect(violationsOf(await resultOf(check), actionId)).toEqual([]);
     }
   });
 });
