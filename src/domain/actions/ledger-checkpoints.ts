@@ -1,5 +1,7 @@
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 
 /**
  * The ledger checkpoint file: one JSON line per recorded batch of action transitions,
@@ -36,35 +38,38 @@ export interface LedgerCheckpoint {
 
 const fileOf = (dir: string, database: string) => join(dir, `${database}.jsonl`);
 
-const madeDirs = new Set<string>();
-
-/** Appends one checkpoint line (creating the directory on first use). */
+/** Appends one checkpoint line (creating the directory when it is not there). */
 export async function appendCheckpoint(
   dir: string,
   database: string,
   checkpoint: LedgerCheckpoint,
 ): Promise<void> {
-  if (!madeDirs.has(dir)) {
+  const line = `${JSON.stringify(checkpoint)}\n`;
+  try {
+    await appendFile(fileOf(dir, database), line);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     await mkdir(dir, { recursive: true });
-    madeDirs.add(dir);
+    await appendFile(fileOf(dir, database), line);
   }
-  await appendFile(fileOf(dir, database), `${JSON.stringify(checkpoint)}\n`);
 }
 
 /**
- * Every checkpoint of the database, in file order; none when there is no file yet. A line
+ * Every checkpoint of the database, in file order; none when there is no file yet. Read
+ * line by line (the file grows by a line per recorded batch and is never rewritten). A line
  * that does not parse (one torn by a crash while it was written) is skipped.
  */
 export async function readCheckpoints(dir: string, database: string): Promise<LedgerCheckpoint[]> {
-  let text: string;
-  try {
-    text = await readFile(fileOf(dir, database), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
+  const stream = createReadStream(fileOf(dir, database), 'utf8');
+  const opened = await new Promise<boolean>((resolve, reject) => {
+    stream.once('ready', () => resolve(true));
+    stream.once('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ENOENT' ? resolve(false) : reject(error),
+    );
+  });
+  if (!opened) return [];
   const checkpoints: LedgerCheckpoint[] = [];
-  for (const line of text.split('\n')) {
+  for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
     if (!line) continue;
     try {
       const parsed = JSON.parse(line) as LedgerCheckpoint;

@@ -198,6 +198,19 @@ describe('action_ledger_chain with seals and checkpoints', () => {
     ]);
   });
 
+  it('creates the checkpoint directory when it is not there', async () => {
+    const seal = createLedgerSeal({
+      seed: randomBytes(32),
+      checkpointDir: join(dir, 'not', 'yet'),
+      database: 'db_new_dir',
+    });
+    expect(await seal.checkpoints()).toEqual([]);
+    await checkpointEach(seal, ledger('act_a', [{ event: 'proposed' }], seal));
+    expect(await seal.checkpoints()).toEqual([
+      expect.objectContaining({ db: 'db_new_dir', action_id: 'act_a', from_seq: 1, seq: 1 }),
+    ]);
+  });
+
   it('reads only its own database’s checkpoint file', async () => {
     const seal = sealOf('db_mine');
     await checkpointEach(seal, ledger('act_a', [{ event: 'proposed' }], seal));
