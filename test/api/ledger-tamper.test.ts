@@ -102,6 +102,17 @@ describe('the ledger and the projection on a healthy store', () => {
     const actionId = await executedAction();
     const entries = await ledgerOf(actionId);
     expect(entries.length).toBeGreaterThanOrEqual(4);
+    // The history shows each entry's seal, for a reader to verify with the public key.
+    const history = await call<{ payload: { items: { seal?: { key_id: string } }[] } }>(
+      app.url,
+      'GET',
+      `/v1/external-actions/history?action_id=${actionId}`,
+      { key: proposer.apiKey },
+    );
+    expect(history.status).toBe(200);
+    expect(history.body.payload.items.map((item) => item.seal?.key_id)).toEqual(
+      entries.map(() => app.deps.ledgerSeal.keyId),
+    );
     for (const check of ['action_ledger_chain', 'actions_match_ledger']) {
       const result = await resultOf(check);
       expect({ check, status: result.status, violations: result.violations }).toEqual({

@@ -3099,7 +3099,7 @@ export interface components {
         };
         ProofChecksRequest: {
             /** @description Checks to run (default: all). */
-            checks?: ("action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
+            checks?: ("action_ledger_chain" | "actions_match_ledger" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
             /**
              * @description Most records each check reads.
              * @default 10000
@@ -7565,6 +7565,13 @@ export interface operations {
                                 prev_digest: string | null;
                                 /** @description sha256 of this entry, its `prev_digest` included. */
                                 digest: string;
+                                /** @description The service's seal over this entry's id and digest (docs/actions.md); absent on entries written before sealing existed. */
+                                seal?: {
+                                    /** @description The ledger seal key's Ed25519 public key, hex. */
+                                    key_id: string;
+                                    /** @description Ed25519 over `["governed-runtime/ledger-seal/v1", entry_id, digest]` (JSON), hex. */
+                                    signature: string;
+                                };
                             }[];
                             next_cursor: string | null;
                         };
@@ -16406,7 +16413,7 @@ export interface operations {
                              */
                             status: "running" | "completed" | "failed";
                             /** @description Checks asked for, in order. */
-                            checks: ("action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
+                            checks: ("action_ledger_chain" | "actions_match_ledger" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
                             /** @description Most records each check reads. */
                             max_records: number;
                             progress: {
@@ -16421,7 +16428,7 @@ export interface operations {
                                  * @description The check.
                                  * @enum {string}
                                  */
-                                name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
+                                name: "action_ledger_chain" | "actions_match_ledger" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
                                 /**
                                  * @description `passed`; `failed` (violations found); `inconclusive` (none found, but the bound stopped the read).
                                  * @enum {string}
@@ -16503,7 +16510,7 @@ export interface operations {
                              */
                             status: "running" | "completed" | "failed";
                             /** @description Checks asked for, in order. */
-                            checks: ("action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
+                            checks: ("action_ledger_chain" | "actions_match_ledger" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
                             /** @description Most records each check reads. */
                             max_records: number;
                             progress: {
@@ -16518,7 +16525,7 @@ export interface operations {
                                  * @description The check.
                                  * @enum {string}
                                  */
-                                name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
+                                name: "action_ledger_chain" | "actions_match_ledger" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
                                 /**
                                  * @description `passed`; `failed` (violations found); `inconclusive` (none found, but the bound stopped the read).
                                  * @enum {string}
@@ -16680,13 +16687,13 @@ export interface operations {
                                  * @description The check.
                                  * @enum {string}
                                  */
-                                name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
+                                name: "action_ledger_chain" | "actions_match_ledger" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
                                 newest: {
                                     /**
                                      * @description The check.
                                      * @enum {string}
                                      */
-                                    name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
+                                    name: "action_ledger_chain" | "actions_match_ledger" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
                                     /**
                                      * @description `passed`; `failed` (violations found); `inconclusive` (none found, but the bound stopped the read).
                                      * @enum {string}
@@ -16806,7 +16813,7 @@ export interface operations {
                                  * @description The check.
                                  * @enum {string}
                                  */
-                                name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
+                                name: "action_ledger_chain" | "actions_match_ledger" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
                                 /**
                                  * @description `passed`; `failed` (violations found); `inconclusive` (none found, but the bound stopped the read).
                                  * @enum {string}
@@ -16848,7 +16855,7 @@ export interface operations {
                                  */
                                 status: "running" | "completed" | "failed";
                                 /** @description Checks asked for, in order. */
-                                checks: ("action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
+                                checks: ("action_ledger_chain" | "actions_match_ledger" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
                                 /** @description Most records each check reads. */
                                 max_records: number;
                                 progress: {
@@ -16863,7 +16870,7 @@ export interface operations {
                                      * @description The check.
                                      * @enum {string}
                                      */
-                                    name: "action_ledger_chain" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
+                                    name: "action_ledger_chain" | "actions_match_ledger" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
                                     /**
                                      * @description `passed`; `failed` (violations found); `inconclusive` (none found, but the bound stopped the read).
                                      * @enum {string}
