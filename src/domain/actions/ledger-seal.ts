@@ -191,20 +191,25 @@ function signatureProblem(
     : `${what} does not verify (key ${short(keyId)})`;
 }
 
-/** Why an entry's seal does not hold (absent: null; the caller decides if it must be there). */
-export const sealProblem = (
+/**
+ * Why an entry's seal does not hold (absent: null; the caller decides if it must be there).
+ * The entry comes from the database, so its seal may be anything, `null` included.
+ */
+export function sealProblem(
   acceptedKeys: readonly string[],
-  entry: { _id: string; digest: string; seal?: Partial<EntrySeal> },
-): string | null =>
-  entry.seal === undefined
-    ? null
-    : signatureProblem(
-        acceptedKeys,
-        entry.seal.key_id,
-        entry.seal.signature,
-        sealMessage(entry._id, entry.digest),
-        'its seal',
-      );
+  entry: { _id: string; digest: string; seal?: Partial<EntrySeal> | null },
+): string | null {
+  const { seal } = entry;
+  if (seal === undefined) return null;
+  if (seal === null || typeof seal !== 'object') return 'its seal is malformed';
+  return signatureProblem(
+    acceptedKeys,
+    seal.key_id,
+    seal.signature,
+    sealMessage(entry._id, entry.digest),
+    'its seal',
+  );
+}
 
 /** Why a checkpoint's signature does not hold, or null. */
 export const checkpointProblem = (

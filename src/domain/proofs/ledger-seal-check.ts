@@ -206,15 +206,19 @@ function recordProblem(
   if (record.ledger_head !== entry.digest) {
     return `its ledger_head ${short(record.ledger_head ?? 'null')} is not the digest of ${entry._id}`;
   }
+  // Both come from the database: a field removed there is a difference, never a crash.
   const recorded = chain
     .filter((e) => e.seq <= record.seq)
-    .map((e) => e.detail['decision'] as ActionDecision | undefined)
+    .map((e) => e.detail?.['decision'] as ActionDecision | undefined)
     .filter((d): d is ActionDecision => d?.decision === 'approve');
-  const ids = (list: readonly ActionDecision[]) => list.map((d) => d.decision_id).join(',');
-  if (ids(record.approvals) !== ids(recorded)) {
+  const approvals: readonly ActionDecision[] = Array.isArray(record.approvals)
+    ? record.approvals
+    : [];
+  const ids = (list: readonly ActionDecision[]) => list.map((d) => d?.decision_id).join(',');
+  if (!Array.isArray(record.approvals) || ids(approvals) !== ids(recorded)) {
     const who = (list: readonly ActionDecision[]) =>
-      list.map((d) => d.principal_id).join(', ') || 'none';
-    return `its approvals (${who(record.approvals)}) are not its ledger's (${who(recorded)})`;
+      list.map((d) => d?.principal_id).join(', ') || 'none';
+    return `its approvals (${who(approvals)}) are not its ledger's (${who(recorded)})`;
   }
   const newest = chain[chain.length - 1];
   if (newest.seq > record.seq && now.getTime() - Date.parse(newest.at) > PROJECTION_GRACE_MS) {

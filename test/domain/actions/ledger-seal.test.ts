@@ -76,5 +76,6 @@ describe('a seal', () => {
     expect(sealProblem(seal.acceptedKeys, { ...entry, seal: { key_id: seal.keyId } })).toBe(
       'its seal is malformed',
     );
+    expect(sealProblem(seal.acceptedKeys, { ...entry, seal: null })).toBe('its seal is malformed');
   });
 });

@@ -269,6 +269,10 @@ describe('actions_match_ledger', () => {
       "act_a: its approvals (prn_ada, prn_bob) are not its ledger's (prn_ada)",
     ]);
     expect(judge(record(), [])).toEqual(['act_a: it has no ledger entry']);
+    // A field removed in the database is a difference, not a failed check.
+    expect(judge(record({ approvals: undefined }))).toEqual([
+      "act_a: its approvals (none) are not its ledger's (prn_ada)",
+    ]);
   });
 
   it('lets a record stand behind its ledger within the grace, names it after', () => {
