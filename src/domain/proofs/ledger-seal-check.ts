@@ -28,7 +28,7 @@ export const CHECKPOINT_GRACE_MS = 5 * 60_000;
 /** How long a projection may stay behind its ledger: the record writes it right after. */
 export const PROJECTION_GRACE_MS = 5 * 60_000;
 
-const short = (digest: string) => `${digest.slice(0, 19)}…`;
+const short = (digest: unknown) => `${String(digest).slice(0, 19)}…`;
 
 const ledgerViolation = (recordId: string, problem: string): Violation => ({
   collection: 'action_ledger',
@@ -204,7 +204,7 @@ function recordProblem(
     return `status ${record.status}, but its ledger says ${entry.status} at ${entry._id}`;
   }
   if (record.ledger_head !== entry.digest) {
-    return `its ledger_head ${short(record.ledger_head ?? 'null')} is not the digest of ${entry._id}`;
+    return `its ledger_head ${short(record.ledger_head)} is not the digest of ${entry._id}`;
   }
   // Both come from the database: a field removed there is a difference, never a crash.
   const recorded = chain

@@ -156,6 +156,13 @@ describe('action_ledger_chain with seals and checkpoints', () => {
         /^act_a:2: the checkpoint of .* names head sha256:.* for it, but its digest is sha256:/,
       ),
     ]);
+    // Its digest removed in the database: named, not a failed check.
+    const noDigest = { ...entries[1], digest: undefined } as unknown as ActionLedgerEntry;
+    expect(problems(actionLedgerChain([entries[0], noDigest], true, sealing))).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^act_a:2: the checkpoint of .* but its digest is undefined…$/),
+      ]),
+    );
     // A whole action gone: its newest checkpoint names the missing entry.
     expect(problems(actionLedgerChain([], true, sealing))).toEqual([
       expect.stringMatching(/^act_a:1: .*no such entry$/),
