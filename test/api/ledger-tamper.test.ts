@@ -218,6 +218,47 @@ describe('tampering by the database holder', () => {
     });
   });
 
+  it("an action's 7 refusal entries deleted, with its seq and head reset, fail action_ledger_chain by the checkpoints", async () => {
+    // The issue's case: decisions sent around the api (no signature) are refused and traced.
+    const actionId = await proposeUpdate(app, proposer, {
+      patch: { status: 'published' },
+      attributes: { status: 'draft' },
+    });
+    const client = await app.deps.temporal.getClient();
+    const handle = client.workflow.getHandle(`action-${actionId}`);
+    for (let i = 0; i < 7; i += 1) {
+      await handle
+        .executeUpdate('approve', { args: [{ principal_id: `prn_junk${i}`, key_id: 'x' }] })
+        .catch(() => undefined);
+    }
+    const entries = await eventually(
+      () => ledgerOf(actionId),
+      (ledger) => ledger.filter((entry) => entry.event === 'decision_refused').length === 7,
+    );
+    const refusals = entries.filter((entry) => entry.event === 'decision_refused');
+    const kept = entries.filter((entry) => entry.event !== 'decision_refused');
+    const last = kept[kept.length - 1];
+    expect(refusals.map((entry) => entry.seq)).toEqual(
+      Array.from({ length: 7 }, (_, i) => last.seq + 1 + i),
+    );
+    await db().actionLedger.deleteMany({ _id: { $in: refusals.map((entry) => entry._id) } });
+    await db().actions.updateOne(
+      { _id: actionId },
+      { $set: { seq: last.seq, ledger_head: last.digest, refused_decisions: 0 } },
+    );
+
+    const result = await resultOf('action_ledger_chain');
+    expect(result.status).toBe('failed');
+    expect(violationsOf(result, actionId)).toEqual(
+      refusals.map((entry) => ({
+        collection: 'action_ledger',
+        record_id: entry._id,
+        problem: expect.stringMatching(/^the checkpoint of .* but the ledger has no such entry$/),
+      })),
+    );
+    expect(violationsOf(await resultOf('actions_match_ledger'), actionId)).toEqual([]);
+  });
+
   it('a status flipped to approved in the projection fails actions_match_ledger', async () => {
     const actionId = await proposeUpdate(app, proposer, {
       patch: { status: 'published' },
