@@ -16,5 +16,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY console ./console
 COPY package.json ./
+# The ledger checkpoint files (LEDGER_CHECKPOINT_DIR, docs/actions.md): a volume mounted
+# here starts owned by the user that appends to it.
+RUN mkdir -p /app/.data/ledger-checkpoints && chown node:node /app/.data/ledger-checkpoints
 USER node
 CMD ["node", "dist/src/main.js"]

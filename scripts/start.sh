@@ -35,8 +35,16 @@ if [[ ! -f "$SECRETS" ]]; then
     console.log("KEY_PEPPER=" + randomBytes(32).toString("hex"));
     console.log("ADMIN_API_KEY=" + mintApiKey(randomBytes(6).toString("hex")));
     console.log("DECISION_SIGNING_KEY=" + randomBytes(32).toString("hex"));
+    console.log("LEDGER_SEAL_KEY=" + randomBytes(32).toString("hex"));
   ' >"$SECRETS.tmp"
   mv "$SECRETS.tmp" "$SECRETS"
+fi
+# A secrets file from before the ledger was sealed gets its key once (docs/actions.md).
+if ! grep -q '^LEDGER_SEAL_KEY=' "$SECRETS"; then
+  (
+    umask 077
+    node -e 'console.log("LEDGER_SEAL_KEY=" + require("node:crypto").randomBytes(32).toString("hex"))' >>"$SECRETS"
+  )
 fi
 # Values from the environment win over the generated ones.
 while IFS='=' read -r name value; do

@@ -1,5 +1,6 @@
 import { CHECKPOINT_SCHEDULE_PATTERN } from './domain/checkpoints/schemas';
 import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
 import Ajv from 'ajv';
 import { mongoUriProblem } from './store/mongo-client-options';
 import {
@@ -57,6 +58,15 @@ export interface Config {
    * key rotation (docs/actions.md).
    */
   decisionVerifyKeys?: string[];
+  /**
+   * Ed25519 seed (32 bytes, hex or base64) the api and the worker seal action ledger entries
+   * and checkpoints with; derived from KEY_PEPPER when unset (docs/actions.md).
+   */
+  ledgerSealKey?: string;
+  /** Ed25519 public keys (hex) whose ledger seals the proof checks accept; unset: the own key's. */
+  ledgerSealVerifyKeys?: string[];
+  /** Directory of the ledger checkpoint files (`<database>.jsonl`), outside the database. */
+  ledgerCheckpointDir: string;
   /** URL prefixes `webhook.post` actions may reach (empty: none). */
   webhookAllowlist: string[];
   /** WebAuthn relying party id passkeys are bound to (api and worker must agree). */
@@ -120,6 +130,9 @@ const envSchema = {
     CHECKPOINT_SCHEDULE: { type: 'string', pattern: CHECKPOINT_SCHEDULE_PATTERN },
     DECISION_SIGNING_KEY: { type: 'string', pattern: '^([0-9a-f]{64}|[A-Za-z0-9+/]{43}=?)$' },
     DECISION_VERIFY_KEYS: { type: 'string', pattern: '^[0-9a-f]{64}(,[0-9a-f]{64})*$' },
+    LEDGER_SEAL_KEY: { type: 'string', pattern: '^([0-9a-f]{64}|[A-Za-z0-9+/]{43}=?)$' },
+    LEDGER_SEAL_VERIFY_KEYS: { type: 'string', pattern: '^[0-9a-f]{64}(,[0-9a-f]{64})*$' },
+    LEDGER_CHECKPOINT_DIR: { type: 'string', minLength: 1 },
     WEBAUTHN_RP_ID: { type: 'string', pattern: '^[A-Za-z0-9.-]{1,253}$' },
     WEBAUTHN_ORIGINS: { type: 'string', pattern: '^(https?://[^\\s,/]+)(,https?://[^\\s,/]+)*$' },
     APPROVER_CHALLENGE_TTL_SECONDS: { type: 'integer', minimum: 10, maximum: 3600 },
@@ -195,6 +208,9 @@ export function loadConfig(env: Env = process.env): Config {
     checkpointSchedule: v['CHECKPOINT_SCHEDULE'] as string | undefined,
     decisionSigningKey: v['DECISION_SIGNING_KEY'] as string | undefined,
     decisionVerifyKeys: (v['DECISION_VERIFY_KEYS'] as string | undefined)?.split(','),
+    ledgerSealKey: v['LEDGER_SEAL_KEY'] as string | undefined,
+    ledgerSealVerifyKeys: (v['LEDGER_SEAL_VERIFY_KEYS'] as string | undefined)?.split(','),
+    ledgerCheckpointDir: resolve(str('LEDGER_CHECKPOINT_DIR', '.data/ledger-checkpoints')),
     webhookAllowlist: str('WEBHOOK_ALLOWLIST', '').split(',').filter(Boolean),
     ...webauthnOf(str('PUBLIC_BASE_URL', `http://${host}:${port}`), v),
     approverChallengeTtlSeconds: num('APPROVER_CHALLENGE_TTL_SECONDS', 300),

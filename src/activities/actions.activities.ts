@@ -11,12 +11,12 @@ import {
 } from '../domain/actions/record-transitions';
 import { isFinalStatus, reopenProblem } from '../domain/actions/ledger-agreement';
 import { refuseRun } from '../domain/actions/refuse-run';
+import { effectLedgerProblem } from '../domain/actions/effect-ledger';
 import { resetOriginOf } from '../temporal/reset-divergence';
 import type { Notify } from '../domain/notifications/notifiable-event';
 import {
   ACTION_ERRORS,
   EXECUTION_FAILURES,
-  FINAL_ACTION_STATUSES,
   actionWorkflowId,
   proposalClaimOf,
   type ActionContract,
@@ -49,7 +49,7 @@ export interface ActionActivityDeps {
   /** What trust is decided with: the worker's own keys (`src/activities/trust.ts`). */
   trust: Pick<
     WorkerTrust,
-    'authority' | 'acceptedSignerKeys' | 'relyingParty' | 'reportSecurityEvent'
+    'authority' | 'acceptedSignerKeys' | 'relyingParty' | 'reportSecurityEvent' | 'ledgerSeal'
   >;
 }
 
@@ -72,7 +72,8 @@ function recordingRunId(): string | null {
 /** Activities of the external-action workflow; each is idempotent under retries. */
 export function createActionActivities(deps: ActionActivityDeps) {
   const { repos } = deps;
-  const recordTransitions = createTransitionRecorder(deps);
+  const recorderDeps = { ...deps, ledgerSeal: deps.trust.ledgerSeal };
+  const recordTransitions = createTransitionRecorder(recorderDeps);
   // Decisions whose approver assertion the record step verified already: a decision is in
   // every later state of its action, and a valid one stays valid for the ledger.
   const verifiedAssertions = new LRUCache<string, true>({ max: 10_000 });
@@ -110,7 +111,7 @@ export function createActionActivities(deps: ActionActivityDeps) {
     const reset = await Promise.resolve()
       .then(() => resetOriginOf(Context.current().client, workflowId, runId))
       .catch(() => null);
-    await refuseRun(deps, {
+    await refuseRun(recorderDeps, {
       action_id: actionId,
       workflow_id: workflowId,
       run_id: runId,
@@ -126,32 +127,6 @@ export function createActionActivities(deps: ActionActivityDeps) {
       nonRetryable: true,
       details: [status],
     });
-  }
-
-  /**
-   * The effect acts only on what the ledger says now, not on the state the workflow hands
-   * it: the ledger's newest entry is this run's `executing` (nothing ended the action since,
-   * no other run recorded after it), and the approvals it credits are the state's.
-   */
-  async function effectLedgerProblem(state: ActionState): Promise<string | null> {
-    const ledger = await repos.externalActions.entriesOf(state.action_id);
-    const newest = ledger[ledger.length - 1];
-    if (!newest) return 'the action has no ledger';
-    const final = ledger.find((entry) => FINAL_ACTION_STATUSES.includes(entry.status));
-    if (final) return `the action is already ${final.status} (ledger seq ${final.seq})`;
-    if (newest.seq !== state.seq || newest.digest !== state.ledger_head) {
-      return `the ledger's newest entry is ${newest.event} at seq ${newest.seq}, not this run's head at seq ${state.seq}`;
-    }
-    if (newest.status !== 'executing') return `the ledger says ${newest.status}, not executing`;
-    // Counted, not matched by decision: a workflow task Temporal did not keep may have
-    // recorded another of two concurrent approvals than the one the run kept.
-    const credited = ledger.filter(
-      (entry) => (entry.detail['decision'] as ActionDecision | undefined)?.decision === 'approve',
-    ).length;
-    if (credited !== state.approvals.length) {
-      return `the ledger credits ${credited} approvals, the run ${state.approvals.length}`;
-    }
-    return null;
   }
 
   /**
@@ -330,7 +305,7 @@ export function createActionActivities(deps: ActionActivityDeps) {
           details: [refusal],
         });
       }
-      const ledgerProblem = await effectLedgerProblem(input.state);
+      const ledgerProblem = await effectLedgerProblem(repos.externalActions, input.state);
       if (ledgerProblem) await refuseThisRun(state.action_id, ledgerProblem, input.state.seq);
       const problem =
         deps.trust.authority.executionProblem(input.state, plan.plan_digest) ??

@@ -6,7 +6,7 @@ import type { WorkerTrust } from './trust';
 
 export interface ProofActivityDeps {
   repos: Pick<Repos, 'proofs' | 'collectionReader' | 'artifacts' | 'approverKeys'>;
-  trust: Pick<WorkerTrust, 'authority' | 'relyingParty'>;
+  trust: Pick<WorkerTrust, 'authority' | 'relyingParty' | 'ledgerSeal'>;
 }
 
 /** The proof run's activities: each check (reads only), and the run record. */
@@ -19,6 +19,7 @@ export function createProofActivities(deps: ProofActivityDeps) {
           repos: deps.repos,
           authority: deps.trust.authority,
           relyingParty: deps.trust.relyingParty,
+          ledgerSeal: deps.trust.ledgerSeal,
         },
         input,
       ),

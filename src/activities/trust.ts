@@ -1,5 +1,6 @@
 import type { ActionAuthority } from '../domain/actions/authority';
 import type { RelyingParty } from '../domain/approvals/approver-assertion';
+import type { LedgerSeal } from '../domain/actions/ledger-seal';
 import type { ClaimKind, ClaimSignature } from '../lib/signed-claims';
 
 /** Something refused because the api did not sign it. */
@@ -38,6 +39,11 @@ export interface WorkerTrust {
    * repair's child action, vouched for by the repair request the api signed).
    */
   signClaim(kind: ClaimKind, claim: object): ClaimSignature;
+  /**
+   * Seals the ledger entries the worker records and checkpoints each batch
+   * (`LEDGER_SEAL_KEY`); the proof checks verify seals and checkpoints with its accepted keys.
+   */
+  ledgerSeal: LedgerSeal;
   /** Reports what was refused as forged: a service event, a metric and a `warn` line. */
   reportSecurityEvent(event: SecurityEvent): Promise<void>;
 }

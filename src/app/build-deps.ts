@@ -27,6 +27,7 @@ import { FINAL_ACTION_STATUSES } from '../workflows/shared';
 import { refuseResetOfFinalAction } from '../domain/actions/refuse-final-reset';
 import { createNotifier } from '../activities/notifications.activities';
 import { reflectClosure } from '../domain/reflect-closure';
+import { createLedgerSeal, ledgerSealSeed } from '../domain/actions/ledger-seal';
 import { createDeliveryStarter } from '../temporal/delivery-starter';
 import { createRepos, ensureIndexes } from '../store';
 import { connectMongo } from '../store/mongo';
@@ -107,13 +108,21 @@ export async function buildDeps(
       publicBaseUrl: config.publicBaseUrl,
     }),
   });
+  // The api records `aborted` entries: sealed and checkpointed with the same configured key
+  // as the worker's, into the same checkpoint directory (docs/actions.md).
+  const ledgerSeal = createLedgerSeal({
+    seed: ledgerSealSeed(config),
+    acceptedKeys: config.ledgerSealVerifyKeys,
+    checkpointDir: config.ledgerCheckpointDir,
+    database: config.mongodbDb,
+  });
   const closedRuns = createClosedRunFollower({
     temporal,
-    reflect: (closure) => reflectClosure({ repos, notify }, closure),
+    reflect: (closure) => reflectClosure({ repos, notify, ledgerSeal }, closure),
     followRun: (actionId, runId) => repos.externalActions.followRun(actionId, runId),
     refuseRunOfFinalAction: (actionId, runId) =>
       refuseResetOfFinalAction(
-        { repos, notify, client: () => temporal.getClient() },
+        { repos, notify, ledgerSeal, client: () => temporal.getClient() },
         actionId,
         runId,
       ),
@@ -166,6 +175,7 @@ export async function buildDeps(
     witnesses,
     reconciler: createReconciler({ repos, logger: log }),
     decisionSigner: createDecisionSigner(decisionSeed(config)),
+    ledgerSeal,
     stepper,
     substrateStates: createSubstrateStates(repos.substrateSnapshots, stepper),
     instanceId,

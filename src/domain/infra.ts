@@ -9,6 +9,7 @@ import type { ServiceEventRecorder } from '../observability/service-events';
 import type { ServiceMonitor } from '../observability/service-monitor';
 import type { Repos } from '../store';
 import type { TemporalGateway } from '../temporal/gateway';
+import type { LedgerSeal } from './actions/ledger-seal';
 import type { Reconciler } from './events/reconciler';
 import type { SubstrateStates } from './substrates/states';
 import type { Stepper } from './substrates/stepper';
@@ -44,6 +45,8 @@ export interface DomainInfra {
   witnesses: WitnessSource;
   /** Signs every proposal and decision the api forwards to an action workflow (Ed25519). */
   decisionSigner: DecisionSigner;
+  /** Seals the action ledger entries the api records (`aborted`) and checkpoints them. */
+  ledgerSeal: LedgerSeal;
   /** Engine stepping for reads, on a pool of threads (`ENGINE_THREADS`). */
   stepper: Stepper;
   /** Deployment states at any computed tick, recent ones cached. */

@@ -32,6 +32,11 @@ export interface ActionLedgerEntry {
   run_id?: string | null;
   prev_digest: string | null;
   digest: string;
+  /**
+   * The service's signature over `_id` and `digest` (docs/actions.md); not covered by the
+   * digest. Absent on entries written before sealing existed.
+   */
+  seal?: { key_id: string; signature: string };
 }
 
 /**

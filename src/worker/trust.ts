@@ -1,12 +1,14 @@
 import type { SecurityEvent, WorkerTrust } from '../activities/trust';
 import { acceptedSignerKeys, createDecisionSigner, decisionSeed } from '../auth/decision-signer';
 import { createActionAuthority } from '../domain/actions/authority';
+import { createLedgerSeal, ledgerSealSeed } from '../domain/actions/ledger-seal';
 import { claimMessage, signatureProblem } from '../lib/signed-claims';
 
 /**
  * The worker's trust, from its own configuration: the keys it accepts (`DECISION_VERIFY_KEYS`,
  * else its own signing key's) and the signing key it signs derived proposals with
- * (`DECISION_SIGNING_KEY`, else derived from `KEY_PEPPER`, as the api's).
+ * (`DECISION_SIGNING_KEY`, else derived from `KEY_PEPPER`, as the api's), and the ledger seal
+ * its records are sealed and checkpointed with (`LEDGER_SEAL_KEY`, likewise).
  */
 export function createWorkerTrust(
   config: {
@@ -15,6 +17,10 @@ export function createWorkerTrust(
     keyPepper: string;
     webauthnRpId?: string;
     webauthnOrigins?: readonly string[];
+    ledgerSealKey?: string;
+    ledgerSealVerifyKeys?: readonly string[];
+    ledgerCheckpointDir: string;
+    mongodbDb: string;
   },
   reportSecurityEvent: (event: SecurityEvent) => Promise<void>,
 ): WorkerTrust {
@@ -36,6 +42,12 @@ export function createWorkerTrust(
         what,
       ),
     signClaim: (kind, claim) => signer.signClaim(kind, claim),
+    ledgerSeal: createLedgerSeal({
+      seed: ledgerSealSeed(config),
+      acceptedKeys: config.ledgerSealVerifyKeys,
+      checkpointDir: config.ledgerCheckpointDir,
+      database: config.mongodbDb,
+    }),
     reportSecurityEvent,
   };
 }

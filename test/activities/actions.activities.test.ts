@@ -40,7 +40,7 @@ afterAll(async () => {
  */
 async function executingInLedger(state: ActionState): Promise<ActionState> {
   const at = { ...state, seq: 1, ledger_head: null };
-  const head = await createTransitionRecorder({ repos })([
+  const head = await createTransitionRecorder({ repos, ledgerSeal: trust.ledgerSeal })([
     { state: at, event: 'executing', actor: null, detail: {} },
   ]);
   return { ...at, ledger_head: head };

@@ -109,7 +109,7 @@ async function chainIntact(actionId: string): Promise<boolean> {
   const entries = await app.deps.repos.externalActions.entriesOf(actionId);
   let prev: string | null = null;
   for (const entry of entries) {
-    const { digest, ...body } = entry as ActionLedgerEntry;
+    const { digest, seal: _seal, ...body } = entry as ActionLedgerEntry;
     if (body.prev_digest !== prev || canonicalDigest(body) !== digest) return false;
     prev = digest;
   }

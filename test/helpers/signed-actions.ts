@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { createDecisionSigner, type DecisionSigner } from '../../src/auth/decision-signer';
 import type { SecurityEvent, WorkerTrust } from '../../src/activities/trust';
 import { newId } from '../../src/lib/ids';
 import { createWorkerTrust } from '../../src/worker/trust';
 import { openAction } from '../../src/workflows/action-machine';
+import { TEST_SERVERS } from '../test-env';
 import {
   proposalClaimOf,
   type ActionDecision,
@@ -20,7 +22,14 @@ export function signingWorld(seed = randomBytes(32)): {
   const signer = createDecisionSigner(seed);
   const reported: SecurityEvent[] = [];
   const trust = createWorkerTrust(
-    { keyPepper: 'unused', decisionSigningKey: seed.toString('hex') },
+    {
+      keyPepper: 'unused',
+      decisionSigningKey: seed.toString('hex'),
+      // Its own ledger seal key and checkpoint file, as a test app's (test-app.ts).
+      ledgerSealKey: randomBytes(32).toString('hex'),
+      ledgerCheckpointDir: join(TEST_SERVERS.dataDir, 'ledger-checkpoints'),
+      mongodbDb: `signing-world-${randomBytes(4).toString('hex')}`,
+    },
     async (event) => {
       reported.push(event);
     },

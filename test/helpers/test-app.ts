@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,6 +36,10 @@ export interface TestAppOptions {
 }
 
 export const TEST_PEPPER = 'test-pepper-0123456789abcdef0123456789abcdef';
+/** The ledger seal key of test apps and their workers (`LEDGER_SEAL_KEY`). */
+export const TEST_LEDGER_SEAL_KEY = '5ea1'.repeat(16);
+/** Where test apps append their ledger checkpoints: `<database>.jsonl` each. */
+export const TEST_LEDGER_CHECKPOINT_DIR = join(TEST_SERVERS.dataDir, 'ledger-checkpoints');
 
 /** A fresh database name per test file (and per call). */
 export const freshDbName = (label: string): string =>
@@ -52,6 +56,8 @@ export async function startTestApp(label: string, options: TestAppOptions = {}):
     TEMPORAL_ADDRESS: process.env['TEST_TEMPORAL_ADDRESS'],
     TEMPORAL_TASK_QUEUE: `test-${dbName}`,
     KEY_PEPPER: TEST_PEPPER,
+    LEDGER_SEAL_KEY: TEST_LEDGER_SEAL_KEY,
+    LEDGER_CHECKPOINT_DIR: TEST_LEDGER_CHECKPOINT_DIR,
     ADMIN_API_KEY: adminKey,
     LOG_LEVEL: 'silent',
     RATE_LIMIT_SYNC_MS: '100',
@@ -90,6 +96,7 @@ export async function startTestApp(label: string, options: TestAppOptions = {}):
       await deps.limiter.stop();
       await deps.ledger.stop();
       await deps.db.dropDatabase().catch(() => undefined);
+      rmSync(join(TEST_LEDGER_CHECKPOINT_DIR, `${dbName}.jsonl`), { force: true });
       await stop();
     },
   };

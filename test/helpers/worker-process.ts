@@ -1,7 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { WORKFLOW_BUNDLE_PATH } from '../test-env';
-import { TEST_PEPPER, type TestApp } from './test-app';
+import {
+  TEST_LEDGER_CHECKPOINT_DIR,
+  TEST_LEDGER_SEAL_KEY,
+  TEST_PEPPER,
+  type TestApp,
+} from './test-app';
 
 /** A real worker process (the one `npm start` runs) serving the app's queue, to kill -9. */
 export function startWorkerProcess(app: TestApp, env: Record<string, string> = {}): ChildProcess {
@@ -12,6 +17,9 @@ export function startWorkerProcess(app: TestApp, env: Record<string, string> = {
       TEMPORAL_ADDRESS: process.env['TEST_TEMPORAL_ADDRESS'],
       TEMPORAL_TASK_QUEUE: app.deps.config.taskQueue,
       KEY_PEPPER: TEST_PEPPER,
+      // The app's ledger seal key and checkpoint directory: both writers seal alike.
+      LEDGER_SEAL_KEY: TEST_LEDGER_SEAL_KEY,
+      LEDGER_CHECKPOINT_DIR: TEST_LEDGER_CHECKPOINT_DIR,
       WORKFLOW_BUNDLE_PATH,
       LOG_LEVEL: 'warn',
       ...env,

@@ -3,11 +3,14 @@ import type { ActionLedgerEntry, ActionRecord } from '../../store/external-actio
 import { FINAL_ACTION_STATUSES, type ActionState } from '../../workflows/shared';
 import type { Notify } from '../notifications/notifiable-event';
 import { closureDetail, type WorkflowClosure } from '../workflow-closure';
+import type { LedgerSealer } from './ledger-seal';
 import { createTransitionRecorder } from './record-transitions';
 
 export interface AbortActionDeps {
   repos: Pick<Repos, 'externalActions' | 'actionInbox'>;
   notify?: Notify;
+  /** The api's ledger seal: the `aborted` entry is sealed and checkpointed like the worker's. */
+  ledgerSeal: Pick<LedgerSealer, 'seal' | 'checkpoint'>;
 }
 
 /**

@@ -18,6 +18,7 @@ export class LedgerDisagreement extends Error {
     this.name = 'LedgerDisagreement';
   }
 }
+import type { LedgerSealer } from './ledger-seal';
 
 /** One transition of an action: its state after it, and what the ledger says of it. */
 export interface RecordTransitionInput {
@@ -38,6 +39,8 @@ export interface TransitionRecorderDeps {
   repos: Pick<Repos, 'externalActions' | 'actionInbox'>;
   /** Tells subscribers about the transition (`action.<event>`), when one is wanted. */
   notify?: Notify;
+  /** Seals each entry and checkpoints each batch with the service's ledger key. */
+  ledgerSeal: Pick<LedgerSealer, 'seal' | 'checkpoint'>;
 }
 
 /** The ledger entry of a transition, chained to `prevDigest`, before its digest. */
@@ -45,7 +48,7 @@ export function ledgerBodyOf(
   input: RecordTransitionInput,
   prevDigest: string | null,
   recorder: Recorder = { run_id: null },
-): Omit<ActionLedgerEntry, 'digest'> {
+): Omit<ActionLedgerEntry, 'digest' | 'seal'> {
   const { state } = input;
   return {
     ...(recorder.run_id ? { run_id: recorder.run_id } : {}),
@@ -103,9 +106,11 @@ export function createTransitionRecorder(deps: TransitionRecorderDeps) {
     let fresh = true;
     for (const input of inputs) {
       const body = ledgerBodyOf(input, prevDigest, recorder);
+      const digest = canonicalDigest(body);
       const written = await repos.externalActions.insertLedgerOnce({
         ...body,
-        digest: canonicalDigest(body),
+        digest,
+        seal: deps.ledgerSeal.seal(body._id, digest),
       });
       fresh &&= written.fresh;
       entries.push(written.stored);
@@ -115,6 +120,14 @@ export function createTransitionRecorder(deps: TransitionRecorderDeps) {
     // continues the ledger. One that found an entry there already is a retry, a reset's run
     // redoing what the ledger holds, or a run the ledger contradicts: judged on the ledger.
     if (!fresh) await judgeAgainstLedger(repos, inputs, recorder);
+    // After the entries are in (a checkpoint never names an entry that is not), before the
+    // projection; a retry appends the same (seq, head) again, which the checks allow.
+    await deps.ledgerSeal.checkpoint({
+      action_id: last.state.action_id,
+      from_seq: entries[0].seq,
+      seq: entries[entries.length - 1].seq,
+      head: prevDigest!,
+    });
     const { action_id, ...rest } = last.state;
     await repos.externalActions.projectTransitions(
       entries,

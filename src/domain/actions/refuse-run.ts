@@ -1,13 +1,12 @@
-import type { Repos } from '../../store';
 import type { ActionState } from '../../workflows/shared';
-import type { Notify } from '../notifications/notifiable-event';
 import { isFinalStatus } from './ledger-agreement';
-import { createTransitionRecorder, type RecordTransitionInput } from './record-transitions';
+import {
+  createTransitionRecorder,
+  type RecordTransitionInput,
+  type TransitionRecorderDeps,
+} from './record-transitions';
 
-export interface RefuseRunDeps {
-  repos: Pick<Repos, 'externalActions' | 'actionInbox'>;
-  notify?: Notify;
-}
+export type RefuseRunDeps = TransitionRecorderDeps;
 
 /** Who reset the workflow into the refused run, as its history tells (null: not a reset). */
 export interface ResetOrigin {

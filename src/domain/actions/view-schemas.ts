@@ -215,6 +215,20 @@ export const ledgerEntryView = schema.view(
     detail: schema.freeObject('Reason, plan digest, result or failure.'),
     prev_digest: schema.nullable(planDigest('Digest of the previous entry of this action.')),
     digest: planDigest('sha256 of this entry, its `prev_digest` included.'),
+    seal: schema.view(
+      {
+        key_id: schema.patterned(
+          "The ledger seal key's Ed25519 public key, hex.",
+          '^[0-9a-f]{64}$',
+        ),
+        signature: schema.patterned(
+          'Ed25519 over `["governed-runtime/ledger-seal/v1", entry_id, digest]` (JSON), hex.',
+          '^[0-9a-f]{128}$',
+        ),
+      },
+      ['key_id', 'signature'],
+      "The service's seal over this entry's id and digest (docs/actions.md); absent on entries written before sealing existed.",
+    ),
   },
   ['entry_id', 'action_id', 'seq', 'at', 'event', 'status', 'prev_digest', 'digest'],
   'One ledger entry.',

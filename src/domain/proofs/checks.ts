@@ -6,6 +6,8 @@ import type { WorldHistoryEvent } from '../../store/world-history.repo';
 import type { WorldObject } from '../../store/world-objects.repo';
 import type { ActionAuthority } from '../actions/authority';
 import { digestHolds } from '../../lib/canonical-digest';
+import { ledgerDigestHolds } from '../actions/ledger-seal';
+import { sealViolations, type Sealing } from './ledger-seal-check';
 import type { ActionDecision, ActionState, SignedActionProposal } from '../../workflows/shared';
 import { LEDGER_GENESIS } from '../repairs/ledger';
 import { replayVersions } from '../repairs/diagnosis';
@@ -39,15 +41,21 @@ export function chainsByAction(
 
 /**
  * `action_ledger_chain`: per action, its entries in `seq` order: each entry's digest
- * recomputes, the first has no `prev_digest`, every later one carries the digest of the one
- * before it. `complete`: every entry was read (else a chain may start past its first entry).
+ * recomputes (over all but `digest` and `seal`), the first has no `prev_digest`, every later
+ * one carries the digest of the one before it. With `sealing` (the proof run; a dossier
+ * checks its own entries only), the seals and the checkpoint file too (`sealViolations`).
+ * `complete`: every entry was read (else a chain may start past its first entry).
  */
-export function actionLedgerChain(entries: ActionLedgerEntry[], complete: boolean): CheckFindings {
+export function actionLedgerChain(
+  entries: ActionLedgerEntry[],
+  complete: boolean,
+  sealing?: Sealing,
+): CheckFindings {
   const byAction = chainsByAction(entries);
   const violations: Violation[] = [];
   for (const chain of byAction.values()) {
     chain.forEach((entry, index) => {
-      if (!digestHolds(entry)) {
+      if (!ledgerDigestHolds(entry)) {
         violations.push(violation('action_ledger', entry._id, 'its digest does not recompute'));
       }
       const previous = chain[index - 1];
@@ -63,6 +71,7 @@ export function actionLedgerChain(entries: ActionLedgerEntry[], complete: boolea
       }
     });
   }
+  if (sealing) violations.push(...sealViolations(byAction, sealing, complete));
   return { checked: entries.length, violations };
 }
 

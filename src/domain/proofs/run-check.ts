@@ -1,4 +1,5 @@
 import type { ActionAuthority } from '../actions/authority';
+import type { LedgerSealVerifier } from '../actions/ledger-seal';
 import type { RelyingParty } from '../approvals/approver-assertion';
 import { approverSignaturesCheck } from './approver-signatures-check';
 import type { Repos } from '../../store';
@@ -10,9 +11,11 @@ import type { WorldHistoryEvent } from '../../store/world-history.repo';
 import type { WorldObject } from '../../store/world-objects.repo';
 import { sha256Hex } from '../../store/artifacts.repo';
 import { eventKey } from '../events/events.service';
+import { actionsMatchLedger } from './ledger-seal-check';
 import {
   actionLedgerChain,
   artifactsIntegrity,
+  chainsByAction,
   decisionsSigned,
   eventDedup,
   executionsApproved,
@@ -29,6 +32,8 @@ type Deps = {
   authority: ActionAuthority;
   /** Where approvers' passkeys are valid (`approver_signatures`). */
   relyingParty: RelyingParty;
+  /** The ledger seal keys and checkpoint file (`action_ledger_chain`). */
+  ledgerSeal: LedgerSealVerifier;
 };
 
 /** History events read per object checked, at most (the replay needs all of an object's). */
@@ -43,8 +48,25 @@ async function findingsOf(
   const reader = deps.repos.collectionReader;
   switch (check) {
     case 'action_ledger_chain': {
+      // The checkpoints first: a batch recorded between the two reads is then in the ledger
+      // read, never a checkpoint without its entries.
+      const checkpoints = await deps.ledgerSeal.checkpoints();
       const { rows, more } = await reader.firstOf<ActionLedgerEntry>('action_ledger', max);
-      return { ...actionLedgerChain(rows, !more), bound_reached: more };
+      const sealing = { acceptedKeys: deps.ledgerSeal.acceptedKeys, checkpoints, now: new Date() };
+      return { ...actionLedgerChain(rows, !more, sealing), bound_reached: more };
+    }
+    case 'actions_match_ledger': {
+      // The records first: one recorded between the reads leaves its ledger ahead of the
+      // record read (within the grace), never the record ahead of the ledger read.
+      const records = await reader.firstOf<ActionRecord>('external_actions', max);
+      const ledger = await reader.firstOf<ActionLedgerEntry>('action_ledger', max);
+      const findings = actionsMatchLedger(
+        records.rows,
+        chainsByAction(ledger.rows),
+        !ledger.more,
+        new Date(),
+      );
+      return { ...findings, bound_reached: records.more || ledger.more };
     }
     case 'decisions_signed': {
       const { rows, more } = await reader.firstOf<ActionLedgerEntry>('action_ledger', max);
