@@ -1,18 +1,11 @@
 import type { IncomingMessage } from 'node:http';
-import type { Readable, Transform } from 'node:stream';
+import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createUnzip } from 'node:zlib';
 import type { Middleware } from 'koa';
-import getRawBody from 'raw-body';
+import { HttpMethodEnum, koaBody } from 'koa-body';
 import { jsonTextIssues } from '../../lib/json-text';
 import { listedIssues } from '../../lib/validation';
 import { ApiError, validationError } from '../errors';
-
-declare module 'koa' {
-  interface Request {
-    /** The parsed JSON body, once `jsonBody` has read one (validation reads it). */
-    body?: unknown;
-  }
-}
 
 /** Bodies are JSON only, at most 1 MiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -31,8 +24,27 @@ export const MAX_BODY_DEPTH = 64;
  * change or must not take (`jsonTextIssues`: numbers a double cannot hold exactly, lone
  * surrogates, `__proto__`, nesting past `MAX_BODY_DEPTH`). Runs after auth, so an anonymous
  * caller cannot make the server read a large body.
+ *
+ * koa-body parses; it decodes a bad UTF-8 sequence as U+FFFD, silently, so the bytes it
+ * reads are watched beside it with a strict decoder. A compressed body is decompressed here
+ * first and handed to koa-body as an identity one, so its bytes are watched the same way.
  */
 export function jsonBody(): Middleware {
+  const parse = koaBody({
+    json: true,
+    jsonLimit: MAX_BODY_BYTES,
+    jsonStrict: false,
+    includeUnparsed: true, // the text it parsed, as `ctx.request.rawBody`
+    text: false,
+    urlencoded: false,
+    multipart: false,
+    parsedMethods: [
+      HttpMethodEnum.POST,
+      HttpMethodEnum.PUT,
+      HttpMethodEnum.PATCH,
+      HttpMethodEnum.DELETE,
+    ],
+  });
   return async (ctx, next) => {
     const length = ctx.request.length;
     const chunked = ctx.get('Transfer-Encoding') !== '';
@@ -49,72 +61,107 @@ export function jsonBody(): Middleware {
       );
     }
     if (length && length > MAX_BODY_BYTES) throw tooLarge();
-    const text = await readText(ctx.req, ctx.get('Content-Encoding'));
-    let body: unknown;
+    const original = ctx.req;
+    const source = jsonSource(original, ctx.get('Content-Encoding'));
+    const utf8 = strictUtf8(source.stream);
+    ctx.req = source.stream; // what koa-body reads
     try {
-      body = JSON.parse(text);
+      await parse(ctx, async () => {});
     } catch (error) {
+      if ((error as { status?: number }).status === 413) throw tooLarge();
+      // The parser refuses `__proto__` itself; the text it could not take says where.
+      const { body: text, message } = error as { body?: unknown; message?: string };
+      const poisoned = typeof text === 'string' && /prototype property/.test(message ?? '');
+      const issues = poisoned ? jsonTextIssues(text, MAX_BODY_DEPTH) : [];
+      if (issues.length > 0) throw validationError(listedIssues(issues));
       throw jsonInvalid(
         'JSON decode error',
         error instanceof Error ? error.message : 'invalid JSON',
       );
+    } finally {
+      ctx.req = original;
+      source.close();
     }
-    const issues = jsonTextIssues(text, MAX_BODY_DEPTH);
+    if (!utf8.valid()) {
+      throw jsonInvalid('JSON decode error: the body is not valid UTF-8', 'invalid UTF-8');
+    }
+    const text = (ctx.request as { rawBody?: unknown }).rawBody;
+    const issues = typeof text === 'string' ? jsonTextIssues(text, MAX_BODY_DEPTH) : [];
     if (issues.length > 0) throw validationError(listedIssues(issues));
-    ctx.request.body = body;
     ctx.state.hasBody = true;
     await next();
   };
 }
 
-/**
- * The body's text: decompressed (gzip, deflate, br) and decoded as strict UTF-8 (a decoder
- * that replaced a bad sequence with U+FFFD would store text the client never sent).
- */
-async function readText(req: IncomingMessage, contentEncoding: string): Promise<string> {
+/** A request as koa-body is to read it: the plain JSON type, and decompressed if it was not. */
+interface JsonSource {
+  stream: IncomingMessage;
+  close(): void;
+}
+
+function jsonSource(req: IncomingMessage, contentEncoding: string): JsonSource {
   const encoding = contentEncoding.trim().toLowerCase() || 'identity';
-  const identity = encoding === 'identity';
-  let stream: Readable = req;
-  let decompressor: Transform | undefined;
-  if (!identity) {
-    const decompress = DECOMPRESSORS[encoding];
-    if (!decompress) {
-      throw new ApiError(
-        'unsupported_media_type',
-        `Content-Encoding ${contentEncoding} is not supported: send identity, gzip, deflate or br`,
-      );
-    }
-    decompressor = decompress();
-    stream = req.pipe(decompressor);
-  }
-  let bytes: Buffer;
-  try {
-    // The limit counts decompressed bytes: a small bomb cannot inflate past it.
-    bytes = await getRawBody(stream, {
-      limit: MAX_BODY_BYTES,
-      ...(identity && req.headers['content-length']
-        ? { length: req.headers['content-length'] }
-        : {}),
-    });
-  } catch (error) {
-    if ((error as { type?: string }).type === 'entity.too.large') throw tooLarge();
-    throw jsonInvalid(
-      'JSON decode error',
-      error instanceof Error ? error.message : 'unreadable body',
+  // koa-body's parser knows a few JSON types by name: it is handed the plain type
+  // (charset and other parameters kept).
+  req.headers['content-type'] = (req.headers['content-type'] ?? '').replace(
+    /^[^;]*/,
+    'application/json',
+  );
+  if (encoding === 'identity') return { stream: req, close() {} };
+  const decompress = DECOMPRESSORS[encoding];
+  if (!decompress) {
+    throw new ApiError(
+      'unsupported_media_type',
+      `Content-Encoding ${contentEncoding} is not supported: send identity, gzip, deflate or br`,
     );
-  } finally {
-    // A refused compressed body leaves the request piped into a decompressor no one reads:
-    // unpiped, Node discards the rest of the request as it does any unread body.
-    if (decompressor) {
+  }
+  const decompressor = decompress();
+  req.pipe(decompressor);
+  // Read as an identity body of unknown length: the limit then counts decompressed bytes,
+  // so a small bomb cannot inflate past it.
+  const { 'content-length': _length, ...identity } = req.headers;
+  const stream = Object.assign(decompressor, {
+    headers: { ...identity, 'content-encoding': 'identity' },
+  }) as unknown as IncomingMessage;
+  return {
+    stream,
+    close() {
+      // A refused compressed body leaves the request piped into a decompressor no one
+      // reads: unpiped, Node discards the rest of the request as it does any unread body.
       req.unpipe(decompressor);
       decompressor.destroy();
+    },
+  };
+}
+
+/**
+ * Watches a stream's bytes as they flow to the parser and tells whether they were UTF-8
+ * (a fatal decoder over the same chunks; nothing is buffered).
+ */
+function strictUtf8(stream: NodeJS.ReadableStream): { valid(): boolean } {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let valid = true;
+  const onData = (chunk: Buffer): void => {
+    if (!valid) return;
+    try {
+      decoder.decode(chunk, { stream: true });
+    } catch {
+      valid = false;
     }
-  }
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw jsonInvalid('JSON decode error: the body is not valid UTF-8', 'invalid UTF-8');
-  }
+  };
+  stream.on('data', onData);
+  return {
+    valid() {
+      stream.off('data', onData);
+      if (!valid) return false;
+      try {
+        decoder.decode();
+      } catch {
+        valid = false;
+      }
+      return valid;
+    },
+  };
 }
 
 /** What `Content-Encoding` may say; `deflate` is zlib-wrapped, `createUnzip` also reads gzip. */
