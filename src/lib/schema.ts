@@ -130,9 +130,16 @@ export const freeObject = (
 export const anyValue = (description: string): TUnsafe<unknown> =>
   Type.Unsafe<unknown>({ description });
 
-/** A server-issued id with its type prefix, e.g. `ses_01J...`. */
+/**
+ * A server-issued id with its type prefix, e.g. `ses_01J...`. `maxLength` says what the
+ * pattern implies, so generators (and fuzzers) that read lengths, not patterns, stay in it.
+ */
 export const prefixedId = (prefix: string, description: string): TString =>
-  Type.String({ pattern: `^${prefix}_[0-9A-Za-z]{10,40}$`, description });
+  Type.String({
+    pattern: `^${prefix}_[0-9A-Za-z]{10,40}$`,
+    maxLength: prefix.length + 41,
+    description,
+  });
 
 /** A prefixed id given as a body field or query filter (same pattern as the path form). */
 export const idRef = prefixedId;
@@ -142,11 +149,11 @@ export const CONTEXT_ID_PATTERN = '^[A-Za-z0-9_.:-]{1,128}$';
 
 /** A client-chosen shared-context id. */
 export const contextRef = (description = 'Client-chosen shared-context id.'): TString =>
-  Type.String({ pattern: CONTEXT_ID_PATTERN, description });
+  Type.String({ pattern: CONTEXT_ID_PATTERN, maxLength: 128, description });
 
 /** A path-safe registry handle (scaffold, envelope, recognizer, pack ids). */
 export const handleId = (description: string): TString =>
-  Type.String({ pattern: '^[A-Za-z0-9_.-]{1,128}$', description });
+  Type.String({ pattern: '^[A-Za-z0-9_.-]{1,128}$', maxLength: 128, description });
 
 /** A view (response object): open, since views may grow fields; properties documented. */
 export const view = <P extends TProperties, const R extends readonly (keyof P & string)[] = []>(

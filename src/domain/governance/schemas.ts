@@ -27,7 +27,8 @@ export const POLICY_LIMITS = {
   maxCellUpdatesPerDay: 1_000_000_000_000_000,
 } as const;
 
-export const keyId = (description: string) => Type.String({ pattern: KEY_ID_PATTERN, description });
+export const keyId = (description: string) =>
+  Type.String({ pattern: KEY_ID_PATTERN, maxLength: 12, description });
 export const organizationId = (description: string) => idRef('org', description);
 export const principalId = (description: string) => idRef('prn', description);
 export const entitlement = (description: string) => choice(ENTITLEMENTS, description);
