@@ -33,6 +33,7 @@ export const tenantResourceRoutes: RouteDefinition[] = [
       }),
       body: governanceSchemas.createKeyBody,
       view: governanceViews.keyWithSecretView,
+      secretFields: ['api_key'],
       run: adminKeysService.createKey,
     },
     setStatus: {
@@ -62,6 +63,7 @@ export const tenantResourceRoutes: RouteDefinition[] = [
       },
     },
     idempotent: true,
+    secretFields: ['api_key'],
     handler: async (req, deps) => ({
       payload: await adminKeysService.rotateKey(deps, req.auth, req.requestId, req.body),
     }),
