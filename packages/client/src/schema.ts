@@ -2211,7 +2211,7 @@ export interface paths {
         put?: never;
         /**
          * set organization status
-         * @description Sets an organization `active`, `suspended` or `archived`; suspending it makes every key of its principals answer 401 at once. The organization of the calling key or of the bootstrap key cannot be taken out of service (409).
+         * @description Sets an organization `active`, `suspended` or `archived`; suspending it makes every key of its principals answer 401 at once. The organization of the calling key or of the bootstrap key cannot be taken out of service (409). The `sandbox` organization, home of every self-service key, is suspended or archived only with `confirm: "sandbox"`: without it 409 `invalid_state` saying how many active keys it would stop (`active_keys`); a `confirm` that is not the organization's name is 422.
          */
         post: operations["admin.organizations.setStatus"];
         delete?: never;
@@ -3174,6 +3174,8 @@ export interface components {
              * @enum {string}
              */
             status: "active" | "suspended" | "archived";
+            /** @description The organization's name. Required to suspend or archive a protected organization (`sandbox`, home of every self-service key); when given, it must name the organization changed. */
+            confirm?: string;
         };
         CreatePolicyRequest: {
             /** @description Policy name. */
@@ -18064,7 +18066,7 @@ export interface operations {
                              * @description Last change.
                              */
                             updated_at?: string;
-                            /** @description The full secret key (`grk_<key_id>_<secret>`); shown this once only. */
+                            /** @description The full secret key (`grk_<key_id>_<secret>`); shown this once only: an `Idempotency-Key` replay answers `[redacted: …]` (header `Idempotent-Redacted: api_key`). */
                             api_key: string;
                             /** @description Class default limits (create only; quota policies may override them). */
                             limits?: {
@@ -18426,7 +18428,7 @@ export interface operations {
                              * @description Last change.
                              */
                             updated_at?: string;
-                            /** @description The full secret key (`grk_<key_id>_<secret>`); shown this once only. */
+                            /** @description The full secret key (`grk_<key_id>_<secret>`); shown this once only: an `Idempotency-Key` replay answers `[redacted: …]` (header `Idempotent-Redacted: api_key`). */
                             api_key: string;
                             /** @description Class default limits (create only; quota policies may override them). */
                             limits?: {
