@@ -249,3 +249,46 @@ export const workflowUrl = text(
   'The workflow in the Temporal Web UI (`<TEMPORAL_UI_URL>/namespaces/<namespace>/workflows/<workflow_id>`): its summary, current details and history (docs/temporal-ui.md).',
   2048,
 );
+
+/**
+ * A rule across the fields of an input object, stated in the schema so the OpenAPI document
+ * (and the clients and fuzzers generated from it) and validation are one source. It sits in
+ * the object's `allOf`; `description` is the rule in words and the 422 message of an input
+ * that breaks it (`src/lib/validation.ts` reads it). Keep to `not`, `if`/`then` and `oneOf`:
+ * JSON Schema keywords that ajv, OpenAPI 3.1 and schemathesis all know.
+ */
+export interface FieldRule {
+  description: string;
+  not?: Record<string, unknown>;
+  if?: Record<string, unknown>;
+  then?: Record<string, unknown>;
+  oneOf?: Record<string, unknown>[];
+}
+
+/** `a` and `b` are not given together (the 422 names `b`). */
+export const notBoth = (a: string, b: string, description: string): FieldRule => ({
+  description,
+  not: { required: [a, b] },
+});
+
+/** Exactly one of `a` and `b` is given (the 422 names the object). */
+export const oneOfFields = (a: string, b: string, description: string): FieldRule => ({
+  description,
+  oneOf: [
+    { required: [a], not: { required: [b] } },
+    { required: [b], not: { required: [a] } },
+  ],
+});
+
+/** When the input matches `condition`, it must also match `then` (the 422 names what breaks `then`). */
+export const when = (
+  condition: Record<string, unknown>,
+  then: Record<string, unknown>,
+  description: string,
+): FieldRule => ({ description, if: condition, then });
+
+/** The object with these rules (its static type is unchanged: the rules only narrow it). */
+export const withRules = <T extends TSchema>(object: T, rules: readonly FieldRule[]): T => ({
+  ...object,
+  allOf: [...((object as { allOf?: FieldRule[] }).allOf ?? []), ...rules],
+});

@@ -2850,7 +2850,7 @@ export interface components {
             shared_context_id?: string;
             /** @description Why the action is proposed (kept in the ledger). */
             reason?: string;
-        };
+        } & (unknown & unknown & unknown & unknown & unknown);
         DecisionChallengeRequest: {
             /**
              * @description The decision to be signed.
@@ -3054,7 +3054,7 @@ export interface components {
             checkpoint_id?: string;
             /** @description Why (kept with the repair and its child action). */
             reason?: string;
-        };
+        } & (unknown & unknown & unknown);
         MembraneRenderRequest: {
             /**
              * @description Output format (`svg` for world and runtime only).
@@ -3065,7 +3065,7 @@ export interface components {
             subject?: Record<string, unknown>;
             /** @description A payload to render as given, instead of a subject. */
             payload?: unknown;
-        };
+        } & unknown;
         RunSocialAssayRequest: {
             /** @description Players of the round robin, by strategy (a strategy listed twice plays as `<name>#1`, `<name>#2`). */
             strategies: ("tit_for_tat" | "always_defect" | "always_cooperate" | "grudger" | "tit_for_two_tats" | "suspicious_tit_for_tat" | "alternator" | "win_stay_lose_shift" | "random")[];

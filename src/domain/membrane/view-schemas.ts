@@ -3,7 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
 import { MEMBRANE_FORMATS } from './membrane.service';
 
-export const renderRequestBody = schema.closedObject(
+const renderRequestFields = schema.closedObject(
   {
     format: schema.choice(MEMBRANE_FORMATS, 'Output format (`svg` for world and runtime only).'),
     subject: schema.freeObject(
@@ -14,6 +14,13 @@ export const renderRequestBody = schema.closedObject(
   },
   ['format'],
 );
+export const renderRequestBody = schema.withRules(renderRequestFields, [
+  schema.notBoth(
+    'payload',
+    'subject',
+    'give either `subject` (what to compute) or `payload` (what to render), not both',
+  ),
+]);
 export type RenderRequestBody = Static<typeof renderRequestBody>;
 
 export const renderView = schema.view(

@@ -1,0 +1,142 @@
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { call } from '../helpers/http';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+/**
+ * The OpenAPI document states the cross-field rules the server enforces (issue 40): a body
+ * the document calls valid is one the server does not refuse for its shape. Each case is a
+ * body that breaks one rule: the document's own schema must refuse it (read with a JSON
+ * Schema 2020-12 validator, as generated clients and fuzzers read it), and the server must
+ * answer 422 with the rule's message at the same place.
+ */
+let app: TestApp;
+let components: Record<string, unknown>;
+beforeAll(async () => {
+  app = await startTestApp('openapi_rules');
+  const doc = await call<{ components: { schemas: Record<string, unknown> } }>(
+    app.url,
+    'GET',
+    '/openapi.json',
+  );
+  components = doc.body.components.schemas;
+});
+afterAll(() => app.close());
+
+/** Whether the document's component schema `name` accepts `body`. */
+function documentAccepts(name: string, body: unknown): boolean {
+  const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+  for (const [id, schema] of Object.entries(components)) {
+    ajv.addSchema(schema as object, `#/components/schemas/${id}`);
+  }
+  const validate = ajv.compile({ $ref: `#/components/schemas/${name}` });
+  return validate(body);
+}
+
+interface Case {
+  rule: string;
+  component: string;
+  path: string;
+  body: Record<string, unknown>;
+  /** Where the 422 points, and what it says. */
+  loc: string[];
+  msg: string;
+}
+
+const OBJECT = 'obj_01JGFJJZ0002T1SERKJXE2WHCB';
+
+const CASES: Case[] = [
+  {
+    rule: 'membrane: subject and payload are exclusive',
+    component: 'MembraneRenderRequest',
+    path: '/v1/membrane/render/world',
+    body: { format: 'json', subject: {}, payload: {} },
+    loc: ['body', 'subject'],
+    msg: 'not both',
+  },
+  {
+    rule: 'repair: to_version only with restore_last_good',
+    component: 'RepairRequest',
+    path: '/v1/repair/request',
+    body: { object_id: OBJECT, strategy: 'revalidate', to_version: 1 },
+    loc: ['body', 'strategy'],
+    msg: 'to_version is only for the restore_last_good strategy',
+  },
+  {
+    rule: 'repair: to_version and checkpoint_id are exclusive',
+    component: 'RepairRequest',
+    path: '/v1/repair/request',
+    body: {
+      object_id: OBJECT,
+      strategy: 'restore_last_good',
+      to_version: 1,
+      checkpoint_id: 'chk_01JGFJJZ0002T1SERKJXE2WHCB',
+    },
+    loc: ['body', 'checkpoint_id'],
+    msg: 'give to_version or checkpoint_id, not both',
+  },
+  {
+    rule: 'notify needs a message',
+    component: 'ExternalActionRequest',
+    path: '/v1/external-actions/dry-run',
+    body: { action_kind: 'notify', target: {}, parameters: {}, bounds: {} },
+    loc: ['body', 'parameters', 'message'],
+    msg: 'notify needs parameters.message',
+  },
+  {
+    rule: 'webhook.post needs a URL',
+    component: 'ExternalActionRequest',
+    path: '/v1/external-actions/dry-run',
+    body: { action_kind: 'webhook.post', target: {}, parameters: {}, bounds: {} },
+    loc: ['body', 'target', 'url'],
+    msg: 'webhook.post needs target.url',
+  },
+  {
+    rule: 'world.update_object needs a patch',
+    component: 'ExternalActionRequest',
+    path: '/v1/external-actions/dry-run',
+    body: {
+      action_kind: 'world.update_object',
+      target: { world_object_ref: OBJECT },
+      parameters: {},
+      bounds: {},
+    },
+    loc: ['body', 'parameters', 'patch'],
+    msg: 'world.update_object needs parameters.patch',
+  },
+];
+
+describe('cross-field rules in the OpenAPI document', () => {
+  it.each(CASES)('$rule', async ({ component, path, body, loc, msg }) => {
+    expect(documentAccepts(component, body)).toBe(false);
+    const answer = await call<{ detail: { loc: string[]; msg: string }[] }>(app.url, 'POST', path, {
+      key: app.adminKey,
+      body,
+    });
+    expect(answer.status).toBe(422);
+    expect(answer.body.detail).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ loc, msg: expect.stringContaining(msg) as unknown }),
+      ]),
+    );
+  });
+
+  it('still calls valid bodies valid', () => {
+    expect(documentAccepts('MembraneRenderRequest', { format: 'json', subject: {} })).toBe(true);
+    expect(
+      documentAccepts('RepairRequest', {
+        object_id: OBJECT,
+        strategy: 'restore_last_good',
+        to_version: 1,
+      }),
+    ).toBe(true);
+    expect(
+      documentAccepts('ExternalActionRequest', {
+        action_kind: 'notify',
+        target: {},
+        parameters: { message: 'hi' },
+        bounds: {},
+      }),
+    ).toBe(true);
+  });
+});
