@@ -172,7 +172,7 @@ function fieldRules(schema: unknown, path = '#', found = new Map<string, RuleSch
 
 /**
  * The issue of an error that breaks a cross-field rule, worded by the rule's description:
- * `not` names the second field it forbids, `oneOf` the object, `then` what in it failed.
+ * `not` names the second field it forbids, `oneOf` the object, `then` the field it requires.
  * Undefined for any other error (and for a rule's `if` error, which restates its `then`).
  */
 function ruleIssue(
@@ -189,7 +189,13 @@ function ruleIssue(
     const at = names.length > 1 ? [...loc, names[names.length - 1]] : loc;
     return { loc: at, msg: rule.description, type: 'value_error' };
   }
-  if (match[2] === 'then' && error.keyword === 'required') {
+  if (match[2] === 'then') {
+    // A field the rule requires, or the value it requires of one, is named with the rule;
+    // any other error in what it requires (a type, a length) is worded as usual: it says more.
+    if (error.keyword === 'const' || error.keyword === 'enum') {
+      return { loc, msg: rule.description, type: 'value_error' };
+    }
+    if (error.keyword !== 'required') return undefined;
     const missing = (error.params as { missingProperty?: string }).missingProperty;
     return { loc: [...loc, String(missing)], msg: rule.description, type: 'value_error' };
   }

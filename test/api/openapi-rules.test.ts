@@ -12,14 +12,16 @@ import { startTestApp, type TestApp } from '../helpers/test-app';
  */
 let app: TestApp;
 let components: Record<string, unknown>;
+let paths: Record<string, Record<string, { parameters?: { name: string; schema: object }[] }>>;
 beforeAll(async () => {
   app = await startTestApp('openapi_rules');
-  const doc = await call<{ components: { schemas: Record<string, unknown> } }>(
+  const doc = await call<{ components: { schemas: Record<string, unknown> }; paths: typeof paths }>(
     app.url,
     'GET',
     '/openapi.json',
   );
   components = doc.body.components.schemas;
+  paths = doc.body.paths;
 });
 afterAll(() => app.close());
 
@@ -31,6 +33,12 @@ function documentAccepts(name: string, body: unknown): boolean {
   }
   const validate = ajv.compile({ $ref: `#/components/schemas/${name}` });
   return validate(body);
+}
+
+/** Whether the document's schema of query parameter `name` of `GET path` accepts `value`. */
+function queryAccepts(path: string, name: string, value: string): boolean {
+  const parameter = paths[path]['get'].parameters!.find((p) => p.name === name)!;
+  return addFormats(new Ajv2020({ strict: false })).compile(parameter.schema)(value);
 }
 
 interface Case {
@@ -104,6 +112,22 @@ const CASES: Case[] = [
     loc: ['body', 'parameters', 'patch'],
     msg: 'world.update_object needs parameters.patch',
   },
+  {
+    rule: 'prune-ledgers: a real prune needs confirm',
+    component: 'PruneLedgersRequest',
+    path: '/v1/admin/prune-ledgers',
+    body: { older_than: '2000-01-01T00:00:00Z' },
+    loc: ['body', 'confirm'],
+    msg: 'a real prune needs confirm: "delete" (or dry_run: true)',
+  },
+  {
+    rule: 'membrane: svg only from the world and runtime renderers',
+    component: 'MembraneDocumentRenderRequest',
+    path: '/v1/membrane/render/evidence',
+    body: { format: 'svg', payload: {} },
+    loc: ['body', 'format'],
+    msg: 'Input should be',
+  },
 ];
 
 describe('cross-field rules in the OpenAPI document', () => {
@@ -119,6 +143,16 @@ describe('cross-field rules in the OpenAPI document', () => {
         expect.objectContaining({ loc, msg: expect.stringContaining(msg) as unknown }),
       ]),
     );
+  });
+
+  it('aboutness: a handle names one of the kinds the server resolves', async () => {
+    expect(queryAccepts('/v1/aboutness', 'handle', 'aaa_0000000000')).toBe(false);
+    expect(queryAccepts('/v1/aboutness', 'handle', 'obj_0000000000')).toBe(true);
+    expect(queryAccepts('/v1/aboutness', 'handle', 'ctx:work-1')).toBe(true);
+    const answer = await call(app.url, 'GET', '/v1/aboutness?handle=aaa_0000000000', {
+      key: app.adminKey,
+    });
+    expect(answer.status).toBe(422);
   });
 
   it('still calls valid bodies valid', () => {

@@ -3055,6 +3055,17 @@ export interface components {
             /** @description Why (kept with the repair and its child action). */
             reason?: string;
         } & (unknown & unknown & unknown);
+        MembraneDocumentRenderRequest: {
+            /**
+             * @description Output format.
+             * @enum {string}
+             */
+            format: "json" | "markdown" | "html";
+            /** @description What to compute and render now: `{handle}` (aboutness), `{assay_id}` or `{deployment_id}` (assay), `{context_id}` (commitment, evidence), `{repair_id}` or `{object_id}` (repair), `{}` (runtime, world). */
+            subject?: Record<string, unknown>;
+            /** @description A payload to render as given, instead of a subject. */
+            payload?: unknown;
+        } & unknown;
         MembraneRenderRequest: {
             /**
              * @description Output format (`svg` for world and runtime only).
@@ -3350,7 +3361,7 @@ export interface components {
              * @enum {string}
              */
             confirm?: "delete";
-        };
+        } & unknown;
     };
     responses: never;
     parameters: never;
@@ -15291,7 +15302,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MembraneRenderRequest"];
+                "application/json": components["schemas"]["MembraneDocumentRenderRequest"];
             };
         };
         responses: {
@@ -15422,7 +15433,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MembraneRenderRequest"];
+                "application/json": components["schemas"]["MembraneDocumentRenderRequest"];
             };
         };
         responses: {
@@ -15553,7 +15564,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MembraneRenderRequest"];
+                "application/json": components["schemas"]["MembraneDocumentRenderRequest"];
             };
         };
         responses: {
@@ -15684,7 +15695,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MembraneRenderRequest"];
+                "application/json": components["schemas"]["MembraneDocumentRenderRequest"];
             };
         };
         responses: {
@@ -15815,7 +15826,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MembraneRenderRequest"];
+                "application/json": components["schemas"]["MembraneDocumentRenderRequest"];
             };
         };
         responses: {

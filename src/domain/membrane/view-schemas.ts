@@ -3,24 +3,39 @@ import type { Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
 import { MEMBRANE_FORMATS } from './membrane.service';
 
-const renderRequestFields = schema.closedObject(
-  {
-    format: schema.choice(MEMBRANE_FORMATS, 'Output format (`svg` for world and runtime only).'),
-    subject: schema.freeObject(
-      'What to compute and render now: `{handle}` (aboutness), `{assay_id}` or `{deployment_id}` (assay), `{context_id}` (commitment, evidence), `{repair_id}` or `{object_id}` (repair), `{}` (runtime, world).',
-      16,
+/** A render request body offering `formats`; `subject` and `payload` are exclusive. */
+const renderRequest = (formats: readonly string[], formatDescription: string) =>
+  schema.withRules(
+    schema.closedObject(
+      {
+        format: schema.choice(formats as typeof MEMBRANE_FORMATS, formatDescription),
+        subject: schema.freeObject(
+          'What to compute and render now: `{handle}` (aboutness), `{assay_id}` or `{deployment_id}` (assay), `{context_id}` (commitment, evidence), `{repair_id}` or `{object_id}` (repair), `{}` (runtime, world).',
+          16,
+        ),
+        payload: schema.anyValue('A payload to render as given, instead of a subject.'),
+      },
+      ['format'],
     ),
-    payload: schema.anyValue('A payload to render as given, instead of a subject.'),
-  },
-  ['format'],
+    [
+      schema.notBoth(
+        'payload',
+        'subject',
+        'give either `subject` (what to compute) or `payload` (what to render), not both',
+      ),
+    ],
+  );
+
+/** Body of the world and runtime renderers, the two that also draw `svg`. */
+export const renderRequestBody = renderRequest(
+  MEMBRANE_FORMATS,
+  'Output format (`svg` for world and runtime only).',
 );
-export const renderRequestBody = schema.withRules(renderRequestFields, [
-  schema.notBoth(
-    'payload',
-    'subject',
-    'give either `subject` (what to compute) or `payload` (what to render), not both',
-  ),
-]);
+/** Body of the other renderers: json, markdown or html (`svg` is 422 there). */
+export const documentRenderRequestBody = renderRequest(
+  MEMBRANE_FORMATS.filter((format) => format !== 'svg'),
+  'Output format.',
+);
 export type RenderRequestBody = Static<typeof renderRequestBody>;
 
 export const renderView = schema.view(

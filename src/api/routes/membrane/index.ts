@@ -15,8 +15,13 @@ const renderer = (kind: MembraneKind, family: RouteFamily, summary: string): Rou
     description: `Renders the ${kind} witness (with \`subject\`, computed now; with neither \`subject\` nor \`payload\`, the current one, as \`subject: {}\`) or a \`payload\` as given (not both: 422), as json, markdown or html${kind === 'world' || kind === 'runtime' ? ' or svg' : ''}. API keys, \`*secret*\`/\`*token*\`/\`*password*\` fields and e-mail addresses never cross: each is replaced and listed in \`redactions\`. HTML is self-contained, with no script. See docs/membrane.md.`,
     request: {
       body: {
-        name: 'MembraneRenderRequest',
-        schema: membraneViews.renderRequestBody,
+        // Only the world and runtime renderers draw svg: the others' body says so.
+        ...(kind === 'world' || kind === 'runtime'
+          ? { name: 'MembraneRenderRequest', schema: membraneViews.renderRequestBody }
+          : {
+              name: 'MembraneDocumentRenderRequest',
+              schema: membraneViews.documentRenderRequestBody,
+            }),
         // A rendering is never stored: any key a payload holds is redacted or shown, not kept.
         stored: false,
       },
