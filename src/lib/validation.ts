@@ -172,7 +172,7 @@ function fieldRules(schema: unknown, path = '#', found = new Map<string, RuleSch
 
 /**
  * The issue of an error that breaks a cross-field rule, worded by the rule's description:
- * `not` names the second field it forbids, `oneOf` the object, `then` the field it requires.
+ * `not` names the second field it forbids, `oneOf` the object, `then` what in it failed.
  * Undefined for any other error (and for a rule's `if` error, which restates its `then`).
  */
 function ruleIssue(
@@ -190,12 +190,9 @@ function ruleIssue(
     return { loc: at, msg: rule.description, type: 'value_error' };
   }
   if (match[2] === 'then') {
-    // A field the rule requires, or the value it requires of one, is named with the rule;
-    // any other error in what it requires (a type, a length) is worded as usual: it says more.
-    if (error.keyword === 'const' || error.keyword === 'enum') {
-      return { loc, msg: rule.description, type: 'value_error' };
-    }
-    if (error.keyword !== 'required') return undefined;
+    // What the rule requires is named with the rule: a missing field at its place, any
+    // other error (a value, a type, a length) where it is.
+    if (error.keyword !== 'required') return { loc, msg: rule.description, type: 'value_error' };
     const missing = (error.params as { missingProperty?: string }).missingProperty;
     return { loc: [...loc, String(missing)], msg: rule.description, type: 'value_error' };
   }

@@ -128,6 +128,36 @@ const CASES: Case[] = [
     loc: ['body', 'format'],
     msg: 'Input should be',
   },
+  {
+    rule: 'substrate compile: seed or pattern, not both',
+    component: 'SubstrateCompileRequest',
+    path: '/v1/substrates/compile',
+    body: {
+      scaffold: 'life-lattice',
+      params: { width: 9, rule: 'B3/S23', ticks: 1, seed: 1, pattern: 'glider' },
+    },
+    loc: ['body', 'params'],
+    msg: 'give `seed` (a random start) or `pattern` (an explicit one), not both',
+  },
+  {
+    rule: 'substrate compile: density only with seed',
+    component: 'SubstrateCompileRequest',
+    path: '/v1/substrates/compile',
+    body: {
+      scaffold: 'life-lattice',
+      params: { width: 9, rule: 'B3/S23', ticks: 1, pattern: 'glider', density: 0.5 },
+    },
+    loc: ['body', 'params', 'seed'],
+    msg: '`density` applies to a random start only',
+  },
+  {
+    rule: 'substrate compile: life-lattice takes a B/S rule',
+    component: 'SubstrateCompileRequest',
+    path: '/v1/substrates/compile',
+    body: { scaffold: 'life-lattice', params: { width: 9, rule: 30, ticks: 1, seed: 1 } },
+    loc: ['body', 'params', 'rule'],
+    msg: 'life-lattice takes a B/S rule',
+  },
 ];
 
 describe('cross-field rules in the OpenAPI document', () => {

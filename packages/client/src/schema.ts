@@ -2953,6 +2953,33 @@ export interface components {
                 pattern?: string;
             };
         };
+        /** @description A seeded, deterministic environment spec. */
+        SubstrateCompileRequest: {
+            /**
+             * @description `life-lattice`: 2-D outer-totalistic automaton on a torus; `elementary-1d`: a Wolfram elementary automaton.
+             * @enum {string}
+             */
+            scaffold: "life-lattice" | "elementary-1d";
+            /** @description Constitutional envelope to validate against (default: the scaffold default). */
+            envelope?: string;
+            /** @description Scaffold parameters. */
+            params: {
+                /** @description Lattice width in cells. */
+                width: number;
+                /** @description Lattice height in cells (`life-lattice`; `elementary-1d` has one row). */
+                height?: number;
+                /** @description Rule: B/S notation for `life-lattice`, 0..255 for `elementary-1d`. */
+                rule: string | number;
+                /** @description Ticks (generations) to run. */
+                ticks: number;
+                /** @description Seed of the random initial pattern (required for a random start). */
+                seed?: number;
+                /** @description Share of live cells in the random initial pattern (with `seed` only; default 0.5). */
+                density?: number;
+                /** @description Initial pattern instead of a random one: a name (`glider`, `r-pentomino`, `blinker`...) or RLE text, placed at the centre. */
+                pattern?: string;
+            } & ((unknown | unknown) & unknown);
+        } & (unknown & unknown);
         /** @description Exactly one of `spec` and `artifact_id`. */
         SubstrateDeployRequest: {
             /** @description A seeded, deterministic environment spec. */
@@ -2980,8 +3007,8 @@ export interface components {
                     density?: number;
                     /** @description Initial pattern instead of a random one: a name (`glider`, `r-pentomino`, `blinker`...) or RLE text, placed at the centre. */
                     pattern?: string;
-                };
-            };
+                } & ((unknown | unknown) & unknown);
+            } & (unknown & unknown);
             /** @description Compiled manifest to deploy instead of a spec. */
             artifact_id?: string;
             /**
@@ -10427,7 +10454,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["SubstrateSpecRequest"];
+                "application/json": components["schemas"]["SubstrateCompileRequest"];
             };
         };
         responses: {
