@@ -122,11 +122,27 @@ const CASES: Case[] = [
   },
   {
     rule: 'membrane: svg only from the world and runtime renderers',
-    component: 'MembraneDocumentRenderRequest',
+    component: 'MembraneEvidenceRenderRequest',
     path: '/v1/membrane/render/evidence',
     body: { format: 'svg', payload: {} },
     loc: ['body', 'format'],
     msg: 'Input should be',
+  },
+  {
+    rule: 'membrane: the aboutness renderer needs subject.handle',
+    component: 'MembraneAboutnessRenderRequest',
+    path: '/v1/membrane/render/aboutness',
+    body: { format: 'json', subject: {} },
+    loc: ['body', 'subject', 'handle'],
+    msg: 'the aboutness renderer needs subject.handle',
+  },
+  {
+    rule: 'membrane: the repair renderer needs a subject (or a payload)',
+    component: 'MembraneRepairRenderRequest',
+    path: '/v1/membrane/render/repair',
+    body: { format: 'markdown' },
+    loc: ['body', 'subject'],
+    msg: 'the repair renderer needs subject.repair_id or subject.object_id',
   },
   {
     rule: 'substrate compile: seed or pattern, not both',

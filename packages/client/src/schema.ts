@@ -3082,7 +3082,7 @@ export interface components {
             /** @description Why (kept with the repair and its child action). */
             reason?: string;
         } & (unknown & unknown & unknown);
-        MembraneDocumentRenderRequest: {
+        MembraneAboutnessRenderRequest: {
             /**
              * @description Output format.
              * @enum {string}
@@ -3092,7 +3092,51 @@ export interface components {
             subject?: Record<string, unknown>;
             /** @description A payload to render as given, instead of a subject. */
             payload?: unknown;
-        } & unknown;
+        } & (unknown & unknown & unknown);
+        MembraneAssayRenderRequest: {
+            /**
+             * @description Output format.
+             * @enum {string}
+             */
+            format: "json" | "markdown" | "html";
+            /** @description What to compute and render now: `{handle}` (aboutness), `{assay_id}` or `{deployment_id}` (assay), `{context_id}` (commitment, evidence), `{repair_id}` or `{object_id}` (repair), `{}` (runtime, world). */
+            subject?: Record<string, unknown>;
+            /** @description A payload to render as given, instead of a subject. */
+            payload?: unknown;
+        } & (unknown & unknown & unknown);
+        MembraneCommitmentRenderRequest: {
+            /**
+             * @description Output format.
+             * @enum {string}
+             */
+            format: "json" | "markdown" | "html";
+            /** @description What to compute and render now: `{handle}` (aboutness), `{assay_id}` or `{deployment_id}` (assay), `{context_id}` (commitment, evidence), `{repair_id}` or `{object_id}` (repair), `{}` (runtime, world). */
+            subject?: Record<string, unknown>;
+            /** @description A payload to render as given, instead of a subject. */
+            payload?: unknown;
+        } & (unknown & unknown & unknown);
+        MembraneEvidenceRenderRequest: {
+            /**
+             * @description Output format.
+             * @enum {string}
+             */
+            format: "json" | "markdown" | "html";
+            /** @description What to compute and render now: `{handle}` (aboutness), `{assay_id}` or `{deployment_id}` (assay), `{context_id}` (commitment, evidence), `{repair_id}` or `{object_id}` (repair), `{}` (runtime, world). */
+            subject?: Record<string, unknown>;
+            /** @description A payload to render as given, instead of a subject. */
+            payload?: unknown;
+        } & (unknown & unknown & unknown);
+        MembraneRepairRenderRequest: {
+            /**
+             * @description Output format.
+             * @enum {string}
+             */
+            format: "json" | "markdown" | "html";
+            /** @description What to compute and render now: `{handle}` (aboutness), `{assay_id}` or `{deployment_id}` (assay), `{context_id}` (commitment, evidence), `{repair_id}` or `{object_id}` (repair), `{}` (runtime, world). */
+            subject?: Record<string, unknown>;
+            /** @description A payload to render as given, instead of a subject. */
+            payload?: unknown;
+        } & (unknown & unknown & unknown);
         MembraneRenderRequest: {
             /**
              * @description Output format (`svg` for world and runtime only).
@@ -15329,7 +15373,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MembraneDocumentRenderRequest"];
+                "application/json": components["schemas"]["MembraneAboutnessRenderRequest"];
             };
         };
         responses: {
@@ -15460,7 +15504,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MembraneDocumentRenderRequest"];
+                "application/json": components["schemas"]["MembraneAssayRenderRequest"];
             };
         };
         responses: {
@@ -15591,7 +15635,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MembraneDocumentRenderRequest"];
+                "application/json": components["schemas"]["MembraneCommitmentRenderRequest"];
             };
         };
         responses: {
@@ -15722,7 +15766,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MembraneDocumentRenderRequest"];
+                "application/json": components["schemas"]["MembraneEvidenceRenderRequest"];
             };
         };
         responses: {
@@ -15853,7 +15897,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MembraneDocumentRenderRequest"];
+                "application/json": components["schemas"]["MembraneRepairRenderRequest"];
             };
         };
         responses: {

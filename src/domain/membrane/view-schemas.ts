@@ -1,7 +1,7 @@
 /** The membrane renderers' request and answer (docs/membrane.md). */
 import type { Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
-import { MEMBRANE_FORMATS } from './membrane.service';
+import { MEMBRANE_FORMATS, type MembraneKind } from './membrane.service';
 
 /** A render request body offering `formats`; `subject` and `payload` are exclusive. */
 const renderRequest = (formats: readonly string[], formatDescription: string) =>
@@ -32,10 +32,38 @@ export const renderRequestBody = renderRequest(
   'Output format (`svg` for world and runtime only).',
 );
 /** Body of the other renderers: json, markdown or html (`svg` is 422 there). */
-export const documentRenderRequestBody = renderRequest(
+const documentRenderRequestBody = renderRequest(
   MEMBRANE_FORMATS.filter((format) => format !== 'svg'),
   'Output format.',
 );
+
+/** What the subject of each renderer that computes from a record must name (one of). */
+const SUBJECT_NEEDS = {
+  aboutness: ['handle'],
+  assay: ['assay_id', 'deployment_id'],
+  commitment: ['context_id'],
+  evidence: ['context_id'],
+  repair: ['repair_id', 'object_id'],
+} as const satisfies Partial<Record<MembraneKind, readonly string[]>>;
+
+/**
+ * The body of one renderer. World and runtime compute from nothing (`subject: {}`) and draw
+ * svg; the others need a subject naming a record (or a payload), stated in the schema.
+ */
+export function renderRequestBodyOf(kind: MembraneKind): typeof renderRequestBody {
+  if (kind === 'world' || kind === 'runtime') return renderRequestBody;
+  const fields: readonly string[] = SUBJECT_NEEDS[kind];
+  const description = `the ${kind} renderer needs ${fields.map((f) => `subject.${f}`).join(' or ')}`;
+  const strings = Object.fromEntries(fields.map((f) => [f, { type: 'string', minLength: 1 }]));
+  const named =
+    fields.length === 1
+      ? { required: fields, properties: strings }
+      : { properties: strings, anyOf: fields.map((f) => ({ required: [f] })) };
+  return schema.withRules(documentRenderRequestBody, [
+    schema.when({ required: ['subject'] }, { properties: { subject: named } }, description),
+    schema.when({ not: { required: ['payload'] } }, { required: ['subject'] }, description),
+  ]);
+}
 export type RenderRequestBody = Static<typeof renderRequestBody>;
 
 export const renderView = schema.view(
