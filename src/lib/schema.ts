@@ -258,7 +258,10 @@ export const workflowUrl = text(
  * JSON Schema keywords that ajv, OpenAPI 3.1 and schemathesis all know.
  */
 export interface FieldRule {
-  description: string;
+  /** The rule in words, and the message of a 422 that breaks it. */
+  description?: string;
+  /** Instead of `description`: a note, and the 422s are worded as for any other field. */
+  $comment?: string;
   not?: Record<string, unknown>;
   if?: Record<string, unknown>;
   then?: Record<string, unknown>;
@@ -286,6 +289,23 @@ export const when = (
   then: Record<string, unknown>,
   description: string,
 ): FieldRule => ({ description, if: condition, then });
+
+/**
+ * When the input matches `condition`, its fields must match `then`, and a 422 says what is
+ * wrong with each as usual (`missing`, `extra_forbidden`...): for per-case field schemas.
+ * `default`s in `then` are dropped: validation would fill them in, here they only document.
+ */
+export const shapedWhen = (
+  condition: Record<string, unknown>,
+  then: Record<string, unknown>,
+  comment: string,
+): FieldRule => ({ $comment: comment, if: condition, then: withoutDefaults(then) });
+
+function withoutDefaults(value: unknown): Record<string, unknown> {
+  return JSON.parse(
+    JSON.stringify(value, (key, inner: unknown) => (key === 'default' ? undefined : inner)),
+  ) as Record<string, unknown>;
+}
 
 /** The object with these rules (its static type is unchanged: the rules only narrow it). */
 export const withRules = <T extends TSchema>(object: T, rules: readonly FieldRule[]): T => ({

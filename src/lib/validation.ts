@@ -136,7 +136,8 @@ function integerFields(schema: TSchema): string[] {
 
 /** A cross-field rule of a schema (`FieldRule` in schema.ts), by its ajv schema path. */
 interface RuleSchema {
-  description: string;
+  /** Absent (a `shapedWhen` rule): its errors are worded as usual, only `if` is dropped. */
+  description?: string;
   not?: { required?: string[] };
   if?: unknown;
   oneOf?: unknown;
@@ -152,9 +153,9 @@ function fieldRules(schema: unknown, path = '#', found = new Map<string, RuleSch
   const allOf = Array.isArray(node['allOf']) ? (node['allOf'] as Record<string, unknown>[]) : [];
   allOf.forEach((rule, i) => {
     const isRule =
-      typeof rule['description'] === 'string' &&
+      (typeof rule['description'] === 'string' || typeof rule['$comment'] === 'string') &&
       (rule['not'] !== undefined || rule['if'] !== undefined || rule['oneOf'] !== undefined);
-    if (isRule) found.set(`${path}/allOf/${i}`, rule as unknown as RuleSchema);
+    if (isRule) found.set(`${path}/allOf/${i}`, rule);
   });
   const properties = node['properties'];
   if (typeof properties === 'object' && properties !== null) {
@@ -184,6 +185,7 @@ function ruleIssue(
   const rule = match ? ruleAt.get(match[1]) : undefined;
   if (!match || !rule) return undefined;
   if (match[2] === 'if') return null;
+  if (rule.description === undefined) return undefined;
   if (match[2] === 'not') {
     const names = rule.not?.required ?? [];
     const at = names.length > 1 ? [...loc, names[names.length - 1]] : loc;

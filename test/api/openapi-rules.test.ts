@@ -201,6 +201,47 @@ describe('cross-field rules in the OpenAPI document', () => {
     expect(answer.status).toBe(422);
   });
 
+  it('session steps: the arguments each command takes', async () => {
+    const closeWithText = { input_packet: { command: 'close', args: { text: 'bye' } } };
+    const noteWithoutText = { input_packet: { command: 'note', args: { refs: [] } } };
+    expect(documentAccepts('SessionStepRequest', closeWithText)).toBe(false);
+    expect(documentAccepts('SessionStepRequest', noteWithoutText)).toBe(false);
+    expect(
+      documentAccepts('SessionStepRequest', {
+        input_packet: { command: 'note', args: { text: 'x' } },
+      }),
+    ).toBe(true);
+    const session = await call<{ payload: { session_id: string } }>(
+      app.url,
+      'POST',
+      '/v1/sessions',
+      {
+        key: app.adminKey,
+        body: {},
+      },
+    );
+    const step = (body: unknown) =>
+      call<{ detail: { loc: string[]; type: string }[] }>(
+        app.url,
+        'POST',
+        `/v1/sessions/${session.body.payload.session_id}/step`,
+        { key: app.adminKey, body },
+      );
+    const extra = await step(closeWithText);
+    expect(extra.status).toBe(422);
+    expect(extra.body.detail).toEqual([
+      expect.objectContaining({
+        loc: ['body', 'input_packet', 'args', 'text'],
+        type: 'extra_forbidden',
+      }),
+    ]);
+    const missing = await step(noteWithoutText);
+    expect(missing.status).toBe(422);
+    expect(missing.body.detail).toEqual([
+      expect.objectContaining({ loc: ['body', 'input_packet', 'args', 'text'], type: 'missing' }),
+    ]);
+  });
+
   it('still calls valid bodies valid', () => {
     expect(documentAccepts('MembraneRenderRequest', { format: 'json', subject: {} })).toBe(true);
     expect(

@@ -2762,7 +2762,7 @@ export interface components {
                 command: "list_objects" | "inspect_object" | "observe_world" | "note" | "recall" | "summarize" | "close";
                 /** @description Command arguments, e.g. `{"kind": "service"}`. */
                 args?: Record<string, unknown>;
-            };
+            } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown);
         };
         CreateWorldTaskRequest: {
             /** @description Task title. */
