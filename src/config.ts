@@ -41,6 +41,8 @@ export interface Config {
   validateResponses: boolean;
   /** A pending Idempotency-Key claim older than this is reported as of unknown outcome. */
   idempotencyStaleMs: number;
+  /** Idempotency records older than this are expired (never replayed) and pruned. */
+  idempotencyRetentionHours: number;
   /** How long a propose waits for the action's dry run before answering 503. */
   proposeTimeoutMs: number;
   shutdownGraceMs: number;
@@ -118,6 +120,7 @@ const envSchema = {
     TRUST_PROXY: { type: 'boolean' },
     VALIDATE_RESPONSES: { type: 'boolean' },
     IDEMPOTENCY_STALE_MS: { type: 'integer', minimum: 100, maximum: 86400000 },
+    IDEMPOTENCY_RETENTION_HOURS: { type: 'integer', minimum: 1, maximum: 8760 },
     PROPOSE_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 600000 },
     METRICS_LISTEN: { type: 'string', pattern: '^[^\\s:]+:\\d+$' },
     WORKER_METRICS_LISTEN: { type: 'string', pattern: '^[^\\s:]+:\\d+$' },
@@ -201,6 +204,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerMetricsListen: v['WORKER_METRICS_LISTEN'] as string | undefined,
     validateResponses: (v['VALIDATE_RESPONSES'] as boolean | undefined) ?? false,
     idempotencyStaleMs: num('IDEMPOTENCY_STALE_MS', 60000),
+    idempotencyRetentionHours: num('IDEMPOTENCY_RETENTION_HOURS', 24),
     proposeTimeoutMs: num('PROPOSE_TIMEOUT_MS', 15000),
     shutdownGraceMs: num('SHUTDOWN_GRACE_MS', 10000),
     engineThreads: num('ENGINE_THREADS', 1),

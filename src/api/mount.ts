@@ -44,7 +44,9 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], deps: App
     if (route.request?.body) steps.push({ around: jsonBody() });
     steps.push(validate(route, compile));
     if (route.addressLimited) steps.push(limitAccessRequestsGate(deps));
-    if (route.idempotent) steps.push({ around: idempotency(deps, route.operationId) });
+    if (route.idempotent) {
+      steps.push({ around: idempotency(deps, route.operationId, route.secretFields ?? []) });
+    }
     const path = route.routerPath ?? toRouterPath(route.path);
     const chain = chainOf(steps, handle(route, deps, checkResponse));
     router.register(path, [route.method], chain, { name: route.operationId });

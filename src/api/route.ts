@@ -95,6 +95,11 @@ interface RouteShape<F extends RouteFamily, P, Q, B> {
   responses: Record<number, RouteResponseDoc>;
   /** Accepts `Idempotency-Key` (POSTs that create something). */
   idempotent?: boolean;
+  /**
+   * Fields of the success answer's payload that carry a secret shown once (a new API key):
+   * the stored idempotent answer never holds them, and a replay answers them redacted.
+   */
+  secretFields?: readonly string[];
   /** Limited per client address (the public access request). */
   addressLimited?: boolean;
   /** Not in the OpenAPI document (docs assets). */

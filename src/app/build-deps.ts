@@ -148,6 +148,10 @@ export async function buildDeps(
     }),
     intervalMs: config.serviceMonitorIntervalMs,
     logger: log,
+    housekeeping: async () => {
+      const retentionMs = config.idempotencyRetentionHours * 3_600_000;
+      await repos.idempotency.prune(new Date(Date.now() - retentionMs).toISOString());
+    },
   });
   limiter.start();
   ledger.start();

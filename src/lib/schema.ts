@@ -130,9 +130,16 @@ export const freeObject = (
 export const anyValue = (description: string): TUnsafe<unknown> =>
   Type.Unsafe<unknown>({ description });
 
-/** A server-issued id with its type prefix, e.g. `ses_01J...`. */
+/**
+ * A server-issued id with its type prefix, e.g. `ses_01J...`. `maxLength` says what the
+ * pattern implies, so generators (and fuzzers) that read lengths, not patterns, stay in it.
+ */
 export const prefixedId = (prefix: string, description: string): TString =>
-  Type.String({ pattern: `^${prefix}_[0-9A-Za-z]{10,40}$`, description });
+  Type.String({
+    pattern: `^${prefix}_[0-9A-Za-z]{10,40}$`,
+    maxLength: prefix.length + 41,
+    description,
+  });
 
 /** A prefixed id given as a body field or query filter (same pattern as the path form). */
 export const idRef = prefixedId;
@@ -142,11 +149,11 @@ export const CONTEXT_ID_PATTERN = '^[A-Za-z0-9_.:-]{1,128}$';
 
 /** A client-chosen shared-context id. */
 export const contextRef = (description = 'Client-chosen shared-context id.'): TString =>
-  Type.String({ pattern: CONTEXT_ID_PATTERN, description });
+  Type.String({ pattern: CONTEXT_ID_PATTERN, maxLength: 128, description });
 
 /** A path-safe registry handle (scaffold, envelope, recognizer, pack ids). */
 export const handleId = (description: string): TString =>
-  Type.String({ pattern: '^[A-Za-z0-9_.-]{1,128}$', description });
+  Type.String({ pattern: '^[A-Za-z0-9_.-]{1,128}$', maxLength: 128, description });
 
 /** A view (response object): open, since views may grow fields; properties documented. */
 export const view = <P extends TProperties, const R extends readonly (keyof P & string)[] = []>(
@@ -242,3 +249,66 @@ export const workflowUrl = text(
   'The workflow in the Temporal Web UI (`<TEMPORAL_UI_URL>/namespaces/<namespace>/workflows/<workflow_id>`): its summary, current details and history (docs/temporal-ui.md).',
   2048,
 );
+
+/**
+ * A rule across the fields of an input object, stated in the schema so the OpenAPI document
+ * (and the clients and fuzzers generated from it) and validation are one source. It sits in
+ * the object's `allOf`; `description` is the rule in words and the 422 message of an input
+ * that breaks it (`src/lib/validation.ts` reads it). Keep to `not`, `if`/`then` and `oneOf`:
+ * JSON Schema keywords that ajv, OpenAPI 3.1 and schemathesis all know.
+ */
+export interface FieldRule {
+  /** The rule in words, and the message of a 422 that breaks it. */
+  description?: string;
+  /** Instead of `description`: a note, and the 422s are worded as for any other field. */
+  $comment?: string;
+  not?: Record<string, unknown>;
+  if?: Record<string, unknown>;
+  then?: Record<string, unknown>;
+  oneOf?: Record<string, unknown>[];
+}
+
+/** `a` and `b` are not given together (the 422 names `b`). */
+export const notBoth = (a: string, b: string, description: string): FieldRule => ({
+  description,
+  not: { required: [a, b] },
+});
+
+/** Exactly one of `a` and `b` is given (the 422 names the object). */
+export const oneOfFields = (a: string, b: string, description: string): FieldRule => ({
+  description,
+  oneOf: [
+    { required: [a], not: { required: [b] } },
+    { required: [b], not: { required: [a] } },
+  ],
+});
+
+/** When the input matches `condition`, it must also match `then` (the 422 names what breaks `then`). */
+export const when = (
+  condition: Record<string, unknown>,
+  then: Record<string, unknown>,
+  description: string,
+): FieldRule => ({ description, if: condition, then });
+
+/**
+ * When the input matches `condition`, its fields must match `then`, and a 422 says what is
+ * wrong with each as usual (`missing`, `extra_forbidden`...): for per-case field schemas.
+ * `default`s in `then` are dropped: validation would fill them in, here they only document.
+ */
+export const shapedWhen = (
+  condition: Record<string, unknown>,
+  then: Record<string, unknown>,
+  comment: string,
+): FieldRule => ({ $comment: comment, if: condition, then: withoutDefaults(then) });
+
+function withoutDefaults(value: unknown): Record<string, unknown> {
+  return JSON.parse(
+    JSON.stringify(value, (key, inner: unknown) => (key === 'default' ? undefined : inner)),
+  ) as Record<string, unknown>;
+}
+
+/** The object with these rules (its static type is unchanged: the rules only narrow it). */
+export const withRules = <T extends TSchema>(object: T, rules: readonly FieldRule[]): T => ({
+  ...object,
+  allOf: [...((object as { allOf?: FieldRule[] }).allOf ?? []), ...rules],
+});

@@ -24,6 +24,7 @@ export function createValidatorFactory() {
     options: { storedKeys?: boolean } = {},
   ): InputValidator => {
     const validate = (source === 'body' ? strict : coercing).compile(schema);
+    const ruleAt = fieldRules(schema);
     const integers = source === 'body' ? [] : integerFields(schema);
     return (value) => {
       // Coercion reads `0x10`, `1e1` or `4.99` as numbers; an integer parameter is plain
@@ -45,7 +46,9 @@ export function createValidatorFactory() {
         type: 'int_parsing',
       }));
       // Appended one by one: a spread of 100,000 issues overflows the call stack.
-      if (!validate(checked)) for (const issue of toIssues(validate, source)) issues.push(issue);
+      if (!validate(checked)) {
+        for (const issue of toIssues(validate, source, ruleAt)) issues.push(issue);
+      }
       if (source === 'body' && options.storedKeys !== false) {
         // A key already refused (an extra field of a closed object) is not named twice.
         const named = new Set(issues.map((i) => i.loc.join('\u0000')));
@@ -131,7 +134,78 @@ function integerFields(schema: TSchema): string[] {
     .map(([name]) => name);
 }
 
-function toIssues(validate: ValidateFunction, source: InputSource): ValidationIssue[] {
+/** A cross-field rule of a schema (`FieldRule` in schema.ts), by its ajv schema path. */
+interface RuleSchema {
+  /** Absent (a `shapedWhen` rule): its errors are worded as usual, only `if` is dropped. */
+  description?: string;
+  not?: { required?: string[] };
+  if?: unknown;
+  oneOf?: unknown;
+}
+
+/**
+ * The `allOf` rules of a schema and of its nested objects, by the schema path ajv reports
+ * (`#/properties/params/allOf/0`), found once per compiled schema.
+ */
+function fieldRules(schema: unknown, path = '#', found = new Map<string, RuleSchema>()) {
+  if (typeof schema !== 'object' || schema === null) return found;
+  const node = schema as Record<string, unknown>;
+  const allOf = Array.isArray(node['allOf']) ? (node['allOf'] as Record<string, unknown>[]) : [];
+  allOf.forEach((rule, i) => {
+    const isRule =
+      (typeof rule['description'] === 'string' || typeof rule['$comment'] === 'string') &&
+      (rule['not'] !== undefined || rule['if'] !== undefined || rule['oneOf'] !== undefined);
+    if (isRule) found.set(`${path}/allOf/${i}`, rule);
+  });
+  const properties = node['properties'];
+  if (typeof properties === 'object' && properties !== null) {
+    for (const [name, inner] of Object.entries(properties)) {
+      fieldRules(inner, `${path}/properties/${name}`, found);
+    }
+  }
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const options = node[key];
+    if (Array.isArray(options))
+      options.forEach((o, i) => fieldRules(o, `${path}/${key}/${i}`, found));
+  }
+  return found;
+}
+
+/**
+ * The issue of an error that breaks a cross-field rule, worded by the rule's description:
+ * `not` names the second field it forbids, `oneOf` the object, `then` what in it failed.
+ * Undefined for any other error (and for a rule's `if` error, which restates its `then`).
+ */
+function ruleIssue(
+  error: ErrorObject,
+  loc: (string | number)[],
+  ruleAt: Map<string, RuleSchema>,
+): ValidationIssue | null | undefined {
+  const match = /^(.*\/allOf\/\d+)\/(not|oneOf|if|then)(\/.*)?$/.exec(error.schemaPath);
+  const rule = match ? ruleAt.get(match[1]) : undefined;
+  if (!match || !rule) return undefined;
+  if (match[2] === 'if') return null;
+  if (rule.description === undefined) return undefined;
+  if (match[2] === 'not') {
+    const names = rule.not?.required ?? [];
+    const at = names.length > 1 ? [...loc, names[names.length - 1]] : loc;
+    return { loc: at, msg: rule.description, type: 'value_error' };
+  }
+  if (match[2] === 'then') {
+    // What the rule requires is named with the rule: a missing field at its place, any
+    // other error (a value, a type, a length) where it is.
+    if (error.keyword !== 'required') return { loc, msg: rule.description, type: 'value_error' };
+    const missing = (error.params as { missingProperty?: string }).missingProperty;
+    return { loc: [...loc, String(missing)], msg: rule.description, type: 'value_error' };
+  }
+  return { loc, msg: rule.description, type: 'value_error' };
+}
+
+function toIssues(
+  validate: ValidateFunction,
+  source: InputSource,
+  ruleAt: Map<string, RuleSchema>,
+): ValidationIssue[] {
   const errors = validate.errors ?? [];
   // Errors inside a union branch only restate the union's own error.
   const unions = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
@@ -144,7 +218,9 @@ function toIssues(validate: ValidateFunction, source: InputSource): ValidationIs
   const seen = new Set<string>();
   const issues: ValidationIssue[] = [];
   for (const error of kept) {
-    const issue = toIssue(error, source);
+    const ruled = ruleAt.size ? ruleIssue(error, locOf(error, source), ruleAt) : undefined;
+    if (ruled === null) continue;
+    const issue = ruled ?? toIssue(error, source);
     const id = `${issue.loc.join('\u0000')}|${issue.type}`;
     if (seen.has(id)) continue;
     seen.add(id);
@@ -153,13 +229,18 @@ function toIssues(validate: ValidateFunction, source: InputSource): ValidationIs
   return issues;
 }
 
-function toIssue(error: ErrorObject, source: InputSource): ValidationIssue {
+/** Where an error is: its source and the path of its instance. */
+function locOf(error: ErrorObject, source: InputSource): (string | number)[] {
   const path = error.instancePath
     .split('/')
     .slice(1)
     .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
     .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
-  const loc: (string | number)[] = [source, ...path];
+  return [source, ...path];
+}
+
+function toIssue(error: ErrorObject, source: InputSource): ValidationIssue {
+  const loc = locOf(error, source);
   const p = error.params as Record<string, unknown>;
   const text = source === 'body';
   const bound = BOUND_ISSUES.get(error.keyword);

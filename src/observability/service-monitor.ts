@@ -35,6 +35,11 @@ export interface ServiceMonitorOptions {
   resetRuns?: { scan(): Promise<unknown> };
   intervalMs: number;
   logger: Logger;
+  /**
+   * Periodic clean-up run each tick while MongoDB is up (expired idempotency records):
+   * FerretDB v1 has no TTL indexes, so what expires is deleted here.
+   */
+  housekeeping?: () => Promise<void>;
 }
 
 const round = (ms: number): number => Math.round(ms * 100) / 100;
@@ -152,6 +157,7 @@ export class ServiceMonitor {
         await this.options.resetRuns?.scan();
       }
       await this.options.events.retry();
+      if (probe.mongodb.up) await this.options.housekeeping?.();
     } catch (error) {
       this.options.logger.warn({ err: error }, 'service monitor tick failed');
     }

@@ -80,6 +80,9 @@ export function createApiKeysRepo(db: Db) {
   return {
     /** Keys per status, and `total`. */
     countByStatus: () => countBy(col, 'status'),
+    /** Active keys of one organization (what taking it out of service would stop). */
+    countActiveIn: (organizationId: string) =>
+      col.countDocuments({ organization_id: organizationId, status: 'active' }),
     /** The organization of each key found, by key id. */
     async organizationsOf(keyIds: readonly string[]): Promise<Map<string, string>> {
       const keys = await col

@@ -199,3 +199,64 @@ describe('GET /docs', () => {
     }
   });
 });
+
+describe('query parameters', () => {
+  /**
+   * Node answers a request line plus headers over 16 KiB with a bare 431 before the app
+   * sees it. Every query value the document allows (its longest valid form: ids and the
+   * like are ASCII) must fit well under that, so a client or fuzzer that keeps to the
+   * document never meets that limit (docs/fuzzing.md).
+   */
+  const QUERY_BUDGET = 12 * 1024;
+
+  it('bound every string and array, and fit under the HTTP header limit together', () => {
+    const unbounded: string[] = [];
+    const tooLong: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        let total = path.length;
+        for (const param of op.parameters ?? []) {
+          if (param.in !== 'query') continue;
+          const schema = (param as { schema?: Record<string, unknown> }).schema ?? {};
+          const where = `${method.toUpperCase()} ${path} ?${param.name}`;
+          const max = maxChars(schema);
+          if (max === undefined) unbounded.push(where);
+          else total += param.name.length + 2 + max;
+        }
+        if (total > QUERY_BUDGET) tooLong.push(`${method.toUpperCase()} ${path}: ${total}`);
+      }
+    }
+    expect(unbounded).toEqual([]);
+    expect(tooLong).toEqual([]);
+  });
+});
+
+/** The longest a query value may be, in characters, or undefined when unbounded. */
+function maxChars(schema: Record<string, unknown>): number | undefined {
+  const alternatives = (schema['anyOf'] ?? schema['oneOf']) as
+    Record<string, unknown>[] | undefined;
+  if (alternatives) {
+    const each = alternatives.map(maxChars);
+    return each.includes(undefined) ? undefined : Math.max(...(each as number[]));
+  }
+  if (Array.isArray(schema['enum'])) {
+    return Math.max(...(schema['enum'] as unknown[]).map((value) => String(value).length));
+  }
+  if (schema['const'] !== undefined) return JSON.stringify(schema['const']).length;
+  switch (schema['type']) {
+    case 'string':
+      return typeof schema['maxLength'] === 'number' ? schema['maxLength'] : undefined;
+    case 'integer':
+    case 'number':
+    case 'boolean':
+      return 24;
+    case 'array': {
+      const item = maxChars((schema['items'] as Record<string, unknown> | undefined) ?? {});
+      return typeof schema['maxItems'] === 'number' && item !== undefined
+        ? schema['maxItems'] * (item + 1)
+        : undefined;
+    }
+    default:
+      return undefined;
+  }
+}

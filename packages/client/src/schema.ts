@@ -2211,7 +2211,7 @@ export interface paths {
         put?: never;
         /**
          * set organization status
-         * @description Sets an organization `active`, `suspended` or `archived`; suspending it makes every key of its principals answer 401 at once. The organization of the calling key or of the bootstrap key cannot be taken out of service (409).
+         * @description Sets an organization `active`, `suspended` or `archived`; suspending it makes every key of its principals answer 401 at once. The organization of the calling key or of the bootstrap key cannot be taken out of service (409). The `sandbox` organization, home of every self-service key, is suspended or archived only with `confirm: "sandbox"`: without it 409 `invalid_state` saying how many active keys it would stop (`active_keys`); a `confirm` that is not the organization's name is 422.
          */
         post: operations["admin.organizations.setStatus"];
         delete?: never;
@@ -2762,7 +2762,7 @@ export interface components {
                 command: "list_objects" | "inspect_object" | "observe_world" | "note" | "recall" | "summarize" | "close";
                 /** @description Command arguments, e.g. `{"kind": "service"}`. */
                 args?: Record<string, unknown>;
-            };
+            } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown);
         };
         CreateWorldTaskRequest: {
             /** @description Task title. */
@@ -2850,7 +2850,7 @@ export interface components {
             shared_context_id?: string;
             /** @description Why the action is proposed (kept in the ledger). */
             reason?: string;
-        };
+        } & (unknown & unknown & unknown & unknown & unknown);
         DecisionChallengeRequest: {
             /**
              * @description The decision to be signed.
@@ -2953,6 +2953,33 @@ export interface components {
                 pattern?: string;
             };
         };
+        /** @description A seeded, deterministic environment spec. */
+        SubstrateCompileRequest: {
+            /**
+             * @description `life-lattice`: 2-D outer-totalistic automaton on a torus; `elementary-1d`: a Wolfram elementary automaton.
+             * @enum {string}
+             */
+            scaffold: "life-lattice" | "elementary-1d";
+            /** @description Constitutional envelope to validate against (default: the scaffold default). */
+            envelope?: string;
+            /** @description Scaffold parameters. */
+            params: {
+                /** @description Lattice width in cells. */
+                width: number;
+                /** @description Lattice height in cells (`life-lattice`; `elementary-1d` has one row). */
+                height?: number;
+                /** @description Rule: B/S notation for `life-lattice`, 0..255 for `elementary-1d`. */
+                rule: string | number;
+                /** @description Ticks (generations) to run. */
+                ticks: number;
+                /** @description Seed of the random initial pattern (required for a random start). */
+                seed?: number;
+                /** @description Share of live cells in the random initial pattern (with `seed` only; default 0.5). */
+                density?: number;
+                /** @description Initial pattern instead of a random one: a name (`glider`, `r-pentomino`, `blinker`...) or RLE text, placed at the centre. */
+                pattern?: string;
+            } & ((unknown | unknown) & unknown);
+        } & (unknown & unknown);
         /** @description Exactly one of `spec` and `artifact_id`. */
         SubstrateDeployRequest: {
             /** @description A seeded, deterministic environment spec. */
@@ -2980,8 +3007,8 @@ export interface components {
                     density?: number;
                     /** @description Initial pattern instead of a random one: a name (`glider`, `r-pentomino`, `blinker`...) or RLE text, placed at the centre. */
                     pattern?: string;
-                };
-            };
+                } & ((unknown | unknown) & unknown);
+            } & (unknown & unknown);
             /** @description Compiled manifest to deploy instead of a spec. */
             artifact_id?: string;
             /**
@@ -3054,7 +3081,62 @@ export interface components {
             checkpoint_id?: string;
             /** @description Why (kept with the repair and its child action). */
             reason?: string;
-        };
+        } & (unknown & unknown & unknown);
+        MembraneAboutnessRenderRequest: {
+            /**
+             * @description Output format.
+             * @enum {string}
+             */
+            format: "json" | "markdown" | "html";
+            /** @description What to compute and render now: `{handle}` (aboutness), `{assay_id}` or `{deployment_id}` (assay), `{context_id}` (commitment, evidence), `{repair_id}` or `{object_id}` (repair), `{}` (runtime, world). */
+            subject?: Record<string, unknown>;
+            /** @description A payload to render as given, instead of a subject. */
+            payload?: unknown;
+        } & (unknown & unknown & unknown);
+        MembraneAssayRenderRequest: {
+            /**
+             * @description Output format.
+             * @enum {string}
+             */
+            format: "json" | "markdown" | "html";
+            /** @description What to compute and render now: `{handle}` (aboutness), `{assay_id}` or `{deployment_id}` (assay), `{context_id}` (commitment, evidence), `{repair_id}` or `{object_id}` (repair), `{}` (runtime, world). */
+            subject?: Record<string, unknown>;
+            /** @description A payload to render as given, instead of a subject. */
+            payload?: unknown;
+        } & (unknown & unknown & unknown);
+        MembraneCommitmentRenderRequest: {
+            /**
+             * @description Output format.
+             * @enum {string}
+             */
+            format: "json" | "markdown" | "html";
+            /** @description What to compute and render now: `{handle}` (aboutness), `{assay_id}` or `{deployment_id}` (assay), `{context_id}` (commitment, evidence), `{repair_id}` or `{object_id}` (repair), `{}` (runtime, world). */
+            subject?: Record<string, unknown>;
+            /** @description A payload to render as given, instead of a subject. */
+            payload?: unknown;
+        } & (unknown & unknown & unknown);
+        MembraneEvidenceRenderRequest: {
+            /**
+             * @description Output format.
+             * @enum {string}
+             */
+            format: "json" | "markdown" | "html";
+            /** @description What to compute and render now: `{handle}` (aboutness), `{assay_id}` or `{deployment_id}` (assay), `{context_id}` (commitment, evidence), `{repair_id}` or `{object_id}` (repair), `{}` (runtime, world). */
+            subject?: Record<string, unknown>;
+            /** @description A payload to render as given, instead of a subject. */
+            payload?: unknown;
+        } & (unknown & unknown & unknown);
+        MembraneRepairRenderRequest: {
+            /**
+             * @description Output format.
+             * @enum {string}
+             */
+            format: "json" | "markdown" | "html";
+            /** @description What to compute and render now: `{handle}` (aboutness), `{assay_id}` or `{deployment_id}` (assay), `{context_id}` (commitment, evidence), `{repair_id}` or `{object_id}` (repair), `{}` (runtime, world). */
+            subject?: Record<string, unknown>;
+            /** @description A payload to render as given, instead of a subject. */
+            payload?: unknown;
+        } & (unknown & unknown & unknown);
         MembraneRenderRequest: {
             /**
              * @description Output format (`svg` for world and runtime only).
@@ -3065,7 +3147,7 @@ export interface components {
             subject?: Record<string, unknown>;
             /** @description A payload to render as given, instead of a subject. */
             payload?: unknown;
-        };
+        } & unknown;
         RunSocialAssayRequest: {
             /** @description Players of the round robin, by strategy (a strategy listed twice plays as `<name>#1`, `<name>#2`). */
             strategies: ("tit_for_tat" | "always_defect" | "always_cooperate" | "grudger" | "tit_for_two_tats" | "suspicious_tit_for_tat" | "alternator" | "win_stay_lose_shift" | "random")[];
@@ -3174,6 +3256,8 @@ export interface components {
              * @enum {string}
              */
             status: "active" | "suspended" | "archived";
+            /** @description The organization's name. Required to suspend or archive a protected organization (`sandbox`, home of every self-service key); when given, it must name the organization changed. */
+            confirm?: string;
         };
         CreatePolicyRequest: {
             /** @description Policy name. */
@@ -3348,7 +3432,7 @@ export interface components {
              * @enum {string}
              */
             confirm?: "delete";
-        };
+        } & unknown;
     };
     responses: never;
     parameters: never;
@@ -10441,7 +10525,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["SubstrateSpecRequest"];
+                "application/json": components["schemas"]["SubstrateCompileRequest"];
             };
         };
         responses: {
@@ -15316,7 +15400,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MembraneRenderRequest"];
+                "application/json": components["schemas"]["MembraneAboutnessRenderRequest"];
             };
         };
         responses: {
@@ -15447,7 +15531,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MembraneRenderRequest"];
+                "application/json": components["schemas"]["MembraneAssayRenderRequest"];
             };
         };
         responses: {
@@ -15578,7 +15662,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MembraneRenderRequest"];
+                "application/json": components["schemas"]["MembraneCommitmentRenderRequest"];
             };
         };
         responses: {
@@ -15709,7 +15793,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MembraneRenderRequest"];
+                "application/json": components["schemas"]["MembraneEvidenceRenderRequest"];
             };
         };
         responses: {
@@ -15840,7 +15924,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MembraneRenderRequest"];
+                "application/json": components["schemas"]["MembraneRepairRenderRequest"];
             };
         };
         responses: {
@@ -18091,7 +18175,7 @@ export interface operations {
                              * @description Last change.
                              */
                             updated_at?: string;
-                            /** @description The full secret key (`grk_<key_id>_<secret>`); shown this once only. */
+                            /** @description The full secret key (`grk_<key_id>_<secret>`); shown this once only: an `Idempotency-Key` replay answers `[redacted: …]` (header `Idempotent-Redacted: api_key`). */
                             api_key: string;
                             /** @description Class default limits (create only; quota policies may override them). */
                             limits?: {
@@ -18453,7 +18537,7 @@ export interface operations {
                              * @description Last change.
                              */
                             updated_at?: string;
-                            /** @description The full secret key (`grk_<key_id>_<secret>`); shown this once only. */
+                            /** @description The full secret key (`grk_<key_id>_<secret>`); shown this once only: an `Idempotency-Key` replay answers `[redacted: …]` (header `Idempotent-Redacted: api_key`). */
                             api_key: string;
                             /** @description Class default limits (create only; quota policies may override them). */
                             limits?: {

@@ -1,10 +1,10 @@
-import type { ExternalActionRequest } from './schemas';
+import { MAX_NOTIFY_MESSAGE_LENGTH, type ExternalActionRequest } from './schemas';
 import { Invalid, type ValidationIssue } from '../../lib/errors';
 import type { ActionContract } from '../../workflows/shared';
 
 const DEFAULT_EXPIRES_IN_SECONDS = 86_400;
 const DEFAULT_REQUIRED_APPROVALS = 1;
-const MAX_MESSAGE_LENGTH = 4000;
+const MAX_MESSAGE_LENGTH = MAX_NOTIFY_MESSAGE_LENGTH;
 
 /**
  * Checks what the schema cannot (each kind's required target and parameters) and fills in

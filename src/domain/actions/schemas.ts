@@ -38,8 +38,73 @@ export const ACTION_BOUNDS = {
 export const planDigest = (description: string) =>
   schema.patterned(description, '^(sha256:)?[0-9a-f]{64}$', 71);
 
+/** Longest `parameters.message` of a `notify` action. */
+export const MAX_NOTIFY_MESSAGE_LENGTH = 4000;
+/** `parameters.channel` of a `notify` action. */
+export const NOTIFY_CHANNEL_PATTERN = '^[a-z0-9_.-]{1,64}$';
+
+/** `action_kind` is `kind`: the condition of a kind's own rules. */
+const kindIs = (kind: string) => ({
+  properties: { action_kind: { const: kind } },
+  required: ['action_kind'],
+});
+
+/**
+ * What each kind needs beyond the common shape, stated in the schema (the document shows it,
+ * validation enforces it with these messages); `contract.ts` checks the same again.
+ */
+const ACTION_KIND_RULES = [
+  schema.when(
+    kindIs('world.update_object'),
+    { properties: { target: { required: ['world_object_ref'] } } },
+    'world.update_object needs target.world_object_ref',
+  ),
+  schema.when(
+    kindIs('world.update_object'),
+    {
+      properties: {
+        parameters: {
+          required: ['patch'],
+          properties: { patch: { type: 'object', minProperties: 1 } },
+        },
+      },
+    },
+    'world.update_object needs parameters.patch, an object of attribute values',
+  ),
+  schema.when(
+    kindIs('webhook.post'),
+    { properties: { target: { required: ['url'] } } },
+    'webhook.post needs target.url',
+  ),
+  schema.when(
+    kindIs('notify'),
+    {
+      properties: {
+        parameters: {
+          required: ['message'],
+          properties: {
+            message: { type: 'string', minLength: 1, maxLength: MAX_NOTIFY_MESSAGE_LENGTH },
+          },
+        },
+      },
+    },
+    `notify needs parameters.message, a string of 1..${MAX_NOTIFY_MESSAGE_LENGTH} characters`,
+  ),
+  schema.when(
+    kindIs('notify'),
+    {
+      properties: {
+        parameters: {
+          properties: { channel: { type: 'string', pattern: NOTIFY_CHANNEL_PATTERN } },
+        },
+      },
+    },
+    `parameters.channel must match ${NOTIFY_CHANNEL_PATTERN}`,
+  ),
+];
+
 /** Body of `POST /v1/external-actions/propose` and `/dry-run`. */
-export const actionRequestSchema = schema.closedObject(
+const actionRequestFields = schema.closedObject(
   {
     action_kind: schema.choice(
       PROPOSABLE_ACTION_KINDS,
@@ -89,6 +154,7 @@ export const actionRequestSchema = schema.closedObject(
   },
   ['action_kind', 'target', 'parameters', 'bounds'],
 );
+export const actionRequestSchema = schema.withRules(actionRequestFields, ACTION_KIND_RULES);
 
 export type ExternalActionRequest = Static<typeof actionRequestSchema>;
 

@@ -27,7 +27,8 @@ export const POLICY_LIMITS = {
   maxCellUpdatesPerDay: 1_000_000_000_000_000,
 } as const;
 
-export const keyId = (description: string) => Type.String({ pattern: KEY_ID_PATTERN, description });
+export const keyId = (description: string) =>
+  Type.String({ pattern: KEY_ID_PATTERN, maxLength: 12, description });
 export const organizationId = (description: string) => idRef('org', description);
 export const principalId = (description: string) => idRef('prn', description);
 export const entitlement = (description: string) => choice(ENTITLEMENTS, description);
@@ -173,9 +174,17 @@ export const tenantStatusBody = <F extends string>(idField: F, id: TString) =>
 
 export const setKeyStatusBody = statusBody('key_id', keyId('Key to change.'), KEY_STATUSES);
 export type SetKeyStatusBody = Static<typeof setKeyStatusBody>;
-export const setOrganizationStatusBody = tenantStatusBody(
-  'organization_id',
-  organizationId('Organization to change.'),
+export const setOrganizationStatusBody = Type.Object(
+  {
+    ...tenantStatusBody('organization_id', organizationId('Organization to change.')).properties,
+    confirm: Type.Optional(
+      text(
+        "The organization's name. Required to suspend or archive a protected organization (`sandbox`, home of every self-service key); when given, it must name the organization changed.",
+        128,
+      ),
+    ),
+  },
+  { additionalProperties: false },
 );
 export type SetOrganizationStatusBody = Static<typeof setOrganizationStatusBody>;
 export const setProjectStatusBody = tenantStatusBody(

@@ -58,7 +58,7 @@ export const keyWithSecretView = schema.view(
   {
     ...keyProperties,
     api_key: schema.text(
-      'The full secret key (`grk_<key_id>_<secret>`); shown this once only.',
+      'The full secret key (`grk_<key_id>_<secret>`); shown this once only: an `Idempotency-Key` replay answers `[redacted: …]` (header `Idempotent-Redacted: api_key`).',
       128,
     ),
     limits: schema.view(

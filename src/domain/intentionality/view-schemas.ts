@@ -7,7 +7,8 @@ export const aboutnessQuery = schema.closedObject(
   {
     handle: schema.patterned(
       'Any record id (`ses_`, `act_`, `tsk_`, `evt_`, `dep_`, `obj_`) or `ctx:<context_id>`.',
-      '^([a-z]{3}_[0-9A-Za-z]{10,40}|ctx:[A-Za-z0-9_.:-]{1,128})$',
+      // The kinds `aboutness.ts` resolves (HANDLE_KINDS): another prefix is 422 here.
+      '^((ses|act|tsk|evt|dep|obj)_[0-9A-Za-z]{10,40}|ctx:[A-Za-z0-9_.:-]{1,128})$',
       140,
     ),
   },

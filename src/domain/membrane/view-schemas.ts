@@ -1,19 +1,69 @@
 /** The membrane renderers' request and answer (docs/membrane.md). */
 import type { Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
-import { MEMBRANE_FORMATS } from './membrane.service';
+import { MEMBRANE_FORMATS, type MembraneKind } from './membrane.service';
 
-export const renderRequestBody = schema.closedObject(
-  {
-    format: schema.choice(MEMBRANE_FORMATS, 'Output format (`svg` for world and runtime only).'),
-    subject: schema.freeObject(
-      'What to compute and render now: `{handle}` (aboutness), `{assay_id}` or `{deployment_id}` (assay), `{context_id}` (commitment, evidence), `{repair_id}` or `{object_id}` (repair), `{}` (runtime, world).',
-      16,
+/** A render request body offering `formats`; `subject` and `payload` are exclusive. */
+const renderRequest = (formats: readonly string[], formatDescription: string) =>
+  schema.withRules(
+    schema.closedObject(
+      {
+        format: schema.choice(formats as typeof MEMBRANE_FORMATS, formatDescription),
+        subject: schema.freeObject(
+          'What to compute and render now: `{handle}` (aboutness), `{assay_id}` or `{deployment_id}` (assay), `{context_id}` (commitment, evidence), `{repair_id}` or `{object_id}` (repair), `{}` (runtime, world).',
+          16,
+        ),
+        payload: schema.anyValue('A payload to render as given, instead of a subject.'),
+      },
+      ['format'],
     ),
-    payload: schema.anyValue('A payload to render as given, instead of a subject.'),
-  },
-  ['format'],
+    [
+      schema.notBoth(
+        'payload',
+        'subject',
+        'give either `subject` (what to compute) or `payload` (what to render), not both',
+      ),
+    ],
+  );
+
+/** Body of the world and runtime renderers, the two that also draw `svg`. */
+export const renderRequestBody = renderRequest(
+  MEMBRANE_FORMATS,
+  'Output format (`svg` for world and runtime only).',
 );
+/** Body of the other renderers: json, markdown or html (`svg` is 422 there). */
+const documentRenderRequestBody = renderRequest(
+  MEMBRANE_FORMATS.filter((format) => format !== 'svg'),
+  'Output format.',
+);
+
+/** What the subject of each renderer that computes from a record must name (one of). */
+const SUBJECT_NEEDS = {
+  aboutness: ['handle'],
+  assay: ['assay_id', 'deployment_id'],
+  commitment: ['context_id'],
+  evidence: ['context_id'],
+  repair: ['repair_id', 'object_id'],
+} as const satisfies Partial<Record<MembraneKind, readonly string[]>>;
+
+/**
+ * The body of one renderer. World and runtime compute from nothing (`subject: {}`) and draw
+ * svg; the others need a subject naming a record (or a payload), stated in the schema.
+ */
+export function renderRequestBodyOf(kind: MembraneKind): typeof renderRequestBody {
+  if (kind === 'world' || kind === 'runtime') return renderRequestBody;
+  const fields: readonly string[] = SUBJECT_NEEDS[kind];
+  const description = `the ${kind} renderer needs ${fields.map((f) => `subject.${f}`).join(' or ')}`;
+  const strings = Object.fromEntries(fields.map((f) => [f, { type: 'string', minLength: 1 }]));
+  const named =
+    fields.length === 1
+      ? { required: fields, properties: strings }
+      : { properties: strings, anyOf: fields.map((f) => ({ required: [f] })) };
+  return schema.withRules(documentRenderRequestBody, [
+    schema.when({ required: ['subject'] }, { properties: { subject: named } }, description),
+    schema.when({ not: { required: ['payload'] } }, { required: ['subject'] }, description),
+  ]);
+}
 export type RenderRequestBody = Static<typeof renderRequestBody>;
 
 export const renderView = schema.view(

@@ -23,8 +23,8 @@ export const auditQuery = schema.pagedQuery({
 });
 export type AuditQuery = Static<typeof auditQuery>;
 
-/** Body of `admin.pruneLedgers`. */
-export const pruneLedgersBody = schema.closedObject(
+/** Body of `admin.pruneLedgers`: a real prune (not `dry_run`) needs `confirm`. */
+const pruneLedgersFields = schema.closedObject(
   {
     older_than: schema.dateTime('Delete rows older than this instant (ISO 8601 UTC).'),
     dry_run: schema.flag('Only count the rows that would be deleted.', false),
@@ -35,6 +35,13 @@ export const pruneLedgersBody = schema.closedObject(
   },
   ['older_than'],
 );
+export const pruneLedgersBody = schema.withRules(pruneLedgersFields, [
+  schema.when(
+    { not: { properties: { dry_run: { const: true } }, required: ['dry_run'] } },
+    { required: ['confirm'] },
+    'a real prune needs confirm: "delete" (or dry_run: true)',
+  ),
+]);
 export type PruneLedgersBody = Static<typeof pruneLedgersBody>;
 
 /** Query of `admin.requests.list`. */

@@ -18,7 +18,7 @@ const objectId = schema.prefixedId('obj', 'World object id.');
 export const repairId = (description: string) => schema.idRef('rep', description);
 
 /** Body of `POST /v1/repair/request`. */
-export const repairRequestBody = schema.closedObject(
+const repairRequestFields = schema.closedObject(
   {
     object_id: objectId,
     strategy: schema.choice(
@@ -39,6 +39,18 @@ export const repairRequestBody = schema.closedObject(
   },
   ['object_id'],
 );
+/** A restore option only with `restore_last_good`, and not both at once. */
+const onlyToRestore = (field: string) =>
+  schema.when(
+    { required: [field] },
+    { required: ['strategy'], properties: { strategy: { const: 'restore_last_good' } } },
+    `${field} is only for the restore_last_good strategy`,
+  );
+export const repairRequestBody = schema.withRules(repairRequestFields, [
+  onlyToRestore('to_version'),
+  onlyToRestore('checkpoint_id'),
+  schema.notBoth('to_version', 'checkpoint_id', 'give to_version or checkpoint_id, not both'),
+]);
 export type RepairRequestBody = Static<typeof repairRequestBody>;
 
 /** Query of `GET /v1/repair/state`. */

@@ -32,25 +32,6 @@ export const sessionCreateBody = schema.closedObject({
 });
 export type SessionCreateRequest = Static<typeof sessionCreateBody>;
 
-/** Body of `POST /v1/sessions/{session_id}/step`. */
-export const sessionStepBody = schema.closedObject(
-  {
-    input_packet: schema.closedObject(
-      {
-        command: schema.choice(
-          SESSION_COMMANDS,
-          'Command to run: `list_objects {kind?, limit?}`, `inspect_object {object_id}`, `observe_world {}`, `note {text, refs?}`, `recall {}`, `summarize {}` or `close {}`. Any other is 422 naming these.',
-        ),
-        args: schema.freeObject('Command arguments, e.g. `{"kind": "service"}`.', 64),
-      },
-      ['command'],
-      'The command of this step and its arguments.',
-    ),
-  },
-  ['input_packet'],
-);
-export type SessionStepRequest = Static<typeof sessionStepBody>;
-
 /** Longest note text, in characters. */
 export const NOTE_MAX_CHARS = 2000;
 /** Most object references one note may carry. */
@@ -85,6 +66,44 @@ export const COMMAND_ARGS_SCHEMAS = {
   summarize: none,
   close: none,
 } satisfies Record<SessionCommand, unknown>;
+
+/** `input_packet.command` is `command`: the condition of its arguments' schema. */
+const commandIs = (command: SessionCommand) => ({
+  properties: { command: { const: command } },
+  required: ['command'],
+});
+
+/**
+ * Body of `POST /v1/sessions/{session_id}/step`. Each command's arguments are stated in
+ * the schema too (issue 40), so the document shows what `args` each takes; the 422s are the
+ * usual ones at `input_packet.args.<field>`, as the command's own parser gives them.
+ */
+export const sessionStepBody = schema.closedObject(
+  {
+    input_packet: schema.withRules(
+      schema.closedObject(
+        {
+          command: schema.choice(
+            SESSION_COMMANDS,
+            'Command to run: `list_objects {kind?, limit?}`, `inspect_object {object_id}`, `observe_world {}`, `note {text, refs?}`, `recall {}`, `summarize {}` or `close {}`. Any other is 422 naming these.',
+          ),
+          args: schema.freeObject('Command arguments, e.g. `{"kind": "service"}`.', 64),
+        },
+        ['command'],
+        'The command of this step and its arguments.',
+      ),
+      SESSION_COMMANDS.map((command) =>
+        schema.shapedWhen(
+          commandIs(command),
+          { properties: { args: COMMAND_ARGS_SCHEMAS[command] } },
+          `the arguments of ${command}`,
+        ),
+      ),
+    ),
+  },
+  ['input_packet'],
+);
+export type SessionStepRequest = Static<typeof sessionStepBody>;
 
 /** Arguments of each command once validated (defaults filled in). */
 export type CommandArgs = {

@@ -87,13 +87,58 @@ export const substrateSpecSchema = schema.closedObject(
 
 /** Body of `POST /v1/substrates/validate` and `/compile`. */
 export type SubstrateSpecRequest = Static<typeof substrateSpecSchema>;
+
+/** `scaffold` is `name`: the condition of a scaffold's own rules. */
+const scaffoldIs = (name: string) => ({
+  properties: { scaffold: { const: name } },
+  required: ['scaffold'],
+});
+
+/**
+ * A spec as compile and deploy take it: the cross-field rules `validation.ts` names are
+ * stated in the schema too (issue 40), so the document shows them and a spec breaking one
+ * is 422 before anything runs. `validate` keeps the plain schema: there a broken rule is a
+ * normal answer (`valid: false`), not an error.
+ */
+export const compilableSpecSchema: typeof substrateSpecSchema = schema.withRules(
+  {
+    ...substrateSpecSchema,
+    properties: {
+      ...substrateSpecSchema.properties,
+      params: schema.withRules(substrateSpecSchema.properties.params, [
+        schema.oneOfFields(
+          'seed',
+          'pattern',
+          'give `seed` (a random start) or `pattern` (an explicit one), not both',
+        ),
+        schema.when(
+          { required: ['density'] },
+          { required: ['seed'] },
+          '`density` applies to a random start only',
+        ),
+      ]),
+    },
+  },
+  [
+    schema.when(
+      scaffoldIs('life-lattice'),
+      { properties: { params: { properties: { rule: { type: 'string' } } } } },
+      'life-lattice takes a B/S rule such as `B3/S23`',
+    ),
+    schema.when(
+      scaffoldIs('elementary-1d'),
+      { properties: { params: { properties: { rule: { type: 'integer' } } } } },
+      'elementary-1d takes a Wolfram rule number 0..255',
+    ),
+  ],
+);
 /** `params` of a substrate spec. */
 export type SubstrateParams = SubstrateSpecRequest['params'];
 
 /** Body of `POST /v1/substrates/deploy`: a spec, or the id of a compiled manifest. */
 const deployFields = schema.closedObject(
   {
-    spec: substrateSpecSchema,
+    spec: compilableSpecSchema,
     artifact_id: schema.idRef('art', 'Compiled manifest to deploy instead of a spec.'),
     mode: schema.choice(
       ['create', 'bind'],

@@ -20,6 +20,8 @@ export const accessRoutes: RouteDefinition[] = [
       429: { description: 'Too many access requests from this client address.' },
     },
     addressLimited: true,
+    // Not idempotent today (a repeat is 409 by e-mail); declared so it never could store it.
+    secretFields: ['api_key'],
     handler: async (req, deps) => ({
       bare: await requestSandboxAccess(deps, req.body, req.requestId),
     }),

@@ -33,6 +33,7 @@ export const tenantResourceRoutes: RouteDefinition[] = [
       }),
       body: governanceSchemas.createKeyBody,
       view: governanceViews.keyWithSecretView,
+      secretFields: ['api_key'],
       run: adminKeysService.createKey,
     },
     setStatus: {
@@ -62,6 +63,7 @@ export const tenantResourceRoutes: RouteDefinition[] = [
       },
     },
     idempotent: true,
+    secretFields: ['api_key'],
     handler: async (req, deps) => ({
       payload: await adminKeysService.rotateKey(deps, req.auth, req.requestId, req.body),
     }),
@@ -92,7 +94,7 @@ export const tenantResourceRoutes: RouteDefinition[] = [
     setStatus: {
       summary: 'set organization status',
       description:
-        'Sets an organization `active`, `suspended` or `archived`; suspending it makes every key of its principals answer 401 at once. The organization of the calling key or of the bootstrap key cannot be taken out of service (409).',
+        'Sets an organization `active`, `suspended` or `archived`; suspending it makes every key of its principals answer 401 at once. The organization of the calling key or of the bootstrap key cannot be taken out of service (409). The `sandbox` organization, home of every self-service key, is suspended or archived only with `confirm: "sandbox"`: without it 409 `invalid_state` saying how many active keys it would stop (`active_keys`); a `confirm` that is not the organization\'s name is 422.',
       bodyName: 'SetOrganizationStatusRequest',
       body: governanceSchemas.setOrganizationStatusBody,
       run: organizationsService.setOrganizationStatus,

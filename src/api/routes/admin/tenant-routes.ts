@@ -32,6 +32,8 @@ export interface TenantRouteSpec<Q extends TObject, C extends TSchema, S extends
     run: Mutation<C>;
     /** What the create answers, when more than the view (a key's secret). */
     view?: TSchema;
+    /** Fields of that answer holding a secret shown once (`RouteShape.secretFields`). */
+    secretFields?: readonly string[];
     /** Links to other operations beyond the status change (OpenAPI `links`). */
     links?: Record<string, RouteLink>;
     /** When the create answers 409, when more than the common reasons. */
@@ -110,6 +112,7 @@ export function tenantRoutes<Q extends TObject, C extends TSchema, S extends TSc
         },
       },
       idempotent: true,
+      ...(spec.create.secretFields ? { secretFields: spec.create.secretFields } : {}),
       handler: async (req, deps) => ({
         status: 201,
         payload: await spec.create.run(deps, req.auth, req.requestId, req.body as Static<C>),

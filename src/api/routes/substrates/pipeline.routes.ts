@@ -35,7 +35,9 @@ export const substratePipelineRoutes: RouteDefinition[] = [
     summary: 'compile spec',
     description:
       'Validates and compiles a spec into a canonical manifest whose sha256 is its identity: the same spec gives the same artifact, byte for byte. An invalid spec is 422 naming the violations.',
-    request: { body: specBody },
+    request: {
+      body: { name: 'SubstrateCompileRequest', schema: substratesSchemas.compilableSpecSchema },
+    },
     responses: {
       200: {
         description: 'The manifest artifact.',
