@@ -1,11 +1,13 @@
 import { actionStateQuery, type ActionState } from '../../src/workflows/shared';
 import { seedObject } from '../helpers/actions';
+import { storedIn } from '../helpers/collections';
 import { eventually } from '../helpers/eventually';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
 import { temporalCliOk } from '../helpers/temporal-cli';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { startTestWorker, type TestWorker } from '../helpers/test-worker';
+import { WebhookReceiver } from '../helpers/webhook-receiver';
 
 // The reset matrix of docs/actions.md, "Resets": every reset kind of the `temporal` CLI
 // against an action in each status. Whatever the row, once the reset has played out the api,
@@ -19,11 +21,31 @@ interface LedgerEntry {
   detail: Record<string, unknown>;
 }
 
-type Status = 'awaiting' | 'partly_approved' | 'approved' | 'executed' | 'rejected' | 'aborted';
+type Status =
+  | 'awaiting'
+  | 'partly_approved'
+  | 'approved'
+  | 'executing'
+  | 'executed'
+  | 'failed'
+  | 'rejected'
+  | 'dry_run_failed'
+  | 'aborted'
+  | 'expired';
 type ResetKind = 'first' | 'last' | 'decision' | 'decision_excluding_updates';
-/** `converges`: the run goes on, agreeing; `aborted`: refused, the action aborted; `final`: refused, unchanged. */
-type Outcome = 'converges' | 'aborted' | 'final';
+/**
+ * `converges`: the run goes on in the same status, agreeing; `completes`: the run goes on to
+ * `executed`, its effect applied once; `aborted`: refused or terminated, the action aborted;
+ * `final`: refused, the action's final status unchanged.
+ */
+type Outcome = 'converges' | 'completes' | 'aborted' | 'final';
 
+const ALL_FINAL = {
+  first: 'final',
+  last: 'final',
+  decision: 'final',
+  decision_excluding_updates: 'final',
+} as const;
 const MATRIX: Record<Status, Record<ResetKind, Outcome>> = {
   awaiting: {
     first: 'converges',
@@ -43,33 +65,35 @@ const MATRIX: Record<Status, Record<ResetKind, Outcome>> = {
     decision: 'converges',
     decision_excluding_updates: 'aborted',
   },
-  executed: {
-    first: 'final',
-    last: 'final',
-    decision: 'final',
-    decision_excluding_updates: 'final',
+  executing: {
+    first: 'aborted',
+    last: 'completes',
+    decision: 'completes',
+    decision_excluding_updates: 'aborted',
   },
-  rejected: {
-    first: 'final',
-    last: 'final',
-    decision: 'final',
-    decision_excluding_updates: 'final',
-  },
-  aborted: {
-    first: 'final',
-    last: 'final',
-    decision: 'final',
-    decision_excluding_updates: 'final',
-  },
+  executed: ALL_FINAL,
+  failed: ALL_FINAL,
+  rejected: ALL_FINAL,
+  dry_run_failed: ALL_FINAL,
+  aborted: ALL_FINAL,
+  // Last: its actions are made at the start and take the shortest window (60 s) to expire.
+  expired: ALL_FINAL,
 };
 
+const receiver = new WebhookReceiver();
+let receiverUrl: string;
 let app: TestApp;
 let worker: TestWorker;
 let ada: TestKey;
 let ben: TestKey;
 let cat: TestKey;
+/** Actions left to expire, one per reset kind, made at the start (the window is 60 s at least). */
+let expiring: Promise<string[]>;
 beforeAll(async () => {
-  app = await startTestApp('reset-matrix', { env: { SERVICE_MONITOR_INTERVAL_MS: '300' } });
+  receiverUrl = await receiver.start();
+  app = await startTestApp('reset-matrix', {
+    env: { SERVICE_MONITOR_INTERVAL_MS: '300', WEBHOOK_ALLOWLIST: `${receiverUrl}/` },
+  });
   worker = await startTestWorker(app.deps);
   const strategic = { entitlement: 'strategic', accessLayer: 2 } as const;
   [ada, ben, cat] = await Promise.all([
@@ -77,10 +101,15 @@ beforeAll(async () => {
     createTestKey(app, strategic),
     createTestKey(app, strategic),
   ]);
+  expiring = Promise.all(
+    Object.keys(ALL_FINAL).map(async () => (await propose({ expires_in_seconds: 60 })).id),
+  );
+  expiring.catch(() => undefined); // awaited by the expired rows
 });
 afterAll(async () => {
   await worker.stop();
   await app.close();
+  await receiver.stop();
 });
 
 const actionStatus = async (id: string) => {
@@ -103,44 +132,94 @@ const ledgerOf = async (id: string) => {
   expect(res.status).toBe(200);
   return res.body.payload.items.sort((a, b) => a.seq - b.seq);
 };
-const decide = async (key: TestKey, id: string, decision: 'approve' | 'reject' | 'execute') => {
-  const res = await call(app.url, 'POST', `/v1/external-actions/${id}/${decision}`, {
+const decide = (key: TestKey, id: string, decision: 'approve' | 'reject' | 'execute') =>
+  call(app.url, 'POST', `/v1/external-actions/${id}/${decision}`, {
     key: key.apiKey,
     body: { reason: decision },
   });
-  expect(res.status).toBe(200);
-};
+const decided = async (key: TestKey, id: string, decision: 'approve' | 'reject' | 'execute') =>
+  expect((await decide(key, id, decision)).status).toBe(200);
 const handleOf = async (id: string) =>
   (await app.deps.temporal.getClient()).workflow.getHandle(`action-${id}`);
 const cli = (args: string[]) => temporalCliOk(app, args);
+const closed = (id: string) =>
+  eventually(
+    async () => (await (await handleOf(id)).describe()).status.name,
+    (name) => name !== 'RUNNING',
+    70_000,
+  );
 
-/** An action on a new object of its own, brought to `status`. */
-async function actionIn(status: Status): Promise<{ id: string; objectId: string }> {
-  const object = await seedObject(app);
+/** Ada's proposal: a world change on a new object, or (`webhook`) a POST to the receiver. */
+async function propose(
+  bounds: Record<string, unknown> = {},
+  options: { webhook?: boolean; patch?: Record<string, unknown> } = {},
+): Promise<{ id: string; objectId: string | null }> {
+  const object = options.webhook ? null : await seedObject(app);
+  const body = object
+    ? {
+        action_kind: 'world.update_object',
+        target: { world_object_ref: object._id },
+        parameters: { patch: options.patch ?? { status: 'published' } },
+        bounds: { allowed_fields: ['status'], ...bounds },
+      }
+    : {
+        action_kind: 'webhook.post',
+        target: { url: `${receiverUrl}/hook` },
+        parameters: { body: { event: 'deploy' } },
+        bounds,
+      };
   const res = await call<{ payload: { action_id: string } }>(
     app.url,
     'POST',
     '/v1/external-actions/propose',
-    {
-      key: ada.apiKey,
-      body: {
-        action_kind: 'world.update_object',
-        target: { world_object_ref: object._id },
-        parameters: { patch: { status: 'published' } },
-        bounds: {
-          allowed_fields: ['status'],
-          required_approvals: status === 'partly_approved' ? 2 : 1,
-        },
-      },
-    },
+    { key: ada.apiKey, body },
   );
   expect(res.status).toBe(201);
-  const id = res.body.payload.action_id;
-  if (status === 'rejected') await decide(cat, id, 'reject');
-  if (['partly_approved', 'approved', 'executed', 'aborted'].includes(status)) {
-    await decide(ben, id, 'approve');
+  return { id: res.body.payload.action_id, objectId: object?._id ?? null };
+}
+
+/** An action brought to `status`. */
+async function actionIn(status: Status): Promise<{ id: string; objectId: string | null }> {
+  if (status === 'expired') {
+    const id = (await expiring).pop()!;
+    await eventually(
+      () => actionStatus(id),
+      (now) => now === 'expired',
+      70_000,
+    );
+    await closed(id);
+    return { id, objectId: null };
   }
-  if (status === 'executed') await decide(ben, id, 'execute');
+  if (status === 'executing') {
+    const action = await propose({}, { webhook: true });
+    await decided(ben, action.id, 'approve');
+    // The receiver holds the POST while the reset happens.
+    receiver.delayMs = 3000;
+    const arrived = receiver.arrivals;
+    void decide(ben, action.id, 'execute');
+    await eventually(
+      async () => receiver.arrivals,
+      (arrivals) => arrivals > arrived,
+    );
+    return action;
+  }
+  const action = await propose(
+    { required_approvals: status === 'partly_approved' ? 2 : 1 },
+    status === 'dry_run_failed' ? { patch: { owner: 'eve' } } : {},
+  );
+  const { id } = action;
+  if (status === 'rejected') await decided(cat, id, 'reject');
+  if (['partly_approved', 'approved', 'executed', 'failed', 'aborted'].includes(status)) {
+    await decided(ben, id, 'approve');
+  }
+  // The world moved since the approval: its execution fails (plan_drift).
+  if (status === 'failed') {
+    await storedIn(app.deps.db).worldObjects.updateOne(
+      { _id: action.objectId! },
+      { $set: { 'attributes.status': 'archived' }, $inc: { version: 1 } },
+    );
+  }
+  if (status === 'executed' || status === 'failed') await decided(ben, id, 'execute');
   if (status === 'aborted') {
     await cli(['workflow', 'terminate', '--workflow-id', `action-${id}`, '--reason', 'stop']);
     await eventually(
@@ -148,16 +227,11 @@ async function actionIn(status: Status): Promise<{ id: string; objectId: string 
       (now) => now === 'aborted',
     );
   }
-  if (status === 'executed' || status === 'rejected') {
-    await eventually(
-      async () => (await (await handleOf(id)).describe()).status.name,
-      (name) => name === 'COMPLETED',
-    );
-  }
-  return { id, objectId: object._id };
+  if (['executed', 'failed', 'rejected', 'dry_run_failed'].includes(status)) await closed(id);
+  return action;
 }
 
-/** The workflow task that took the last decision (or the first task, before any). */
+/** The workflow task that took the last update (or the first task, before any). */
 async function decisionTask(id: string): Promise<string> {
   const shown = await cli([
     'workflow',
@@ -214,44 +288,65 @@ async function settled(id: string) {
     },
     ({ running, state, ledger, newest, api }) =>
       api === newest.status &&
+      newest.status !== 'executing' &&
       (!running ||
         (state!.status === newest.status && state!.approvals.length === credited(ledger))),
     20_000,
   );
 }
 
-const CASES = (Object.keys(MATRIX) as Status[]).flatMap((status) =>
+const ORDER = Object.keys(MATRIX) as Status[];
+const CASES = ORDER.flatMap((status) =>
   (Object.keys(MATRIX[status]) as ResetKind[]).map(
     (kind) => [status, kind, MATRIX[status][kind]] as const,
   ),
 );
 
 describe('the reset matrix', () => {
-  it.each(CASES)('%s, reset to %s: %s', async (status, kind, outcome) => {
-    const { id, objectId } = await actionIn(status);
-    const before = await ledgerOf(id);
-    const statusBefore = before[before.length - 1].status;
-    await reset(id, kind);
-    // Give the watcher and the new run a moment to act before judging what settled.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    const end = await settled(id);
-    if (outcome === 'converges') {
-      expect(end.running).toBe(true);
-      expect(end.newest.status).toBe(statusBefore);
-      expect(end.ledger.map((entry) => entry.event)).not.toContain('run_refused');
-    } else if (outcome === 'aborted') {
-      expect(end.newest.status).toBe('aborted');
-      expect(end.running).toBe(false);
-    } else {
-      expect(end.newest.status).toBe(statusBefore);
-      expect(end.running).toBe(false);
-      // Nothing was recorded as if the action were open again.
-      const after = end.ledger.slice(before.length).map((entry) => entry.event);
-      expect(after.every((event) => event === 'run_refused')).toBe(true);
-    }
-    // Nothing happened that the ledger does not say.
-    const executed = end.ledger.some((entry) => entry.event === 'executed');
-    const object = await app.deps.repos.worldObjects.findById(objectId);
-    expect(object?.version).toBe(executed ? 2 : 1);
-  });
+  it.each(CASES)(
+    '%s, reset to %s: %s',
+    async (status, kind, outcome) => {
+      const { id, objectId } = await actionIn(status);
+      const versionOf = async () =>
+        objectId ? (await app.deps.repos.worldObjects.findById(objectId))!.version : 0;
+      const before = await ledgerOf(id);
+      const statusBefore = before[before.length - 1].status;
+      const versionBefore = await versionOf();
+      const appliedBefore = receiver.applied.filter((key) => key === id).length;
+      await reset(id, kind);
+      // Give the watcher and the new run a moment to act before judging what settled.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const end = await settled(id);
+      receiver.delayMs = 0;
+      const events = end.ledger.map((entry) => entry.event);
+      if (outcome === 'converges') {
+        expect(end.running).toBe(true);
+        expect(end.newest.status).toBe(statusBefore);
+        expect(events).not.toContain('run_refused');
+      } else if (outcome === 'completes') {
+        expect(end.newest.status).toBe('executed');
+        expect(events).not.toContain('run_refused');
+      } else if (outcome === 'aborted') {
+        expect(end.newest.status).toBe('aborted');
+        expect(end.running).toBe(false);
+      } else {
+        expect(end.newest.status).toBe(statusBefore);
+        expect(end.running).toBe(false);
+        // Nothing was recorded as if the action were open again.
+        const after = events.slice(before.length);
+        expect(after.every((event) => event === 'run_refused')).toBe(true);
+      }
+      // Nothing happened that the ledger does not say: a world change only with `executed`
+      // newly in it, a webhook applied at most once (its Idempotency-Key is the action id).
+      const executedNow = events.includes('executed') && statusBefore !== 'executed';
+      expect(await versionOf()).toBe(versionBefore + (objectId && executedNow ? 1 : 0));
+      const applied = await eventually(
+        async () => receiver.applied.filter((key) => key === id).length,
+        (count) => !executedNow || count > 0,
+      );
+      expect(applied).toBeLessThanOrEqual(1);
+      if (status !== 'executing') expect(applied).toBe(appliedBefore);
+    },
+    90_000,
+  );
 });
