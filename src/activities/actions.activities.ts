@@ -239,7 +239,7 @@ export function createActionActivities(deps: ActionActivityDeps) {
       // The same chain opening an action its ledger holds: a reset to the first workflow task.
       const reopened =
         replay?.opened && !replay.problem
-          ? reopenProblem(await repos.externalActions.entriesOf(input.action_id))
+          ? reopenProblem(await repos.externalActions.entriesFrom(input.action_id, 1))
           : null;
       if (reopened) return refuseThisRun(input.action_id, reopened, null);
       const refusal = problem ?? replay?.problem;

@@ -142,7 +142,7 @@ export async function buildDeps(
     }),
     resetRuns: new ResetRunWatcher({
       temporal,
-      endedActions: (ids) => repos.externalActions.withEntryIn(ids, FINAL_ACTION_STATUSES),
+      endedActions: (ids) => repos.externalActions.withStatusIn(ids, FINAL_ACTION_STATUSES),
       closedRuns,
       logger: log,
     }),

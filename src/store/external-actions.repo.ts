@@ -147,6 +147,23 @@ export function createExternalActionsRepo(db: Db) {
       return { stored: existing, fresh: false };
     }
   };
+  /**
+   * Entries of one action from `seq` on, two `_id` reads at a time, until one is missing:
+   * an action's entries are few, and `_id` is what FerretDB looks up without a scan.
+   */
+  const walkFrom = async (actionId: string, seq: number): Promise<ActionLedgerEntry[]> => {
+    const entries: ActionLedgerEntry[] = [];
+    for (let at = seq; ; at += 2) {
+      const pair = await Promise.all([
+        ledger.findOne({ _id: `${actionId}:${at}` }),
+        ledger.findOne({ _id: `${actionId}:${at + 1}` }),
+      ]);
+      for (const entry of pair) {
+        if (!entry) return entries;
+        entries.push(entry);
+      }
+    }
+  };
   return {
     /** Actions per status, and `total`. */
     countByStatus: () => countBy(actions, 'status'),
@@ -251,31 +268,32 @@ export function createExternalActionsRepo(db: Db) {
     async followRun(actionId: string, runId: string): Promise<void> {
       await actions.updateOne({ _id: actionId }, { $set: { run_id: runId } });
     },
-    /** The newest entry of one action (its highest `seq`), or null before its first. */
-    newestEntry: (actionId: string) =>
-      ledger.findOne({ action_id: actionId }, { sort: { seq: -1 } }),
-    /** The ids among these actions whose ledger holds an entry in one of `statuses`. */
-    async withEntryIn(
+    /**
+     * The newest entry of one action, or null before its first: read by `_id` (a filter on
+     * another field is a scan of every action's entries on FerretDB), forward from `fromSeq`
+     * (the projection's `seq` is a good start; 1 when unknown) until an entry is missing.
+     */
+    async newestEntry(actionId: string, fromSeq = 1): Promise<ActionLedgerEntry | null> {
+      const entries = await walkFrom(actionId, Math.max(1, fromSeq));
+      if (entries.length > 0) return entries[entries.length - 1];
+      // The start was past the newest (a projection ahead of nothing, or edited): from 1.
+      return fromSeq > 1 ? ((await walkFrom(actionId, 1)).at(-1) ?? null) : null;
+    },
+    /** The entries of one action from `seq` on, in order, read by `_id` until one is missing. */
+    entriesFrom: (actionId: string, seq: number) => walkFrom(actionId, Math.max(1, seq)),
+    /** The ids among these actions whose projection holds one of `statuses`. */
+    async withStatusIn(
       actionIds: string[],
-      statuses: readonly ActionLedgerEntry['status'][],
+      statuses: readonly ActionRecord['status'][],
     ): Promise<Set<string>> {
-      const rows = await ledger
-        .find(
-          { action_id: { $in: actionIds }, status: { $in: [...statuses] } },
-          { projection: { action_id: 1 } },
-        )
+      const rows = await actions
+        .find({ _id: { $in: actionIds } }, { projection: { status: 1 } })
         .toArray();
-      return new Set(rows.map((row) => row.action_id));
+      return new Set(rows.filter((row) => statuses.includes(row.status)).map((row) => row._id));
     },
     /** Every entry of one action, in order. */
     entriesOf: (actionId: string) =>
       ledger.find({ action_id: actionId }).sort({ seq: 1 }).toArray(),
-    /** The entries of one action from `seq` on, in order. */
-    entriesFrom: (actionId: string, seq: number) =>
-      ledger
-        .find({ action_id: actionId, seq: { $gte: seq } })
-        .sort({ seq: 1 })
-        .toArray(),
   };
 }
 

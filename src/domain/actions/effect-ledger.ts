@@ -1,36 +1,27 @@
 import type { ExternalActionsRepo } from '../../store/external-actions.repo';
-import {
-  FINAL_ACTION_STATUSES,
-  type ActionDecision,
-  type ActionState,
-} from '../../workflows/shared';
+import { FINAL_ACTION_STATUSES, type ActionState } from '../../workflows/shared';
 
 /**
  * Why the effect may not act, by what the ledger says now rather than the state the
- * workflow hands it (docs/actions.md, "Resets"), or null: the ledger's newest entry must be
- * this run's `executing` (nothing ended the action since, no other run recorded after it),
- * and it must credit as many approvals as the state holds.
+ * workflow hands it (docs/actions.md, "Resets"), or null: the ledger's entry at the run's
+ * `seq` must be this run's head and `executing`, and nothing may follow it (no other run
+ * recorded after it, and nothing ended the action since). The head's digest chains every
+ * entry before it, so the decisions the run holds are the ledger's.
  */
 export async function effectLedgerProblem(
-  ledgerRepo: Pick<ExternalActionsRepo, 'entriesOf'>,
+  ledgerRepo: Pick<ExternalActionsRepo, 'entriesFrom'>,
   state: ActionState,
 ): Promise<string | null> {
-  const ledger = await ledgerRepo.entriesOf(state.action_id);
-  const newest = ledger[ledger.length - 1];
-  if (!newest) return 'the action has no ledger';
-  const final = ledger.find((entry) => FINAL_ACTION_STATUSES.includes(entry.status));
-  if (final) return `the action is already ${final.status} (ledger seq ${final.seq})`;
-  if (newest.seq !== state.seq || newest.digest !== state.ledger_head) {
-    return `the ledger's newest entry is ${newest.event} at seq ${newest.seq}, not this run's head at seq ${state.seq}`;
+  const [head, next] = await ledgerRepo.entriesFrom(state.action_id, state.seq);
+  if (!head) return `the ledger holds no entry at the run's head (seq ${state.seq})`;
+  if (head.digest !== state.ledger_head) {
+    return `the ledger's entry at seq ${state.seq} is not the run's head`;
   }
-  if (newest.status !== 'executing') return `the ledger says ${newest.status}, not executing`;
-  // Counted, not matched by decision: a workflow task Temporal did not keep may have
-  // recorded another of two concurrent approvals than the one the run kept.
-  const credited = ledger.filter(
-    (entry) => (entry.detail['decision'] as ActionDecision | undefined)?.decision === 'approve',
-  ).length;
-  if (credited !== state.approvals.length) {
-    return `the ledger credits ${credited} approvals, the run ${state.approvals.length}`;
+  if (next) {
+    return FINAL_ACTION_STATUSES.includes(next.status)
+      ? `the action is already ${next.status} (ledger seq ${next.seq})`
+      : `the ledger holds ${next.event} at seq ${next.seq}, after the run's head`;
   }
+  if (head.status !== 'executing') return `the ledger says ${head.status}, not executing`;
   return null;
 }

@@ -14,7 +14,9 @@ export async function finalEntryOf(
   deps: FinalStatusDeps,
   actionId: string,
 ): Promise<ActionLedgerEntry | null> {
-  const newest = await deps.repos.externalActions.newestEntry(actionId);
+  const record = await deps.repos.externalActions.findById(actionId);
+  if (!record) return null; // unknown: the workflow's refusal says so (404)
+  const newest = await deps.repos.externalActions.newestEntry(actionId, record.seq);
   return newest && FINAL_ACTION_STATUSES.includes(newest.status) ? newest : null;
 }
 

@@ -13,7 +13,8 @@ export async function refuseResetOfFinalAction(
   actionId: string,
   runId: string,
 ): Promise<boolean> {
-  const newest = await deps.repos.externalActions.newestEntry(actionId);
+  const record = await deps.repos.externalActions.findById(actionId);
+  const newest = await deps.repos.externalActions.newestEntry(actionId, record?.seq ?? 1);
   if (!newest || !isFinalStatus(newest.status)) return false;
   // The run that ended the action, still finishing: not a reset's run.
   if (newest.run_id === runId) return false;

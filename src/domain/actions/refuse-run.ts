@@ -36,7 +36,7 @@ export async function refuseRun(deps: RefuseRunDeps, refusal: RunRefusal): Promi
   const { repos } = deps;
   const [record, ledger] = await Promise.all([
     repos.externalActions.findById(refusal.action_id),
-    repos.externalActions.entriesOf(refusal.action_id),
+    repos.externalActions.entriesFrom(refusal.action_id, 1),
   ]);
   const newest = ledger[ledger.length - 1];
   if (!record || !newest) return; // nothing recorded: the run opened nothing to refuse
