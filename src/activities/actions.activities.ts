@@ -280,7 +280,12 @@ export function createActionActivities(deps: ActionActivityDeps) {
     }): Promise<Record<string, unknown>> {
       const { contract } = input.state.proposal;
       const state: ActionState = { ...input.state, ...contract };
-      const replan = await planActionContract(contract, { actionId: state.action_id });
+      // What the ledger says now, read beside the plan made now; it decides first.
+      const [replan, ledgerProblem] = await Promise.all([
+        planActionContract(contract, { actionId: state.action_id }),
+        effectLedgerProblem(repos.externalActions, input.state),
+      ]);
+      if (ledgerProblem) await refuseThisRun(state.action_id, ledgerProblem, input.state.seq);
       // Its own change already applied (a retry after a lost answer): the approved plan.
       const plan = replan.already_applied ? input.plan : replan;
       // The plan made now is not the approved one: not a forgery, the world or the policy
@@ -305,8 +310,6 @@ export function createActionActivities(deps: ActionActivityDeps) {
           details: [refusal],
         });
       }
-      const ledgerProblem = await effectLedgerProblem(repos.externalActions, input.state);
-      if (ledgerProblem) await refuseThisRun(state.action_id, ledgerProblem, input.state.seq);
       const problem =
         deps.trust.authority.executionProblem(input.state, plan.plan_digest) ??
         (planDigestOf(contract, plan) === plan.plan_digest

@@ -130,8 +130,22 @@ export const witnessLedgerEntry = (entry: ActionLedgerEntry): ActionChange => {
   };
 };
 
+/**
+ * Where an action's ledger ended it: written with its final entry, so whether an action has
+ * ended is one read by `_id`, for the api before it signs any decision (docs/actions.md,
+ * "Resets"). The ledger stays what it says; this only points at its final entry.
+ */
+export interface ActionEnd {
+  /** The action id. */
+  _id: string;
+  status: ActionState['status'];
+  seq: number;
+  digest: string;
+}
+
 export function createExternalActionsRepo(db: Db) {
   const actions = db.collection<ActionRecord>('external_actions');
+  const ends = db.collection<ActionEnd>('action_ends');
   const ledger = db.collection<ActionLedgerEntry>('action_ledger');
   /** The entry as stored, and whether this call wrote it (false: a retry found it). */
   const insertOnce = async (
@@ -268,6 +282,16 @@ export function createExternalActionsRepo(db: Db) {
     async followRun(actionId: string, runId: string): Promise<void> {
       await actions.updateOne({ _id: actionId }, { $set: { run_id: runId } });
     },
+    /** Records where the ledger ended an action; the first end stands (a final is final). */
+    async markEnded(end: ActionEnd): Promise<void> {
+      try {
+        await ends.insertOne(end);
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+      }
+    },
+    /** Where the ledger ended the action, or null while it has not. */
+    endOf: (actionId: string) => ends.findOne({ _id: actionId }),
     /**
      * The newest entry of one action, or null before its first: read by `_id` (a filter on
      * another field is a scan of every action's entries on FerretDB), forward from `fromSeq`

@@ -139,7 +139,7 @@ describe('external action activities: an effect whose plan moved', () => {
     const before = reported.length;
     const failure = await activities
       .applyAction({
-        state: approvedState(actionId, contract, approved.plan_digest),
+        state: await executingInLedger(approvedState(actionId, contract, approved.plan_digest)),
         plan: approved,
       })
       .then(

@@ -1,5 +1,6 @@
 import { ActionStatusKey } from '../../src/workflows/shared';
 import { seedObject } from '../helpers/actions';
+import { storedIn } from '../helpers/collections';
 import { eventually } from '../helpers/eventually';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
@@ -229,6 +230,17 @@ describe('a rejected action', () => {
     expect((await actionOf(id)).status).toBe('rejected');
     const object = await app.deps.repos.worldObjects.findById(objectId);
     expect(object?.attributes).toEqual({ status: 'draft' });
+  });
+});
+
+describe('a rejected action whose stored status was rewritten', () => {
+  it('answers a decision from where its ledger ended it, not from the projection', async () => {
+    const { id } = await propose();
+    expect((await decide(cat, id, 'reject')).status).toBe(200);
+    await storedIn(app.deps.db).actions.updateOne({ _id: id }, { $set: { status: 'approved' } });
+    const executed = await decide(ben, id, 'execute');
+    expect(executed.status).toBe(409);
+    expect(executed.body.error?.message).toMatch(/rejected/);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Repos } from '../../store';
 import type { ActionLedgerEntry } from '../../store/external-actions.repo';
-import type { ActionActor, ActionState } from '../../workflows/shared';
+import { FINAL_ACTION_STATUSES, type ActionActor, type ActionState } from '../../workflows/shared';
 import type { Notify } from '../notifications/notifiable-event';
 import { NOTIFICATION_EVENTS, type NotificationEvent } from '../notifications/schemas';
 import { diffSummary, listEntryOf } from './action-views';
@@ -120,15 +120,26 @@ export function createTransitionRecorder(deps: TransitionRecorderDeps) {
     // continues the ledger. One that found an entry there already is a retry, a reset's run
     // redoing what the ledger holds, or a run the ledger contradicts: judged on the ledger.
     if (!fresh) await judgeAgainstLedger(repos, inputs, recorder);
-    // After the entries are in (a checkpoint never names an entry that is not), before the
-    // projection; a retry appends the same (seq, head) again, which the checks allow.
-    await deps.ledgerSeal.checkpoint({
-      action_id: last.state.action_id,
-      from_seq: entries[0].seq,
-      seq: entries[entries.length - 1].seq,
-      head: prevDigest!,
-    });
     const { action_id, ...rest } = last.state;
+    const ended = entries.find((entry) => FINAL_ACTION_STATUSES.includes(entry.status));
+    // After the entries are in (a checkpoint never names an entry that is not, nor an end
+    // an entry that is not), before the projection; a retry appends the same (seq, head)
+    // again, which the checks allow, and finds its end written.
+    await Promise.all([
+      deps.ledgerSeal.checkpoint({
+        action_id,
+        from_seq: entries[0].seq,
+        seq: entries[entries.length - 1].seq,
+        head: prevDigest!,
+      }),
+      ended &&
+        repos.externalActions.markEnded({
+          _id: action_id,
+          status: ended.status,
+          seq: ended.seq,
+          digest: ended.digest,
+        }),
+    ]);
     await repos.externalActions.projectTransitions(
       entries,
       {
