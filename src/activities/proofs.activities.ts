@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import { runProofCheck } from '../domain/proofs/run-check';
 import type { ProofCheck } from '../domain/proofs/schemas';
 import type { Repos } from '../store';
@@ -7,6 +8,25 @@ import type { WorkerTrust } from './trust';
 export interface ProofActivityDeps {
   repos: Pick<Repos, 'proofs' | 'collectionReader' | 'artifacts' | 'approverKeys'>;
   trust: Pick<WorkerTrust, 'authority' | 'relyingParty' | 'ledgerSeal'>;
+}
+
+const ACTION_PREFIX = 'action-';
+
+/**
+ * Ids of the actions whose workflow has a running execution on this worker's task queue,
+ * as Temporal's visibility says (one paged list).
+ */
+async function runningActions(): Promise<Set<string>> {
+  const { client, info } = Context.current();
+  const queue = info.taskQueue.replace(/["\\]/g, '');
+  const query = `TaskQueue = "${queue}" AND WorkflowType = "externalActionWorkflow" AND ExecutionStatus = "Running"`;
+  const ids = new Set<string>();
+  for await (const execution of client.workflow.list({ query, pageSize: 1000 })) {
+    if (execution.workflowId.startsWith(ACTION_PREFIX)) {
+      ids.add(execution.workflowId.slice(ACTION_PREFIX.length));
+    }
+  }
+  return ids;
 }
 
 /** The proof run's activities: each check (reads only), and the run record. */
@@ -20,6 +40,7 @@ export function createProofActivities(deps: ProofActivityDeps) {
           authority: deps.trust.authority,
           relyingParty: deps.trust.relyingParty,
           ledgerSeal: deps.trust.ledgerSeal,
+          runningActions,
         },
         input,
       ),

@@ -3181,7 +3181,7 @@ export interface components {
         };
         ProofChecksRequest: {
             /** @description Checks to run (default: all). */
-            checks?: ("action_ledger_chain" | "actions_match_ledger" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
+            checks?: ("action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
             /**
              * @description Most records each check reads.
              * @default 10000
@@ -16517,7 +16517,7 @@ export interface operations {
                              */
                             status: "running" | "completed" | "failed";
                             /** @description Checks asked for, in order. */
-                            checks: ("action_ledger_chain" | "actions_match_ledger" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
+                            checks: ("action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
                             /** @description Most records each check reads. */
                             max_records: number;
                             progress: {
@@ -16532,7 +16532,7 @@ export interface operations {
                                  * @description The check.
                                  * @enum {string}
                                  */
-                                name: "action_ledger_chain" | "actions_match_ledger" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
+                                name: "action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
                                 /**
                                  * @description `passed`; `failed` (violations found); `inconclusive` (none found, but the bound stopped the read).
                                  * @enum {string}
@@ -16614,7 +16614,7 @@ export interface operations {
                              */
                             status: "running" | "completed" | "failed";
                             /** @description Checks asked for, in order. */
-                            checks: ("action_ledger_chain" | "actions_match_ledger" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
+                            checks: ("action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
                             /** @description Most records each check reads. */
                             max_records: number;
                             progress: {
@@ -16629,7 +16629,7 @@ export interface operations {
                                  * @description The check.
                                  * @enum {string}
                                  */
-                                name: "action_ledger_chain" | "actions_match_ledger" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
+                                name: "action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
                                 /**
                                  * @description `passed`; `failed` (violations found); `inconclusive` (none found, but the bound stopped the read).
                                  * @enum {string}
@@ -16791,13 +16791,13 @@ export interface operations {
                                  * @description The check.
                                  * @enum {string}
                                  */
-                                name: "action_ledger_chain" | "actions_match_ledger" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
+                                name: "action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
                                 newest: {
                                     /**
                                      * @description The check.
                                      * @enum {string}
                                      */
-                                    name: "action_ledger_chain" | "actions_match_ledger" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
+                                    name: "action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
                                     /**
                                      * @description `passed`; `failed` (violations found); `inconclusive` (none found, but the bound stopped the read).
                                      * @enum {string}
@@ -16917,7 +16917,7 @@ export interface operations {
                                  * @description The check.
                                  * @enum {string}
                                  */
-                                name: "action_ledger_chain" | "actions_match_ledger" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
+                                name: "action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
                                 /**
                                  * @description `passed`; `failed` (violations found); `inconclusive` (none found, but the bound stopped the read).
                                  * @enum {string}
@@ -16959,7 +16959,7 @@ export interface operations {
                                  */
                                 status: "running" | "completed" | "failed";
                                 /** @description Checks asked for, in order. */
-                                checks: ("action_ledger_chain" | "actions_match_ledger" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
+                                checks: ("action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain")[];
                                 /** @description Most records each check reads. */
                                 max_records: number;
                                 progress: {
@@ -16974,7 +16974,7 @@ export interface operations {
                                      * @description The check.
                                      * @enum {string}
                                      */
-                                    name: "action_ledger_chain" | "actions_match_ledger" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
+                                    name: "action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain";
                                     /**
                                      * @description `passed`; `failed` (violations found); `inconclusive` (none found, but the bound stopped the read).
                                      * @enum {string}

@@ -12,6 +12,7 @@ import type { WorldObject } from '../../store/world-objects.repo';
 import { sha256Hex } from '../../store/artifacts.repo';
 import { eventKey } from '../events/events.service';
 import { actionsMatchLedger } from './ledger-seal-check';
+import { actionsMatchWorkflow } from './workflow-check';
 import {
   actionLedgerChain,
   artifactsIntegrity,
@@ -34,6 +35,10 @@ type Deps = {
   relyingParty: RelyingParty;
   /** The ledger seal keys and checkpoint file (`action_ledger_chain`). */
   ledgerSeal: LedgerSealVerifier;
+  /** Ids of the actions whose workflow runs now, as Temporal says (`actions_match_workflow`). */
+  runningActions: () => Promise<Set<string>>;
+  /** The checks' clock (the graces); now unless a test moves it. */
+  now?: () => Date;
 };
 
 /** History events read per object checked, at most (the replay needs all of an object's). */
@@ -67,6 +72,14 @@ async function findingsOf(
         new Date(),
       );
       return { ...findings, bound_reached: records.more || ledger.more };
+    }
+    case 'actions_match_workflow': {
+      // Temporal first: an action recorded final between the two reads has a record newer
+      // than the grace, never a running workflow the record read missed.
+      const running = await deps.runningActions();
+      const { rows, more } = await reader.firstOf<ActionRecord>('external_actions', max);
+      const now = deps.now?.() ?? new Date();
+      return { ...actionsMatchWorkflow(rows, running, now), bound_reached: more };
     }
     case 'decisions_signed': {
       const { rows, more } = await reader.firstOf<ActionLedgerEntry>('action_ledger', max);

@@ -5,6 +5,7 @@ import * as schema from '../../lib/schema';
 export const PROOF_CHECKS = [
   'action_ledger_chain',
   'actions_match_ledger',
+  'actions_match_workflow',
   'executions_approved',
   'decisions_signed',
   'approver_signatures',
