@@ -11,6 +11,7 @@ import {
 } from '../domain/actions/record-transitions';
 import { isFinalStatus, reopenProblem } from '../domain/actions/ledger-agreement';
 import { refuseRun } from '../domain/actions/refuse-run';
+import { createResetNoter } from './reset-notes';
 import { effectLedgerProblem } from '../domain/actions/effect-ledger';
 import { resetOriginOf } from '../temporal/reset-divergence';
 import type { Notify } from '../domain/notifications/notifiable-event';
@@ -74,6 +75,7 @@ export function createActionActivities(deps: ActionActivityDeps) {
   const { repos } = deps;
   const recorderDeps = { ...deps, ledgerSeal: deps.trust.ledgerSeal };
   const recordTransitions = createTransitionRecorder(recorderDeps);
+  const noteReset = createResetNoter();
   // Decisions whose approver assertion the record step verified already: a decision is in
   // every later state of its action, and a valid one stays valid for the ledger.
   const verifiedAssertions = new LRUCache<string, true>({ max: 10_000 });
@@ -88,7 +90,8 @@ export function createActionActivities(deps: ActionActivityDeps) {
       if (problem) await refuse('security.unsigned_record', state, problem, { event });
     }
     try {
-      return await recordTransitions(inputs, { run_id: recordingRunId() });
+      const runId = recordingRunId();
+      return await recordTransitions(await noteReset(inputs, runId), { run_id: runId });
     } catch (error) {
       if (!(error instanceof LedgerDisagreement)) throw error;
       return refuseThisRun(inputs[0].state.action_id, error.message, error.agreement.at_seq);

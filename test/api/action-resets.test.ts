@@ -244,6 +244,43 @@ describe('a rejected action whose stored status was rewritten', () => {
   });
 });
 
+describe('a reset that goes on', () => {
+  it('is in the ledger where it took effect: the new run names it on what it records', async () => {
+    const object = await seedObject(app);
+    const res = await call<{ payload: { action_id: string } }>(
+      app.url,
+      'POST',
+      '/v1/external-actions/propose',
+      {
+        key: ada.apiKey,
+        body: {
+          action_kind: 'world.update_object',
+          target: { world_object_ref: object._id },
+          parameters: { patch: { status: 'published' } },
+          bounds: { allowed_fields: ['status'], required_approvals: 2 },
+        },
+      },
+    );
+    const id = res.body.payload.action_id;
+    expect((await decide(ben, id, 'approve')).status).toBe(200);
+    await reset(id, ['--type', 'LastWorkflowTask']);
+    const newRun = (await describeRun(id)).runId;
+    await eventually(
+      () => actionOf(id),
+      (view) => view.run_id === newRun,
+    );
+    expect((await decide(cat, id, 'approve')).status).toBe(200);
+    const ledger = await ledgerOf(id);
+    const approved = ledger.find((entry) => entry.event === 'approved')!;
+    expect(approved.detail['reset']).toMatchObject({
+      reason: expect.stringMatching(/operator reset/),
+    });
+    // What the first run recorded before the reset names no reset.
+    const first = ledger.find((entry) => entry.event === 'approval_recorded')!;
+    expect(first.detail['reset']).toBeUndefined();
+  });
+});
+
 describe('an approved action', () => {
   it('reset to its first task: the run that lost the approval is refused, and the action ends aborted', async () => {
     const { id, objectId } = await propose();
