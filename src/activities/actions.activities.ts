@@ -114,14 +114,18 @@ export function createActionActivities(deps: ActionActivityDeps) {
     const reset = await Promise.resolve()
       .then(() => resetOriginOf(Context.current().client, workflowId, runId))
       .catch(() => null);
-    await refuseRun(recorderDeps, {
-      action_id: actionId,
-      workflow_id: workflowId,
-      run_id: runId,
-      problem,
-      at_seq: atSeq,
-      reset,
-    });
+    await refuseRun(
+      recorderDeps,
+      {
+        action_id: actionId,
+        workflow_id: workflowId,
+        run_id: runId,
+        problem,
+        at_seq: atSeq,
+        reset,
+      },
+      { run_id: runId },
+    );
     const newest = await repos.externalActions.newestEntry(actionId);
     const status = newest && isFinalStatus(newest.status) ? newest.status : 'aborted';
     throw ApplicationFailure.create({

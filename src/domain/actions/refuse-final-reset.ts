@@ -16,7 +16,8 @@ export async function refuseResetOfFinalAction(
   const record = await deps.repos.externalActions.findById(actionId);
   const newest = await deps.repos.externalActions.newestEntry(actionId, record?.seq ?? 1);
   if (!newest || !isFinalStatus(newest.status)) return false;
-  // The run that ended the action, still finishing: not a reset's run.
+  // The run that ended the action (or that refused itself in the ledger), still finishing:
+  // it ends by itself.
   if (newest.run_id === runId) return false;
   const workflowId = actionWorkflowId(actionId);
   const reset = await resetOriginOf(await deps.client(), workflowId, runId).catch(() => null);

@@ -3,6 +3,7 @@ import { isFinalStatus } from './ledger-agreement';
 import {
   createTransitionRecorder,
   type RecordTransitionInput,
+  type Recorder,
   type TransitionRecorderDeps,
 } from './record-transitions';
 
@@ -32,7 +33,12 @@ export interface RunRefusal {
  * final yet, `aborted` after it (no run of its workflow can now finish it truthfully). Once per
  * run: a retry, or a second refusal of the same run, finds its entry and writes nothing.
  */
-export async function refuseRun(deps: RefuseRunDeps, refusal: RunRefusal): Promise<void> {
+export async function refuseRun(
+  deps: RefuseRunDeps,
+  refusal: RunRefusal,
+  /** Who writes: the refused run itself (the worker, ending it), or the api (null). */
+  recorder: Recorder = { run_id: null },
+): Promise<void> {
   const { repos } = deps;
   const [record, ledger] = await Promise.all([
     repos.externalActions.findById(refusal.action_id),
@@ -86,5 +92,5 @@ export async function refuseRun(deps: RefuseRunDeps, refusal: RunRefusal): Promi
       },
     });
   }
-  await createTransitionRecorder(deps)(inputs);
+  await createTransitionRecorder(deps)(inputs, recorder);
 }
