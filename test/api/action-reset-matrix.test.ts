@@ -1,5 +1,5 @@
 import { actionStateQuery, type ActionState } from '../../src/workflows/shared';
-import { seedObject } from '../helpers/actions';
+import { ledgerOfAction, seedObject, type LedgerEntryView } from '../helpers/actions';
 import { storedIn } from '../helpers/collections';
 import { eventually } from '../helpers/eventually';
 import { call } from '../helpers/http';
@@ -13,13 +13,6 @@ import { WebhookReceiver } from '../helpers/webhook-receiver';
 // against an action in each status. Whatever the row, once the reset has played out the api,
 // the ledger and the workflow agree, and nothing happens that the ledger did not record;
 // each cell's outcome is the table's.
-
-interface LedgerEntry {
-  seq: number;
-  event: string;
-  status: string;
-  detail: Record<string, unknown>;
-}
 
 type Status =
   | 'awaiting'
@@ -122,16 +115,7 @@ const actionStatus = async (id: string) => {
   expect(res.status).toBe(200);
   return res.body.payload.status;
 };
-const ledgerOf = async (id: string) => {
-  const res = await call<{ payload: { items: LedgerEntry[] } }>(
-    app.url,
-    'GET',
-    `/v1/external-actions/history?action_id=${id}&limit=100`,
-    { key: ben.apiKey },
-  );
-  expect(res.status).toBe(200);
-  return res.body.payload.items.sort((a, b) => a.seq - b.seq);
-};
+const ledgerOf = (id: string) => ledgerOfAction(app, ben, id);
 const decide = (key: TestKey, id: string, decision: 'approve' | 'reject' | 'execute') =>
   call(app.url, 'POST', `/v1/external-actions/${id}/${decision}`, {
     key: key.apiKey,
@@ -265,7 +249,7 @@ async function reset(id: string, kind: ResetKind): Promise<void> {
   ]);
 }
 
-const credited = (ledger: LedgerEntry[]) =>
+const credited = (ledger: LedgerEntryView[]) =>
   ledger.filter(
     (entry) =>
       (entry.detail['decision'] as { decision?: string } | undefined)?.decision === 'approve',

@@ -1,5 +1,5 @@
 import { ActionStatusKey } from '../../src/workflows/shared';
-import { seedObject } from '../helpers/actions';
+import { ledgerOfAction, seedObject } from '../helpers/actions';
 import { storedIn } from '../helpers/collections';
 import { eventually } from '../helpers/eventually';
 import { call } from '../helpers/http';
@@ -20,14 +20,6 @@ interface ActionView {
   approvals: { principal_id: string }[];
   allowed: { approve: boolean; reject: boolean; execute: boolean };
 }
-interface LedgerEntry {
-  seq: number;
-  event: string;
-  status: string;
-  actor: { principal_id: string } | null;
-  detail: Record<string, unknown>;
-}
-
 let app: TestApp;
 let worker: TestWorker;
 let ada: TestKey;
@@ -56,16 +48,7 @@ const actionOf = async (id: string) => {
   expect(res.status).toBe(200);
   return res.body.payload;
 };
-const ledgerOf = async (id: string) => {
-  const res = await call<{ payload: { items: LedgerEntry[] } }>(
-    app.url,
-    'GET',
-    `/v1/external-actions/history?action_id=${id}&limit=100`,
-    { key: ben.apiKey },
-  );
-  expect(res.status).toBe(200);
-  return res.body.payload.items.sort((a, b) => a.seq - b.seq);
-};
+const ledgerOf = (id: string) => ledgerOfAction(app, ben, id);
 const decide = (key: TestKey, id: string, decision: 'approve' | 'reject' | 'execute') =>
   call<{ payload: ActionView; error?: { message: string; status?: string } }>(
     app.url,
@@ -85,7 +68,10 @@ const reset = (id: string, how: string[]) =>
   ]);
 
 /** A new object and, optionally, a rule for it alone; the action proposed on it by ada. */
-async function propose(rule?: Record<string, unknown>): Promise<{ id: string; objectId: string }> {
+async function propose(
+  rule?: Record<string, unknown>,
+  bounds: Record<string, unknown> = {},
+): Promise<{ id: string; objectId: string }> {
   const object = await seedObject(app);
   if (rule) {
     const created = await call(app.url, 'POST', '/v1/admin/approval-rules/create', {
@@ -104,7 +90,7 @@ async function propose(rule?: Record<string, unknown>): Promise<{ id: string; ob
         action_kind: 'world.update_object',
         target: { world_object_ref: object._id },
         parameters: { patch: { status: 'published' } },
-        bounds: { allowed_fields: ['status'] },
+        bounds: { allowed_fields: ['status'], ...bounds },
       },
     },
   );
@@ -246,22 +232,7 @@ describe('a rejected action whose stored status was rewritten', () => {
 
 describe('a reset that goes on', () => {
   it('is in the ledger where it took effect: the new run names it on what it records', async () => {
-    const object = await seedObject(app);
-    const res = await call<{ payload: { action_id: string } }>(
-      app.url,
-      'POST',
-      '/v1/external-actions/propose',
-      {
-        key: ada.apiKey,
-        body: {
-          action_kind: 'world.update_object',
-          target: { world_object_ref: object._id },
-          parameters: { patch: { status: 'published' } },
-          bounds: { allowed_fields: ['status'], required_approvals: 2 },
-        },
-      },
-    );
-    const id = res.body.payload.action_id;
+    const { id } = await propose(undefined, { required_approvals: 2 });
     expect((await decide(ben, id, 'approve')).status).toBe(200);
     await reset(id, ['--type', 'LastWorkflowTask']);
     const newRun = (await describeRun(id)).runId;

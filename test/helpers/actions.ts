@@ -76,3 +76,28 @@ export async function seedRecordedObject(
   });
   return object;
 }
+
+/** An action's ledger entry as the history route answers it. */
+export interface LedgerEntryView {
+  seq: number;
+  event: string;
+  status: string;
+  actor: { principal_id: string } | null;
+  detail: Record<string, unknown>;
+}
+
+/** An action's whole ledger through the API, in `seq` order. */
+export async function ledgerOfAction(
+  app: TestApp,
+  key: TestKey,
+  actionId: string,
+): Promise<LedgerEntryView[]> {
+  const res = await call<{ payload: { items: LedgerEntryView[] } }>(
+    app.url,
+    'GET',
+    `/v1/external-actions/history?action_id=${actionId}&limit=100`,
+    { key: key.apiKey },
+  );
+  if (res.status !== 200) throw new Error(`history failed: ${res.status} ${res.text}`);
+  return res.body.payload.items.sort((a, b) => a.seq - b.seq);
+}
