@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 const PACKAGE = join(__dirname, '..', '..', 'packages', 'client');
 /** The built `gr`, as `npm install` links it (`bin` of packages/client). */
-export const GR_BIN = join(PACKAGE, 'dist', 'cli', 'main.js');
+export const GR_BIN = join(PACKAGE, 'bin', 'gr.js');
 
 /**
  * Builds the client package (dist/, what `gr` runs from) so the CLI under test is the one
