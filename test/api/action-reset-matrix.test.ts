@@ -4,7 +4,7 @@ import { storedIn } from '../helpers/collections';
 import { eventually } from '../helpers/eventually';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
-import { temporalCliOk } from '../helpers/temporal-cli';
+import { lastUpdateTask, temporalCliOk } from '../helpers/temporal-cli';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { startTestWorker, type TestWorker } from '../helpers/test-worker';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
@@ -215,31 +215,13 @@ async function actionIn(status: Status): Promise<{ id: string; objectId: string 
   return action;
 }
 
-/** The workflow task that took the last update (or the first task, before any). */
-async function decisionTask(id: string): Promise<string> {
-  const shown = await cli([
-    'workflow',
-    'show',
-    '--workflow-id',
-    `action-${id}`,
-    '--output',
-    'json',
-  ]);
-  const events = (JSON.parse(shown) as { events: { eventId: string; eventType: string }[] }).events;
-  const completed = (event: { eventType: string }) =>
-    event.eventType.endsWith('WORKFLOW_TASK_COMPLETED');
-  const accepted = events.findLastIndex((event) => event.eventType.endsWith('UPDATE_ACCEPTED'));
-  if (accepted < 0) return events.find(completed)!.eventId;
-  return events.slice(0, accepted).findLast(completed)!.eventId;
-}
-
 async function reset(id: string, kind: ResetKind): Promise<void> {
   const how: Record<ResetKind, () => Promise<string[]>> = {
     first: async () => ['--type', 'FirstWorkflowTask'],
     last: async () => ['--type', 'LastWorkflowTask'],
-    decision: async () => ['--event-id', await decisionTask(id)],
+    decision: async () => ['--event-id', await lastUpdateTask(app, `action-${id}`)],
     decision_excluding_updates: async () => [
-      ...['--event-id', await decisionTask(id)],
+      ...['--event-id', await lastUpdateTask(app, `action-${id}`)],
       ...['--reapply-exclude', 'Update'],
     ],
   };

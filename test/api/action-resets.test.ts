@@ -4,7 +4,7 @@ import { storedIn } from '../helpers/collections';
 import { eventually } from '../helpers/eventually';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
-import { temporalCliOk } from '../helpers/temporal-cli';
+import { lastUpdateTask, temporalCliOk } from '../helpers/temporal-cli';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { startTestWorker, type TestWorker } from '../helpers/test-worker';
 
@@ -98,23 +98,6 @@ async function propose(
   return { id: res.body.payload.action_id, objectId: object._id };
 }
 
-/** Event id of the workflow task that took the last decision (just before its UPDATE_ACCEPTED). */
-async function lastDecisionTask(id: string): Promise<string> {
-  const shown = await cli([
-    'workflow',
-    'show',
-    '--workflow-id',
-    `action-${id}`,
-    '--output',
-    'json',
-  ]);
-  const events = (JSON.parse(shown) as { events: { eventId: string; eventType: string }[] }).events;
-  const accepted = events.findLastIndex((event) => event.eventType.endsWith('UPDATE_ACCEPTED'));
-  return events
-    .slice(0, accepted)
-    .findLast((event) => event.eventType.endsWith('WORKFLOW_TASK_COMPLETED'))!.eventId;
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('an aborted action', () => {
@@ -190,7 +173,7 @@ describe('a rejected action', () => {
   it('reset past its rejection without the update: an approval is refused, and nothing happens', async () => {
     const { id, objectId } = await propose();
     expect((await decide(cat, id, 'reject')).status).toBe(200);
-    const eventId = await lastDecisionTask(id);
+    const eventId = await lastUpdateTask(app, `action-${id}`);
     await reset(id, ['--event-id', eventId, '--reapply-exclude', 'Update']);
     const approved = await decide(ben, id, 'approve');
     expect(approved.status).toBe(409);

@@ -10,7 +10,7 @@ import {
   repairOf as repairViewOf,
   requestRepair as requestRepairOf,
 } from '../helpers/repairs';
-import { temporalCliOk } from '../helpers/temporal-cli';
+import { lastUpdateTask, temporalCliOk } from '../helpers/temporal-cli';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { startTestWorker, type TestWorker } from '../helpers/test-worker';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
@@ -336,23 +336,6 @@ describe('an action workflow ended from Temporal', () => {
 });
 
 describe('a reset of an action workflow', () => {
-  /**
-   * Event id of the workflow task that took the approval: its completion is written just
-   * before the update's `UPDATE_ACCEPTED` (the task's commands follow it). A reset there
-   * redoes that task: the approval comes back only if updates are reapplied.
-   */
-  async function approvalTask(actionId: string): Promise<string> {
-    const shown = await temporalCliOk(app, [
-      ...['workflow', 'show', '--workflow-id', `action-${actionId}`, '--output', 'json'],
-    ]);
-    const events = (JSON.parse(shown) as { events: { eventId: string; eventType: string }[] })
-      .events;
-    const accepted = events.findLastIndex((event) => event.eventType.endsWith('UPDATE_ACCEPTED'));
-    return events
-      .slice(0, accepted)
-      .findLast((event) => event.eventType.endsWith('WORKFLOW_TASK_COMPLETED'))!.eventId;
-  }
-
   const reset = async (actionId: string, eventId: string, extra: string[] = []) => {
     const output = await temporalCliOk(app, [
       ...['workflow', 'reset', '--workflow-id', `action-${actionId}`],
@@ -364,7 +347,7 @@ describe('a reset of an action workflow', () => {
   it('plain: the new run goes on, and the view and its Temporal UI link name the new run', async () => {
     const action = await awaitingSecondApproval();
     // The approval's task is redone in the new run, the approval's update reapplied to it.
-    await reset(action.action_id, await approvalTask(action.action_id));
+    await reset(action.action_id, await lastUpdateTask(app, `action-${action.action_id}`));
     const described = await app.deps.temporal
       .getClient()
       .then((client) => client.workflow.getHandle(`action-${action.action_id}`).describe());
@@ -398,7 +381,7 @@ describe('a reset of an action workflow', () => {
 
   it('excluding updates: the new run that dropped a recorded approval is terminated, and the action ends aborted saying why', async () => {
     const action = await awaitingSecondApproval();
-    const eventId = await approvalTask(action.action_id);
+    const eventId = await lastUpdateTask(app, `action-${action.action_id}`);
     await reset(action.action_id, eventId, ['--reapply-exclude', 'Update']);
     const after = await eventually(
       () => actionOf(action.action_id),

@@ -28,3 +28,20 @@ export async function temporalCliOk(app: TestApp, args: string[]): Promise<strin
   if (code !== 0) throw new Error(`temporal ${args.join(' ')} failed (${code}): ${output}`);
   return output;
 }
+
+/**
+ * Event id of the workflow task that took the workflow's last update (the task completed
+ * just before its UPDATE_ACCEPTED), or of its first task when it took none: where a reset
+ * with `--event-id` redoes that update.
+ */
+export async function lastUpdateTask(app: TestApp, workflowId: string): Promise<string> {
+  const shown = await temporalCliOk(app, [
+    ...['workflow', 'show', '--workflow-id', workflowId, '--output', 'json'],
+  ]);
+  const events = (JSON.parse(shown) as { events: { eventId: string; eventType: string }[] }).events;
+  const completed = (event: { eventType: string }) =>
+    event.eventType.endsWith('WORKFLOW_TASK_COMPLETED');
+  const accepted = events.findLastIndex((event) => event.eventType.endsWith('UPDATE_ACCEPTED'));
+  if (accepted < 0) return events.find(completed)!.eventId;
+  return events.slice(0, accepted).findLast(completed)!.eventId;
+}

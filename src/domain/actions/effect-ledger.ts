@@ -1,8 +1,9 @@
 import type { ActionLedgerEntry, ExternalActionsRepo } from '../../store/external-actions.repo';
-import { FINAL_ACTION_STATUSES, type ActionState } from '../../workflows/shared';
+import type { ActionState } from '../../workflows/shared';
+import { isFinalStatus } from './ledger-agreement';
 
 const REFUSAL_EVENTS = new Set(['decision_refused', 'decisions_refused']);
-const isFinal = (entry: ActionLedgerEntry): boolean => FINAL_ACTION_STATUSES.includes(entry.status);
+const isFinal = (entry: ActionLedgerEntry): boolean => isFinalStatus(entry.status);
 
 /**
  * Why the effect may not act, by what the ledger says now rather than the state the

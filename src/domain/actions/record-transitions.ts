@@ -1,11 +1,11 @@
 import type { Repos } from '../../store';
 import type { ActionLedgerEntry } from '../../store/external-actions.repo';
-import { FINAL_ACTION_STATUSES, type ActionActor, type ActionState } from '../../workflows/shared';
+import type { ActionActor, ActionState } from '../../workflows/shared';
 import type { Notify } from '../notifications/notifiable-event';
 import { NOTIFICATION_EVENTS, type NotificationEvent } from '../notifications/schemas';
 import { diffSummary, listEntryOf } from './action-views';
 import { canonicalDigest } from '../../lib/canonical-digest';
-import { ledgerAgreement, type LedgerAgreement } from './ledger-agreement';
+import { isFinalStatus, ledgerAgreement, type LedgerAgreement } from './ledger-agreement';
 
 /**
  * A batch the ledger contradicts (docs/actions.md, "Resets"): an entry already at one of its
@@ -121,7 +121,7 @@ export function createTransitionRecorder(deps: TransitionRecorderDeps) {
     // redoing what the ledger holds, or a run the ledger contradicts: judged on the ledger.
     if (!fresh) await judgeAgainstLedger(repos, inputs, recorder);
     const { action_id, ...rest } = last.state;
-    const ended = entries.find((entry) => FINAL_ACTION_STATUSES.includes(entry.status));
+    const ended = entries.find((entry) => isFinalStatus(entry.status));
     // After the entries are in (a checkpoint never names an entry that is not, nor an end
     // an entry that is not), before the projection; a retry appends the same (seq, head)
     // again, which the checks allow, and finds its end written.
