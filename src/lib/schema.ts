@@ -216,19 +216,15 @@ export const nullable = <T extends TSchema>(schema: T): TUnsafe<Static<T> | null
 /** `limit` of every list: 1..500, default 50. */
 export const limitParam = integer('Page size (1..500).', 1, 500, 50);
 
-/** Opaque paging cursor from a previous page's `next_cursor`. */
-export const cursorParam = Type.String({
-  minLength: 1,
-  maxLength: 512,
-  pattern: '^[A-Za-z0-9_-]+$',
-  description: 'Opaque cursor from the previous page (`next_cursor`).',
-});
-
-/** Query of a paged list: `limit`, `cursor` and optional filters. */
+/**
+ * Query of a paged list: `limit`, `cursor` (its list's format, `src/lib/cursor.ts`) and
+ * optional filters.
+ */
 export const pagedQuery = <F extends TProperties = Record<never, never>>(
+  cursor: TString,
   filters: F = {} as F,
-): TObject<WithOptional<{ limit: typeof limitParam; cursor: typeof cursorParam } & F, never>> =>
-  Type.Object(optionalize({ limit: limitParam, cursor: cursorParam, ...filters }, []));
+): TObject<WithOptional<{ limit: typeof limitParam; cursor: TString } & F, never>> =>
+  Type.Object(optionalize({ limit: limitParam, cursor, ...filters }, []));
 
 /** The filters of a paged query: what a repository's list takes. */
 export type ListFilter<Q> = Omit<Q, 'limit' | 'cursor'>;

@@ -9,6 +9,7 @@ export {
   type FeedEntry,
   type FeedSlot,
 } from './slot-feed';
+import type { HISTORY_CHAINS } from '../lib/cursor';
 
 /** What the feed needs of an event to list it. */
 export interface FeedEvent {
@@ -19,7 +20,7 @@ export interface FeedEvent {
 }
 
 /** The kinds of chain a history read can walk. */
-export type FeedKind = 'all' | 'family' | 'object';
+export type FeedKind = (typeof HISTORY_CHAINS)[number];
 
 /** The feed collection (exported for the tests). */
 export const FEED_COLLECTION = 'external_event_feed';

@@ -1,9 +1,9 @@
 import type { Collection } from 'mongodb';
 import type { EventFeed, FeedEntry, FeedEvent, FeedKind } from './event-feed';
+import { historyCursor } from '../lib/cursor';
 import {
   chainNamed,
   decodeFeedCursor,
-  encodeFeedCursor,
   walkChain,
   type FeedPosition,
   type Verdict,
@@ -19,9 +19,8 @@ export interface EventListFilter {
 /** Where a history page ends, to continue after: a place in a feed chain. */
 export type HistoryPosition = FeedPosition<FeedKind>;
 
-/** Opaque cursor of a history position. */
 export const encodeHistoryCursor = (position: HistoryPosition): string =>
-  encodeFeedCursor(position);
+  historyCursor.encode(position);
 
 /**
  * The chain a filter walks: the object's (the family is then checked on each event), else
@@ -34,11 +33,11 @@ const chainFor = (filter: EventListFilter) =>
   ]);
 
 /**
- * The position a history cursor holds; 422 on `cursor` unless it is one of ours, and a
- * feed position of the chain `filter` walks (a cursor of another query means nothing here).
+ * The position a history cursor holds; 422 on `cursor` unless it is a place in the chain
+ * `filter` walks (a cursor of another query means nothing here).
  */
 export const decodeHistoryCursor = (cursor: string, filter: EventListFilter): HistoryPosition =>
-  decodeFeedCursor(cursor, chainFor(filter).kind);
+  decodeFeedCursor(historyCursor, cursor, chainFor(filter).kind);
 
 /** A page of events, newest first, and where it ends when more follow. */
 export interface HistoryPage<T> {

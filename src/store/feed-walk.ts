@@ -1,4 +1,4 @@
-import { decodeCursor, encodeCursor } from '../lib/cursor';
+import { cursorOfOtherFilter, type CursorFormat, type FeedCursorPosition } from '../lib/cursor';
 import { parseEntries, type FeedEntry, type SlotFeed } from './slot-feed';
 
 /**
@@ -16,23 +16,20 @@ export interface FeedPlace {
 /** Where a page of a feed ends: a place in the chain its filter walks, named by its kind. */
 export type FeedPosition<C extends string> = { chain: C } & FeedPlace;
 
-/** Opaque cursor of a feed position. */
-export const encodeFeedCursor = <C extends string>(position: FeedPosition<C>): string =>
-  encodeCursor([position.chain, position.slot, position.index]);
-
 /**
- * The position a feed cursor holds; 422 on `cursor` unless it is a place in `chain`, the
- * chain this page's filter walks (a cursor of another query means nothing here).
+ * The position a feed cursor holds; 422 on `cursor` unless it matches the feed's format and
+ * is a place in `chain`, the chain this page's filter walks (a cursor of another query
+ * means nothing here).
  */
-export const decodeFeedCursor = <C extends string>(cursor: string, chain: C): FeedPosition<C> =>
-  decodeCursor<FeedPosition<C>>(cursor, (parts) => {
-    const [kind, slot, index] = parts;
-    if (parts.length !== 3 || kind !== chain) return undefined;
-    if (!Number.isSafeInteger(slot) || !Number.isSafeInteger(index) || (index as number) < 0) {
-      return undefined;
-    }
-    return { chain, slot: slot as number, index: index as number };
-  });
+export function decodeFeedCursor<C extends string>(
+  format: CursorFormat<FeedCursorPosition<string>>,
+  cursor: string,
+  chain: C,
+): FeedPosition<C> {
+  const position = format.decode(cursor);
+  if (position.chain !== chain) throw cursorOfOtherFilter(chain);
+  return { chain, slot: position.slot, index: position.index };
+}
 
 /** A chain of a feed: its kind (what a cursor names) and its `_id` prefix. */
 export interface Chain<C extends string> {

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import type { ActionListEntry, ActionListFilter } from './external-actions.repo';
+import { inboxCursor, type INBOX_CHAINS } from '../lib/cursor';
 import {
   chainNamed,
   decodeFeedCursor,
-  encodeFeedCursor,
   walkChain,
   type FeedPosition,
   type PageRow,
@@ -20,7 +20,7 @@ export type InboxEntry = ActionListEntry & { arrival: string };
 export const ARRIVALS_COLLECTION = 'action_inbox_arrivals';
 
 /** The kinds of chain an inbox page can walk, the most selective a filter names first. */
-export type ArrivalChain = 'context' | 'proposer' | 'kind' | 'all';
+export type ArrivalChain = (typeof INBOX_CHAINS)[number];
 
 /** Where an inbox page ends: a place in an arrivals chain. */
 export type InboxPosition = FeedPosition<ArrivalChain>;
@@ -68,15 +68,14 @@ function listEntry(stored: InboxEntry): ActionListEntry {
   return entry;
 }
 
-/** Opaque cursor of an inbox position. */
-export const encodeInboxCursor = (position: InboxPosition): string => encodeFeedCursor(position);
+export const encodeInboxCursor = (position: InboxPosition): string => inboxCursor.encode(position);
 
 /**
  * The position an inbox cursor holds; 422 on `cursor` unless it is a place in the chain
  * `filter` walks.
  */
 export const decodeInboxCursor = (cursor: string, filter: ActionListFilter): InboxPosition =>
-  decodeFeedCursor(cursor, chainFor(filter).kind);
+  decodeFeedCursor(inboxCursor, cursor, chainFor(filter).kind);
 
 /**
  * The inbox's arrivals feed (`slot-feed.ts`, as the events history's): every time an action

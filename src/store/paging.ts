@@ -1,31 +1,14 @@
 import type { Collection, Filter } from 'mongodb';
-import { decodeCursor as decodeParts, encodeCursor as encodeParts } from '../lib/cursor';
-import { isCanonicalIso } from '../lib/time';
+import { idCursor, timeCursor, type TimePosition } from '../lib/cursor';
 
 /** A position in a list sorted newest first by (`at`, `_id`). */
-export interface PagePosition {
-  at: string;
-  id: string;
-}
+export type PagePosition = TimePosition;
 
-/** Opaque cursor of a (`at`, `_id`) list. */
-export const encodePageCursor = (position: PagePosition): string =>
-  encodeParts([position.at, position.id]);
+/** The cursor of an (`at`, `_id`) list: `<at>~<id>`. */
+export const encodePageCursor = (position: PagePosition): string => timeCursor.encode(position);
 
-/** An id as lists key them: record ids (`aud_…`), key ids (12 hex), handles. */
-const POSITION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
-
-/**
- * The position an (`at`, `_id`) cursor holds; 422 unless it is two parts, a canonical
- * ISO 8601 time (as the service writes them) and an id, so a forged cursor never reaches
- * a query or a date computation.
- */
-export const decodePageCursor = (cursor: string): PagePosition =>
-  decodeParts(cursor, (parts) => {
-    const [at, id] = parts;
-    if (parts.length !== 2 || !isCanonicalIso(at) || typeof id !== 'string') return undefined;
-    return POSITION_ID.test(id) ? { at, id } : undefined;
-  });
+/** The position an (`at`, `_id`) cursor holds; 422 unless it matches `timeCursor`. */
+export const decodePageCursor = (cursor: string): PagePosition => timeCursor.decode(cursor);
 
 /** Mongo filter for items strictly after `position` in (at desc, _id desc) order. */
 export function afterPosition(position: PagePosition | undefined): Record<string, unknown> {
@@ -46,21 +29,13 @@ export function toPage<T extends { _id: string; at: string }>(rows: T[], limit: 
   };
 }
 
-/**
- * Keyset cursors of lists sorted by `_id` (objects, relationships, events): the last id of
- * the page. Ids are unique, never change and (ULIDs) are time-ordered, so "strictly after
- * the last id seen" neither repeats nor skips what existed when paging began.
- */
-export const encodeIdCursor = (lastId: string): string => encodeParts([lastId]);
+/** The cursor of a list sorted by `_id`: the last id itself (`idCursor`). */
+export const encodeIdCursor = (lastId: string): string =>
+  idCursor(lastId.slice(0, lastId.indexOf('_'))).encode(lastId);
 
-/** The id a cursor continues after; 422 when it is not a cursor of a list of `prefix` ids. */
-export function decodeIdCursor(cursor: string, prefix: string): string {
-  const pattern = new RegExp(`^${prefix}_[0-9A-Za-z]{10,40}$`);
-  return decodeParts(cursor, (parts) => {
-    const id = parts.length === 1 ? parts[0] : undefined;
-    return typeof id === 'string' && pattern.test(id) ? id : undefined;
-  });
-}
+/** The id a cursor continues after; 422 when it is not an id of `prefix`. */
+export const decodeIdCursor = (cursor: string, prefix: string): string =>
+  idCursor(prefix).decode(cursor);
 
 /** Cuts a page fetched with `limit + 1` rows and computes an id `next_cursor`. */
 export function idPage<T extends { _id: string }>(rows: T[], limit: number) {

@@ -245,21 +245,23 @@ describe('malformed input', () => {
 
   // Issue 10, risk 9: a path id the server never issued is unknown (404), not invalid (422).
   it.each([
-    // C: a cursor decoding to ["x","y"] was a 500 ("Invalid time value") on usage.
-    ['/v1/admin/usage', ['x', 'y']],
-    // I: forged (at, id) cursors the service never issued.
-    ['/v1/admin/audit', ['not-a-date', 'aud_x']],
-    ['/v1/admin/audit', ['2026-01-01T00:00:00Z', 'aud_x']],
-    ['/v1/admin/audit', ['2026-01-01T00:00:00.000Z', 'aud x/../']],
-    ['/v1/admin/service-events', ['2026-01-01T00:00:00.000Z']],
-    ['/v1/admin/requests', ['not-a-date', null, 0]],
-    ['/v1/admin/requests', ['2026-01-01T00:00:00.000Z', null, -1]],
-    ['/v1/substrates/scaffolds', ['registry', '../x']],
-  ])('a forged cursor on %s (%j) is 422 on query.cursor', async (path, parts) => {
-    const cursor = Buffer.from(JSON.stringify(parts), 'utf8').toString('base64url');
-    const res = await call<ErrorBody>(app.url, 'GET', `${path}?cursor=${cursor}`, {
-      key: app.adminKey,
-    });
+    // C: a cursor holding ("x", "y") was a 500 ("Invalid time value") on usage.
+    ['/v1/admin/usage', 'x~y'],
+    // I: forged (at, id) cursors: a time not as the service writes them, an id with a path.
+    ['/v1/admin/audit', 'not-a-date~aud_x'],
+    ['/v1/admin/audit', '2026-01-01T00:00:00Z~aud_x'],
+    ['/v1/admin/audit', '2026-01-01T00:00:00.000Z~aud x/../'],
+    ['/v1/admin/service-events', '2026-01-01T00:00:00.000Z'],
+    ['/v1/admin/requests', 'not-a-date~~0'],
+    ['/v1/admin/requests', '2026-01-01T00:00:00.000Z~~-1'],
+    ['/v1/substrates/scaffolds', '../x'],
+  ])('a forged cursor on %s (%s) is 422 on query.cursor', async (path, cursor) => {
+    const res = await call<ErrorBody>(
+      app.url,
+      'GET',
+      `${path}?cursor=${encodeURIComponent(cursor)}`,
+      { key: app.adminKey },
+    );
     expect(res.status).toBe(422);
     expect(issuesOf(res.body)[0]).toMatchObject({ loc: ['query', 'cursor'] });
   });

@@ -157,7 +157,12 @@ describe('registries', () => {
       expect(res.status).toBe(404);
       expect(res.body.error.message).toMatch(/known: /);
     }
-    expect((await get<unknown>('/v1/substrates/scaffolds?cursor=bad')).status).toBe(422);
+    // A registry cursor is an entry id: any id is a place in name order, a path is not one.
+    expect((await get<unknown>('/v1/substrates/scaffolds?cursor=..%2Fx')).status).toBe(422);
+    const after = await get<{ items: { scaffold_id: string }[] }>(
+      '/v1/substrates/scaffolds?cursor=zzz',
+    );
+    expect([after.status, after.body.payload.items]).toEqual([200, []]);
   });
 });
 

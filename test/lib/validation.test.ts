@@ -1,6 +1,7 @@
 import * as schema from '../../src/lib/schema';
 import type { ValidationIssue } from '../../src/lib/errors';
 import { createValidatorFactory, listedIssues, MAX_LISTED_ISSUES } from '../../src/lib/validation';
+import { idCursor } from '../../src/lib/cursor';
 
 // The request validator on its own: FastAPI-shaped issues, strict bodies, coerced query
 // values, and the refusals that keep a body storable (docs/conventions.md).
@@ -43,7 +44,7 @@ describe('bodies are strict JSON', () => {
 });
 
 describe('query values are coerced from text', () => {
-  const validate = compile(schema.pagedQuery({}), 'query');
+  const validate = compile(schema.pagedQuery(idCursor('obj').schema), 'query');
 
   it('reads plain decimal integers and applies defaults', () => {
     expect(validate({ limit: '10' })).toEqual({ value: { limit: 10 }, issues: [] });

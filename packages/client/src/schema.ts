@@ -5542,7 +5542,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: the last item’s id (`obj_…`). */
                 cursor?: string;
                 /** @description Only this world object. */
                 object_id?: string;
@@ -5666,7 +5666,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: `<time>~<id>`, the last item’s time (ISO 8601, UTC, milliseconds) and id. */
                 cursor?: string;
                 /** @description Only events about this world object. */
                 object_id?: string;
@@ -5769,7 +5769,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: the last item’s id (`obj_…`). */
                 cursor?: string;
                 /** @description Only objects of this kind (e.g. `service`). */
                 kind?: string;
@@ -5992,7 +5992,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: the last item’s id (`rel_…`). */
                 cursor?: string;
                 /** @description Only relationships of this kind. */
                 kind?: string;
@@ -6102,7 +6102,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: the last item’s id (`obj_…`). */
                 cursor?: string;
                 /** @description Only objects of this kind (e.g. `service`). */
                 kind?: string;
@@ -6162,7 +6162,6 @@ export interface operations {
                                 /** @description Objects in the world (all pages). */
                                 object_count?: number;
                             };
-                            /** @description Cursor of the next page of objects. */
                             next_cursor: string | null;
                         };
                     };
@@ -6510,7 +6509,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: `<chain>~<slot>~<index>`, a place in the chain the list's filters walk (`all`, `object`, `family`). */
                 cursor?: string;
                 /** @description Only events of this source family. */
                 source_family?: string;
@@ -7274,7 +7273,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: the last item’s id (`act_…`); or `<chain>~<slot>~<index>`, a place in the chain the list's filters walk (`all`, `context`, `proposer`, `kind`). */
                 cursor?: string;
                 /** @description Only actions whose current status is this. */
                 status?: "proposed" | "awaiting_approval" | "dry_run_failed" | "approved" | "rejected" | "expired" | "executing" | "executed" | "failed" | "aborted";
@@ -7589,7 +7588,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: `<time>~<id>`, the last item’s time (ISO 8601, UTC, milliseconds) and id. */
                 cursor?: string;
                 /** @description Only ledger entries recorded with this status (an entry per transition, so an action appears once for each entry in that status; `GET /v1/external-actions` lists actions by their current status). */
                 status?: "proposed" | "awaiting_approval" | "dry_run_failed" | "approved" | "rejected" | "expired" | "executing" | "executed" | "failed" | "aborted";
@@ -10121,7 +10120,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: the last item’s id (`apk_…`). */
                 cursor?: string;
                 /** @description Only keys of this principal. */
                 principal_id?: string;
@@ -10941,7 +10940,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: the last item’s id (`dep_…`). */
                 cursor?: string;
                 /** @description Only deployments in this stage. */
                 stage?: "validating" | "compiling" | "deploying" | "observing" | "assaying" | "ready" | "failed" | "cancelled";
@@ -11946,7 +11945,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: the last entry’s id. */
                 cursor?: string;
             };
             header?: never;
@@ -12147,7 +12146,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: the last entry’s id. */
                 cursor?: string;
             };
             header?: never;
@@ -12360,7 +12359,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: the last entry’s id. */
                 cursor?: string;
             };
             header?: never;
@@ -12577,7 +12576,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: the last entry’s id. */
                 cursor?: string;
             };
             header?: never;
@@ -13138,7 +13137,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: the last item’s id (`chk_…`). */
                 cursor?: string;
                 /** @description Only checkpoints in this status. */
                 status?: "running" | "completed" | "failed";
@@ -13580,7 +13579,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: the last item’s id (`rep_…`). */
                 cursor?: string;
                 /** @description World object id. */
                 object_id?: string;
@@ -15163,7 +15162,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: the last item’s id (`obj_…`). */
                 cursor?: string;
                 /** @description Only the thread about this world object. */
                 object_id?: string;
@@ -15267,7 +15266,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: `<time>~<id>`, the last item’s time (ISO 8601, UTC, milliseconds) and id. */
                 cursor?: string;
             };
             header?: never;
@@ -15329,7 +15328,6 @@ export interface operations {
                             }[];
                             /** @description Records in the thread. */
                             total: number;
-                            /** @description Cursor of the next page. */
                             next_cursor: string | null;
                         };
                     };
@@ -17943,7 +17941,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: `<time>~<id>`, the last item’s time (ISO 8601, UTC, milliseconds) and id. */
                 cursor?: string;
                 /** @description Only keys in this status. */
                 status?: "active" | "suspended" | "revoked";
@@ -18638,7 +18636,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: the last item’s id (`org_…`). */
                 cursor?: string;
                 /** @description Only organizations in this status. */
                 status?: "active" | "suspended" | "archived";
@@ -19028,7 +19026,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: the last item’s id (`pol_…`). */
                 cursor?: string;
                 /** @description Only policies in this status. */
                 status?: "active" | "suspended" | "archived";
@@ -19466,7 +19464,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: the last item’s id (`prn_…`). */
                 cursor?: string;
                 /** @description Only principals in this status. */
                 status?: "active" | "suspended" | "archived";
@@ -19887,7 +19885,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: the last item’s id (`prj_…`). */
                 cursor?: string;
                 /** @description Only projects in this status. */
                 status?: "active" | "suspended" | "archived";
@@ -20285,7 +20283,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: the last item’s id (`apr_…`). */
                 cursor?: string;
                 /** @description Only rules in this status. */
                 status?: "active" | "suspended" | "archived";
@@ -20731,7 +20729,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: the last item’s id (`sub_…`). */
                 cursor?: string;
                 /** @description Only subscriptions in this status. */
                 status?: "active" | "suspended" | "archived";
@@ -21151,7 +21149,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: `<time>~<id>`, the last item’s time (ISO 8601, UTC, milliseconds) and id. */
                 cursor?: string;
                 /** @description Only deliveries in this state. */
                 status?: "pending" | "delivered" | "failed" | "skipped";
@@ -21302,7 +21300,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: `<time>~<id>`, the last item’s time (ISO 8601, UTC, milliseconds) and id. */
                 cursor?: string;
                 /** @description Only changes made with this key. */
                 key_id?: string;
@@ -21697,7 +21695,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: `<time>~<bucket>~<index>`, the last row’s time, ledger bucket (may be empty) and index in it. */
                 cursor?: string;
                 /** @description Only requests made with this key. */
                 key_id?: string;
@@ -21820,7 +21818,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: `<time>~<id>`, the last item’s time (ISO 8601, UTC, milliseconds) and id. */
                 cursor?: string;
                 /** @description Only events of this kind, e.g. `backend.down`. */
                 kind?: string;
@@ -22033,7 +22031,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1..500). */
                 limit?: number;
-                /** @description Opaque cursor from the previous page (`next_cursor`). */
+                /** @description Cursor from the previous page's `next_cursor`: `<time>~<id>`, the last item’s time (ISO 8601, UTC, milliseconds) and id. */
                 cursor?: string;
                 /** @description Only this key. */
                 key_id?: string;

@@ -1,7 +1,8 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { NotImplemented } from '../../lib/errors';
 import type { AppDeps } from '../../app/deps';
 import type { RouteDefinition, RouteLink, RouteResult } from '../route';
+import { nextCursorSchema } from '../../lib/cursor';
 
 /**
  * Handler for a route whose capability is not built yet: 501 after auth and validation.
@@ -35,14 +36,16 @@ function plannedHandler(capability: string, issue?: number): PlannedHandler {
 export const envelope = (payload: TSchema = Type.Object({})): TSchema =>
   Type.Object({ ok: Type.Literal(true), payload });
 
-/** A page of items: `{items, next_cursor}` in the envelope. */
-export const page = (item: TSchema = Type.Object({})): TSchema =>
-  envelope(
-    Type.Object({
-      items: Type.Array(item),
-      next_cursor: Type.Union([Type.String(), Type.Null()]),
-    }),
-  );
+/**
+ * A page of items, `{items, next_cursor}` in the envelope, of the list `query` pages:
+ * `next_cursor` is stated in that query's cursor format, so what a page hands out is what
+ * the next request accepts (the test app checks every answer against it).
+ */
+export function page(item: TSchema, query: TObject): TSchema {
+  const cursor = query.properties['cursor'];
+  if (!cursor) throw new Error('a page answers a paged query (one with `cursor`)');
+  return envelope(Type.Object({ items: Type.Array(item), next_cursor: nextCursorSchema(cursor) }));
+}
 
 /** A handler whose payload is what `read` returns for the validated query (lists, reports). */
 export const fromQuery =

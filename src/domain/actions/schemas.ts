@@ -4,6 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
+import { eitherCursor, idCursor, inboxCursor, timeCursor } from '../../lib/cursor';
 
 /** Kinds of outbound action a client may propose (docs/actions.md). */
 export const PROPOSABLE_ACTION_KINDS = ['world.update_object', 'webhook.post', 'notify'] as const;
@@ -206,7 +207,7 @@ export const decisionBodySchema = schema.closedObject({
 export type ExternalActionDecisionRequest = Static<typeof decisionBodySchema>;
 
 /** Query of `GET /v1/external-actions`: actions by their current status. */
-export const actionListQuery = schema.pagedQuery({
+export const actionListQuery = schema.pagedQuery(eitherCursor(idCursor('act'), inboxCursor), {
   status: schema.choice(ACTION_STATUSES, 'Only actions whose current status is this.'),
   action_kind: schema.choice(ACTION_KINDS, 'Only actions of this kind.'),
   shared_context_id: schema.contextRef('Only actions in this shared context.'),
@@ -218,7 +219,7 @@ export const actionListQuery = schema.pagedQuery({
 export type ActionListQuery = Static<typeof actionListQuery>;
 
 /** Query of `GET /v1/external-actions/history`. */
-export const actionHistoryQuery = schema.pagedQuery({
+export const actionHistoryQuery = schema.pagedQuery(timeCursor.schema, {
   status: schema.choice(
     ACTION_STATUSES,
     'Only ledger entries recorded with this status (an entry per transition, so an action appears once for each entry in that status; `GET /v1/external-actions` lists actions by their current status).',

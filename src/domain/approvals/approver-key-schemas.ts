@@ -6,6 +6,7 @@ import type { Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
 import { approverKeyId, b64url, challengeNonce } from '../actions/schemas';
 import { principalId } from '../governance/schemas';
+import { idCursor } from '../../lib/cursor';
 
 export const APPROVER_KEY_KINDS = ['ed25519', 'passkey'] as const;
 export const APPROVER_KEY_STATUSES = ['active', 'revoked'] as const;
@@ -58,7 +59,7 @@ export const revokeApproverKeyBody = schema.closedObject(
 export type RevokeApproverKeyBody = Static<typeof revokeApproverKeyBody>;
 
 /** Query of `GET /v1/admin/approver-keys`. */
-export const approverKeyListQuery = schema.pagedQuery({
+export const approverKeyListQuery = schema.pagedQuery(idCursor('apk').schema, {
   principal_id: principalId('Only keys of this principal.'),
   status: schema.choice(APPROVER_KEY_STATUSES, 'Only keys in this status.'),
   kind: schema.choice(APPROVER_KEY_KINDS, 'Only keys of this kind.'),

@@ -11,6 +11,7 @@ import {
   tenantStatusBody,
   tenantStatus,
 } from '../governance/schemas';
+import { idCursor } from '../../lib/cursor';
 
 /** Bounds of a rule's settings. */
 export const APPROVAL_RULE_LIMITS = { waitSeconds: 604_800, approverPrincipals: 50 } as const;
@@ -73,7 +74,7 @@ export const createApprovalRuleBody = schema.closedObject(
 export type CreateApprovalRuleBody = Static<typeof createApprovalRuleBody>;
 
 /** Query of `GET /v1/admin/approval-rules`. */
-export const approvalRuleListQuery = schema.pagedQuery({
+export const approvalRuleListQuery = schema.pagedQuery(idCursor('apr').schema, {
   status: tenantStatus('Only rules in this status.'),
   action_kind: schema.choice(ACTION_KINDS, 'Only rules that match on this kind.'),
 });

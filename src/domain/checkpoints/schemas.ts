@@ -1,6 +1,7 @@
 /** Checkpoints (docs/continuous-ops.md): what a checkpoint covers, and its inputs. */
 import type { Static } from '@sinclair/typebox';
 import { arrayOf, choice, closedObject, idRef, pagedQuery, text } from '../../lib/schema';
+import { idCursor } from '../../lib/cursor';
 
 /** Scopes a checkpoint can cover, and the collections each one copies. */
 export const CHECKPOINT_SCOPES = ['world', 'actions', 'events', 'sessions', 'substrates'] as const;
@@ -33,7 +34,7 @@ export const checkpointBody = closedObject({
 export type CheckpointBody = Static<typeof checkpointBody>;
 
 /** Query of `GET /v1/continuous-ops/checkpoints`. */
-export const checkpointListQuery = pagedQuery({
+export const checkpointListQuery = pagedQuery(idCursor('chk').schema, {
   status: choice(CHECKPOINT_STATUSES, 'Only checkpoints in this status.'),
 });
 export type CheckpointListQuery = Static<typeof checkpointListQuery>;

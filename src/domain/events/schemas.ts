@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
+import { historyCursor } from '../../lib/cursor';
 
 /** Pattern of `source_family` (docs/external-events.md). */
 export const SOURCE_FAMILY_PATTERN = '^[a-z][a-z0-9_.-]{0,63}$';
@@ -67,7 +68,7 @@ export const externalEventBatchBody = schema.closedObject(
 export type ExternalEventBatchRequest = Static<typeof externalEventBatchBody>;
 
 /** Query of `GET /v1/external-events/history`. */
-export const eventHistoryQuery = schema.pagedQuery({
+export const eventHistoryQuery = schema.pagedQuery(historyCursor.schema, {
   source_family: schema.patterned('Only events of this source family.', SOURCE_FAMILY_PATTERN, 64),
   world_object_ref: schema.patterned(
     'Only events about this world object.',

@@ -6,6 +6,7 @@
 import { Type, type Static, type TString, type TUnsafe } from '@sinclair/typebox';
 import { ACCESS_LAYER_NAMES, ENTITLEMENTS } from '../../auth/families';
 import { choice, closedObject, dateTime, idRef, integer, pagedQuery, text } from '../../lib/schema';
+import { idCursor, timeCursor } from '../../lib/cursor';
 
 /** Statuses of organizations, projects, principals and policies. */
 export const TENANT_STATUSES = ['active', 'suspended', 'archived'] as const;
@@ -201,7 +202,7 @@ export const setPolicyStatusBody = tenantStatusBody('policy_id', idRef('pol', 'P
 export type SetPolicyStatusBody = Static<typeof setPolicyStatusBody>;
 
 /** Query of `GET /v1/admin/keys`. */
-export const keyListQuery = pagedQuery({
+export const keyListQuery = pagedQuery(timeCursor.schema, {
   status: choice(KEY_STATUSES, 'Only keys in this status.'),
   organization_id: organizationId('Only keys of this organization.'),
   principal_id: principalId('Only keys of this principal.'),
@@ -210,20 +211,20 @@ export const keyListQuery = pagedQuery({
 export type KeyListQuery = Static<typeof keyListQuery>;
 
 /** Query of `GET /v1/admin/organizations`. */
-export const organizationListQuery = pagedQuery({
+export const organizationListQuery = pagedQuery(idCursor('org').schema, {
   status: tenantStatus('Only organizations in this status.'),
 });
 export type OrganizationListQuery = Static<typeof organizationListQuery>;
 
 /** Query of `GET /v1/admin/projects`. */
-export const projectListQuery = pagedQuery({
+export const projectListQuery = pagedQuery(idCursor('prj').schema, {
   status: tenantStatus('Only projects in this status.'),
   organization_id: organizationId('Only projects of this organization.'),
 });
 export type ProjectListQuery = Static<typeof projectListQuery>;
 
 /** Query of `GET /v1/admin/principals`. */
-export const principalListQuery = pagedQuery({
+export const principalListQuery = pagedQuery(idCursor('prn').schema, {
   status: tenantStatus('Only principals in this status.'),
   organization_id: organizationId('Only principals of this organization.'),
   role: choice(PRINCIPAL_ROLES, 'Only principals with this role.'),
@@ -231,7 +232,7 @@ export const principalListQuery = pagedQuery({
 export type PrincipalListQuery = Static<typeof principalListQuery>;
 
 /** Query of `GET /v1/admin/policies`. */
-export const policyListQuery = pagedQuery({
+export const policyListQuery = pagedQuery(idCursor('pol').schema, {
   status: tenantStatus('Only policies in this status.'),
   key_id: keyId('Only policies scoped to this key.'),
   organization_id: organizationId('Only policies scoped to this organization.'),

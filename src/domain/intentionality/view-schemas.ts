@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
 import { witness } from '../witnesses/view-schemas';
+import { idCursor, nextCursorSchema, timeCursor } from '../../lib/cursor';
 
 export const aboutnessQuery = schema.closedObject(
   {
@@ -16,7 +17,7 @@ export const aboutnessQuery = schema.closedObject(
 );
 export type AboutnessQuery = Static<typeof aboutnessQuery>;
 
-export const threadListQuery = schema.pagedQuery({
+export const threadListQuery = schema.pagedQuery(idCursor('obj').schema, {
   object_id: schema.prefixedId('obj', 'Only the thread about this world object.'),
   shared_context_id: schema.contextRef('Only threads touching this shared context.'),
 });
@@ -25,7 +26,7 @@ export type ThreadListQuery = Static<typeof threadListQuery>;
 export const threadParams = schema.pathParams({
   thread_id: schema.prefixedId('thr', 'Thread id.'),
 });
-export const threadEntriesQuery = schema.pagedQuery();
+export const threadEntriesQuery = schema.pagedQuery(timeCursor.schema);
 
 const link = schema.view(
   { kind: schema.text('Record kind.', 32), id: schema.text('Record id.', 140) },
@@ -94,7 +95,7 @@ export const threadView = schema.view(
       { maxItems: 200 },
     ),
     total: schema.count('Records in the thread.'),
-    next_cursor: schema.nullable(schema.text('Cursor of the next page.', 512)),
+    next_cursor: nextCursorSchema(timeCursor.schema),
   },
   ['thread_id', 'subject', 'entries', 'total', 'next_cursor'],
   'A thread and a page of its records.',

@@ -6,6 +6,7 @@ import type { Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
 import { ACTION_KINDS } from '../actions/schemas';
 import { tenantStatusBody, tenantStatus } from '../governance/schemas';
+import { idCursor, timeCursor } from '../../lib/cursor';
 
 /** Events a subscription may ask for. */
 export const NOTIFICATION_EVENTS = [
@@ -61,7 +62,7 @@ export const createSubscriptionBody = schema.closedObject(
 export type CreateSubscriptionBody = Static<typeof createSubscriptionBody>;
 
 /** Query of `GET /v1/admin/subscriptions`. */
-export const subscriptionListQuery = schema.pagedQuery({
+export const subscriptionListQuery = schema.pagedQuery(idCursor('sub').schema, {
   status: tenantStatus('Only subscriptions in this status.'),
 });
 export type SubscriptionListQuery = Static<typeof subscriptionListQuery>;
@@ -74,7 +75,7 @@ export const setSubscriptionStatusBody = tenantStatusBody(
 export type SetSubscriptionStatusBody = Static<typeof setSubscriptionStatusBody>;
 
 /** Query of `GET /v1/admin/subscriptions/{subscription_id}/deliveries`. */
-export const deliveryListQuery = schema.pagedQuery({
+export const deliveryListQuery = schema.pagedQuery(timeCursor.schema, {
   status: schema.choice(DELIVERY_STATUSES, 'Only deliveries in this state.'),
 });
 export type DeliveryListQuery = Static<typeof deliveryListQuery>;

@@ -1,5 +1,4 @@
-import { isCanonicalIso } from '../../lib/time';
-import { decodeCursor, encodeCursor } from '../../lib/cursor';
+import { ledgerCursor } from '../../lib/cursor';
 import type { DomainInfra } from '../infra';
 import type {
   LedgerPosition,
@@ -10,25 +9,11 @@ import { normalizeRange } from './periods';
 
 export type RequestListQuery = RequestLedgerFilter & { limit?: number; cursor?: string };
 
-/** A ledger bucket's id, as the ledger writer makes them. */
-const BUCKET_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
-
-/** Opaque cursor: `[at, bucket id or null, index in the bucket]`. */
+/** The ledger's cursor: `<at>~<bucket>~<index>` (`ledgerCursor`). */
 export const encodeLedgerCursor = (position: LedgerPosition): string =>
-  encodeCursor([position.at, position.bucket, position.index]);
+  ledgerCursor.encode(position);
 
-export const decodeLedgerCursor = (cursor: string): LedgerPosition =>
-  decodeCursor(cursor, (parts) => {
-    const [at, bucket, index] = parts;
-    return parts.length === 3 &&
-      isCanonicalIso(at) &&
-      (bucket === null || (typeof bucket === 'string' && BUCKET_ID.test(bucket))) &&
-      typeof index === 'number' &&
-      Number.isInteger(index) &&
-      index >= 0
-      ? { at, bucket, index }
-      : undefined;
-  });
+export const decodeLedgerCursor = (cursor: string): LedgerPosition => ledgerCursor.decode(cursor);
 
 const rowView = (row: RequestLedgerRow) => ({
   request_id: row.request_id,

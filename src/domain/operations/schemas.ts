@@ -4,12 +4,13 @@
 import type { Static } from '@sinclair/typebox';
 import { keyId, organizationId, principalId } from '../governance/schemas';
 import * as schema from '../../lib/schema';
+import { ledgerCursor, timeCursor } from '../../lib/cursor';
 
 /** Rollup periods of usage readouts. */
 export const granularity = schema.choice(['hour', 'day'], 'Rollup period.', 'day');
 
 /** Query of `admin.audit.list`. */
-export const auditQuery = schema.pagedQuery({
+export const auditQuery = schema.pagedQuery(timeCursor.schema, {
   key_id: keyId('Only changes made with this key.'),
   principal_id: principalId('Only changes made by this principal.'),
   action: schema.patterned(
@@ -45,7 +46,7 @@ export const pruneLedgersBody = schema.withRules(pruneLedgersFields, [
 export type PruneLedgersBody = Static<typeof pruneLedgersBody>;
 
 /** Query of `admin.requests.list`. */
-export const requestLedgerQuery = schema.pagedQuery({
+export const requestLedgerQuery = schema.pagedQuery(ledgerCursor.schema, {
   key_id: keyId('Only requests made with this key.'),
   status: schema.integer('Only requests answered with this HTTP status.', 100, 599),
   route: schema.text('Only this route template, e.g. `/v1/sessions/{session_id}`.', 256),
@@ -55,7 +56,7 @@ export const requestLedgerQuery = schema.pagedQuery({
 export type RequestLedgerQuery = Static<typeof requestLedgerQuery>;
 
 /** Query of `admin.serviceEvents.list`. */
-export const serviceEventQuery = schema.pagedQuery({
+export const serviceEventQuery = schema.pagedQuery(timeCursor.schema, {
   kind: schema.patterned(
     'Only events of this kind, e.g. `backend.down`.',
     '^[a-z][a-z0-9_.]{0,63}$',
@@ -68,7 +69,7 @@ export const serviceEventQuery = schema.pagedQuery({
 export type ServiceEventQuery = Static<typeof serviceEventQuery>;
 
 /** Query of `admin.usage.list`. */
-export const usageQuery = schema.pagedQuery({
+export const usageQuery = schema.pagedQuery(timeCursor.schema, {
   key_id: keyId('Only this key.'),
   organization_id: organizationId('Only keys of this organization.'),
   granularity,

@@ -1,6 +1,7 @@
 /** Repairs (docs/repair.md): strategies, statuses, inputs and views. */
 import type { Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
+import { idCursor } from '../../lib/cursor';
 
 export const REPAIR_STRATEGIES = ['revalidate', 'reconcile_external', 'restore_last_good'] as const;
 export type RepairStrategy = (typeof REPAIR_STRATEGIES)[number];
@@ -54,7 +55,7 @@ export const repairRequestBody = schema.withRules(repairRequestFields, [
 export type RepairRequestBody = Static<typeof repairRequestBody>;
 
 /** Query of `GET /v1/repair/state`. */
-export const repairListQuery = schema.pagedQuery({ object_id: objectId });
+export const repairListQuery = schema.pagedQuery(idCursor('rep').schema, { object_id: objectId });
 export type RepairListQuery = Static<typeof repairListQuery>;
 
 /** Query of `GET /v1/repair/certificate`. */

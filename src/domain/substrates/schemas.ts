@@ -4,6 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
+import { idCursor, nameCursor } from '../../lib/cursor';
 
 /** Scaffolds (docs/substrates.md). */
 export const SCAFFOLD_NAMES = ['life-lattice', 'elementary-1d'] as const;
@@ -214,10 +215,10 @@ export const substrateRenderBody = schema.closedObject(
 export type SubstrateRenderRequest = Static<typeof substrateRenderBody>;
 
 /** Query of `GET /v1/substrates/deployments`. */
-export const deploymentListQuery = schema.pagedQuery({
+export const deploymentListQuery = schema.pagedQuery(idCursor('dep').schema, {
   stage: schema.choice(DEPLOYMENT_STAGES, 'Only deployments in this stage.'),
 });
 export type DeploymentListQuery = Static<typeof deploymentListQuery>;
 
 /** Query of the registry lists. */
-export const registryListQuery = schema.pagedQuery();
+export const registryListQuery = schema.pagedQuery(nameCursor.schema);

@@ -4,6 +4,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
+import { idCursor, nextCursorSchema, timeCursor } from '../../lib/cursor';
 
 /** Task states (docs/world.md); `done` and `cancelled` are final. */
 export const TASK_STATES = ['open', 'in_progress', 'blocked', 'done', 'cancelled'] as const;
@@ -15,11 +16,13 @@ const kindFilter = (what: string) =>
   schema.patterned(`Only ${what} of this kind (e.g. \`service\`).`, '^[a-z][a-z0-9_.-]{0,63}$', 64);
 
 /** Query of the object lists (`objects`, `state`): paged, optionally of one kind. */
-export const worldKindQuery = schema.pagedQuery({ kind: kindFilter('objects') });
+export const worldKindQuery = schema.pagedQuery(idCursor('obj').schema, {
+  kind: kindFilter('objects'),
+});
 export type WorldKindQuery = Static<typeof worldKindQuery>;
 
 /** Query of `GET /v1/worlds/history`. */
-export const worldHistoryQuery = schema.pagedQuery({
+export const worldHistoryQuery = schema.pagedQuery(timeCursor.schema, {
   object_id: schema.idRef('obj', 'Only events about this world object.'),
   kind: schema.patterned(
     'Only events of this kind (e.g. `object.updated`).',
@@ -30,7 +33,7 @@ export const worldHistoryQuery = schema.pagedQuery({
 export type WorldHistoryQuery = Static<typeof worldHistoryQuery>;
 
 /** Query of `GET /v1/worlds/objects/{object_id}/relationships`. */
-export const relationshipQuery = schema.pagedQuery({
+export const relationshipQuery = schema.pagedQuery(idCursor('rel').schema, {
   kind: schema.patterned('Only relationships of this kind.', '^[a-z][a-z0-9_.-]{0,63}$', 64),
   direction: schema.choice(
     ['out', 'in', 'both'],
@@ -41,7 +44,7 @@ export const relationshipQuery = schema.pagedQuery({
 export type RelationshipQuery = Static<typeof relationshipQuery>;
 
 /** Query of `GET /v1/worlds/external-state`. */
-export const externalStateQuery = schema.pagedQuery({
+export const externalStateQuery = schema.pagedQuery(idCursor('obj').schema, {
   object_id: schema.idRef('obj', 'Only this world object.'),
   kind: kindFilter('objects'),
 });
@@ -164,7 +167,7 @@ export const worldStateView = schema.view(
       },
       ['objects', 'history_head'],
     ),
-    next_cursor: schema.nullable(schema.text('Cursor of the next page of objects.', 512)),
+    next_cursor: nextCursorSchema(idCursor('obj').schema),
   },
   ['world_state', 'next_cursor'],
 );

@@ -28,7 +28,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
     responses: {
       200: {
         description: 'A page of audit rows.',
-        schema: page(operationsViews.auditRowView),
+        schema: page(operationsViews.auditRowView, operationsSchemas.auditQuery),
       },
     },
     handler: fromQuery(listAudit),
@@ -90,7 +90,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
     responses: {
       200: {
         description: 'A page of request rows.',
-        schema: page(operationsViews.requestLedgerRowView),
+        schema: page(operationsViews.requestLedgerRowView, operationsSchemas.requestLedgerQuery),
       },
     },
     handler: fromQuery(listRequests),
@@ -110,7 +110,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
     responses: {
       200: {
         description: 'A page of service events.',
-        schema: page(operationsViews.serviceEventRowView),
+        schema: page(operationsViews.serviceEventRowView, operationsSchemas.serviceEventQuery),
       },
     },
     handler: fromQuery(listServiceEvents),
@@ -147,7 +147,7 @@ export const adminOpsRoutes: RouteDefinition[] = [
     responses: {
       200: {
         description: 'A page of rollups.',
-        schema: page(operationsViews.usageRowView),
+        schema: page(operationsViews.usageRowView, operationsSchemas.usageQuery),
       },
     },
     handler: fromQuery(listUsage),

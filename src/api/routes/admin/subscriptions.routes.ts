@@ -52,7 +52,12 @@ export const subscriptionRoutes: RouteDefinition[] = [
       }),
       query: notificationsSchemas.deliveryListQuery,
     },
-    responses: { 200: { description: 'A page of deliveries.', schema: page(deliveryView) } },
+    responses: {
+      200: {
+        description: 'A page of deliveries.',
+        schema: page(deliveryView, notificationsSchemas.deliveryListQuery),
+      },
+    },
     handler: async (req, deps) => ({
       payload: await subscriptionsService.listDeliveries(
         deps,

@@ -83,7 +83,12 @@ export function tenantRoutes<Q extends TObject, C extends TSchema, S extends TSc
       summary: spec.list.summary,
       description: spec.list.description,
       request: { query: spec.list.query },
-      responses: { 200: { description: `A page of ${spec.resource}.`, schema: page(spec.view) } },
+      responses: {
+        200: {
+          description: `A page of ${spec.resource}.`,
+          schema: page(spec.view, spec.list.query),
+        },
+      },
       handler: async (req, deps) => ({
         payload: await spec.list.run(deps, req.query as Static<Q>),
       }),

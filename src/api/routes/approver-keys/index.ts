@@ -120,7 +120,10 @@ export const approverKeyRoutes: RouteDefinition[] = [
       'Every principal’s approver keys, newest first, optionally by principal, status or kind.',
     request: { query: keySchemas.approverKeyListQuery },
     responses: {
-      200: { description: 'A page of approver keys.', schema: page(keySchemas.approverKeyView) },
+      200: {
+        description: 'A page of approver keys.',
+        schema: page(keySchemas.approverKeyView, keySchemas.approverKeyListQuery),
+      },
     },
     handler: fromQuery(keysService.listApproverKeys),
   }),

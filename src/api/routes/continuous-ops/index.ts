@@ -49,7 +49,12 @@ export const continuousOpsRoutes: RouteDefinition[] = [
     summary: 'list checkpoints',
     description: 'Lists checkpoints, newest first, optionally in one status.',
     request: { query: checkpointsSchemas.checkpointListQuery },
-    responses: { 200: { description: 'A page of checkpoints.', schema: page(checkpointView) } },
+    responses: {
+      200: {
+        description: 'A page of checkpoints.',
+        schema: page(checkpointView, checkpointsSchemas.checkpointListQuery),
+      },
+    },
     handler: fromQuery(checkpointsService.listCheckpoints),
   }),
   defineRoute({

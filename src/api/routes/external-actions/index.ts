@@ -69,7 +69,10 @@ export const externalActionsRoutes: RouteDefinition[] = [
       'Lists actions by their current status, newest first (what awaits approval, and `awaiting_me=true`: newest to enter `awaiting_approval` first; any other status: newest proposed first), optionally by kind, shared context or proposer. `awaiting_me=true` is the inbox: what the calling principal may approve now (awaiting approval, not proposed or already approved by them, eligible under the rule in force). Each item carries the target, a one-line diff summary, the reason, approvals so far, the rule, the window end and what the key may do.',
     request: { query: actionsSchemas.actionListQuery },
     responses: {
-      200: { description: 'A page of actions.', schema: page(actionsViews.actionSummaryView) },
+      200: {
+        description: 'A page of actions.',
+        schema: page(actionsViews.actionSummaryView, actionsSchemas.actionListQuery),
+      },
     },
     handler: async (req, deps) => ({ payload: await listActions(deps, req.auth, req.query) }),
   }),
@@ -104,7 +107,10 @@ export const externalActionsRoutes: RouteDefinition[] = [
       'The ledger of outbound actions: one entry per transition (proposed, awaiting_approval, approval_recorded, approved, executing, executed, decision_refused, ...), newest first, optionally by the status recorded with the entry, the kind, the shared context or one action. Each entry carries the digest of the previous entry of its action (`prev_digest`) and its own (`digest`), so tampering is detectable.',
     request: { query: actionsSchemas.actionHistoryQuery },
     responses: {
-      200: { description: 'A page of ledger entries.', schema: page(actionsViews.ledgerEntryView) },
+      200: {
+        description: 'A page of ledger entries.',
+        schema: page(actionsViews.ledgerEntryView, actionsSchemas.actionHistoryQuery),
+      },
     },
     handler: fromQuery(actionsService.actionHistory),
   }),

@@ -18,7 +18,10 @@ export const externalEventsRoutes: RouteDefinition[] = [
       'Lists ingested events, newest first, optionally from one source family or about one world object.',
     request: { query: eventsSchemas.eventHistoryQuery },
     responses: {
-      200: { description: 'A page of ingress records.', schema: page(eventsSchemas.eventView) },
+      200: {
+        description: 'A page of ingress records.',
+        schema: page(eventsSchemas.eventView, eventsSchemas.eventHistoryQuery),
+      },
     },
     handler: fromQuery(eventsService.eventHistory),
   }),

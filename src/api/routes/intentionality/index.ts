@@ -36,7 +36,7 @@ export const intentionalityRoutes: RouteDefinition[] = [
     responses: {
       200: {
         description: 'A page of threads.',
-        schema: page(intentionalityViews.threadSummaryView),
+        schema: page(intentionalityViews.threadSummaryView, intentionalityViews.threadListQuery),
       },
     },
     handler: fromQuery(listThreads),

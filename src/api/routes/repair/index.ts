@@ -47,7 +47,10 @@ export const repairRoutes: RouteDefinition[] = [
       'Lists repairs newest first, optionally of one object, each with its steps, findings, plan and diff, child action and status timestamps.',
     request: { query: repairsSchemas.repairListQuery },
     responses: {
-      200: { description: 'A page of repairs.', schema: page(repairsViews.repairView) },
+      200: {
+        description: 'A page of repairs.',
+        schema: page(repairsViews.repairView, repairsSchemas.repairListQuery),
+      },
     },
     handler: fromQuery(listRepairs),
   }),

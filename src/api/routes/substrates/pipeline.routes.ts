@@ -99,7 +99,7 @@ export const substratePipelineRoutes: RouteDefinition[] = [
     responses: {
       200: {
         description: 'A page of deployments.',
-        schema: page(substratesViews.deploymentView),
+        schema: page(substratesViews.deploymentView, substratesSchemas.deploymentListQuery),
         links: handOn('deployment_id', '/payload/items/0/deployment_id', {
           path: { Get: 'substrates.deployments.get' },
         }),

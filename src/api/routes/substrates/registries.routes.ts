@@ -41,7 +41,12 @@ function registryRoutes<T>(spec: RegistryRoutesSpec<T>): RouteDefinition[] {
       summary: spec.list.summary,
       description: spec.list.description,
       request: { query: registryListQuery },
-      responses: { 200: { description: `A page of ${spec.list.what}.`, schema: page(spec.view) } },
+      responses: {
+        200: {
+          description: `A page of ${spec.list.what}.`,
+          schema: page(spec.view, registryListQuery),
+        },
+      },
       handler: async (req) => {
         const entries = spec.registry.list(req.query);
         return { payload: { ...entries, items: entries.items.map(present) } };

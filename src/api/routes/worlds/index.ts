@@ -21,7 +21,10 @@ export const worldsRoutes: RouteDefinition[] = [
       'Lists the reconciled external state of world objects: merged fields, `generation` / `observed_generation` and Kubernetes-style conditions, one item per object that any event reached.',
     request: { query: worldSchemas.externalStateQuery },
     responses: {
-      200: { description: 'A page of external states.', schema: page(externalStateView) },
+      200: {
+        description: 'A page of external states.',
+        schema: page(externalStateView, worldSchemas.externalStateQuery),
+      },
     },
     handler: fromQuery(externalStates),
   }),
@@ -38,7 +41,7 @@ export const worldsRoutes: RouteDefinition[] = [
     responses: {
       200: {
         description: 'A page of history events.',
-        schema: page(worldSchemas.historyEventView),
+        schema: page(worldSchemas.historyEventView, worldSchemas.worldHistoryQuery),
       },
     },
     handler: fromQuery(worldService.listHistory),
@@ -56,7 +59,7 @@ export const worldsRoutes: RouteDefinition[] = [
       // No operation creates world objects; the list leads to the first one's operations.
       200: {
         description: 'A page of world objects.',
-        schema: page(worldSchemas.worldObjectView),
+        schema: page(worldSchemas.worldObjectView, worldSchemas.worldKindQuery),
         links: {
           ...handOn('object_id', '/payload/items/0/object_id', {
             path: {
@@ -106,7 +109,10 @@ export const worldsRoutes: RouteDefinition[] = [
       'Lists the relationships of one world object, outgoing, incoming or both (default), optionally of one kind. 404 when the object does not exist.',
     request: { params: objectParams, query: worldSchemas.relationshipQuery },
     responses: {
-      200: { description: 'A page of relationships.', schema: page(worldSchemas.relationshipView) },
+      200: {
+        description: 'A page of relationships.',
+        schema: page(worldSchemas.relationshipView, worldSchemas.relationshipQuery),
+      },
     },
     handler: async (req, deps) => ({
       payload: await worldService.listRelationships(deps, req.params.object_id, req.query),

@@ -1,4 +1,4 @@
-import { decodeCursor, encodeCursor } from '../../../lib/cursor';
+import { nameCursor } from '../../../lib/cursor';
 import { NotFound } from '../../../lib/errors';
 import { MOTIFS, STANDARD_RECOGNIZER_PACKS, type RecognizerPack } from '../recognition';
 import { CERTIFICATION_PACKS } from './certification-packs';
@@ -11,13 +11,13 @@ function registry<T>(what: string, entries: readonly T[], idOf: (entry: T) => st
   return {
     list(query: { limit?: number; cursor?: string }) {
       const limit = query.limit ?? 50;
-      const after = query.cursor ? decodeRegistryCursor(query.cursor) : undefined;
+      const after = query.cursor ? nameCursor.decode(query.cursor) : undefined;
       const rest = after === undefined ? sorted : sorted.filter((e) => idOf(e) > after);
       const items = rest.slice(0, limit);
       const last = items[items.length - 1];
       return {
         items,
-        next_cursor: rest.length > limit && last ? encodeRegistryCursor(idOf(last)) : null,
+        next_cursor: rest.length > limit && last ? nameCursor.encode(idOf(last)) : null,
       };
     },
     find: (id: string): T | undefined => sorted.find((e) => idOf(e) === id),
@@ -31,16 +31,6 @@ function registry<T>(what: string, entries: readonly T[], idOf: (entry: T) => st
     },
   };
 }
-
-/** Registry cursors: `["registry", last id]`. */
-const encodeRegistryCursor = (lastId: string): string => encodeCursor(['registry', lastId]);
-
-const decodeRegistryCursor = (cursor: string): string =>
-  decodeCursor(cursor, ([kind, id]) =>
-    kind === 'registry' && typeof id === 'string' && /^[A-Za-z0-9_.-]{1,128}$/.test(id)
-      ? id
-      : undefined,
-  );
 
 export const scaffoldRegistry = registry('scaffold', SCAFFOLDS, (s) => s.scaffold_id);
 export const envelopeRegistry = registry('envelope', ENVELOPES, (e) => e.envelope_id);
