@@ -242,6 +242,71 @@ describe('cross-field rules in the OpenAPI document', () => {
     ]);
   });
 
+  it('session steps: a command with a required argument needs args', async () => {
+    const bare = { input_packet: { command: 'note' } };
+    expect(documentAccepts('SessionStepRequest', bare)).toBe(false);
+    expect(documentAccepts('SessionStepRequest', { input_packet: { command: 'close' } })).toBe(
+      true,
+    );
+    const session = await call<{ payload: { session_id: string } }>(
+      app.url,
+      'POST',
+      '/v1/sessions',
+      { key: app.adminKey, body: {} },
+    );
+    const res = await call<{ detail: { loc: string[] }[] }>(
+      app.url,
+      'POST',
+      `/v1/sessions/${session.body.payload.session_id}/step`,
+      { key: app.adminKey, body: bare },
+    );
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0]?.loc.slice(0, 3)).toEqual(['body', 'input_packet', 'args']);
+  });
+
+  it('the world renderer: an svg from a payload needs its objects and relationships', async () => {
+    const empty = { format: 'svg', payload: {} };
+    expect(documentAccepts('MembraneWorldRenderRequest', empty)).toBe(false);
+    expect(documentAccepts('MembraneWorldRenderRequest', { format: 'json', payload: {} })).toBe(
+      true,
+    );
+    expect(
+      documentAccepts('MembraneWorldRenderRequest', {
+        format: 'svg',
+        payload: { objects: [], relationships: [] },
+      }),
+    ).toBe(true);
+    const res = await call<{ detail: { loc: string[]; msg: string }[] }>(
+      app.url,
+      'POST',
+      '/v1/membrane/render/world',
+      { key: app.adminKey, body: empty },
+    );
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0]?.msg).toContain(
+      'a world picture needs `objects` and `relationships`',
+    );
+  });
+
+  it("scenarios: each scenario's parameters", async () => {
+    const stray = { scenario: 'approval-drill', params: { side: 8 } };
+    expect(documentAccepts('RunScenarioRequest', stray)).toBe(false);
+    expect(
+      documentAccepts('RunScenarioRequest', { scenario: 'glider-transit', params: { side: 8 } }),
+    ).toBe(true);
+    const res = await call<{ detail: { loc: string[]; type: string }[] }>(
+      app.url,
+      'POST',
+      '/v1/scenarios/run',
+      { key: app.adminKey, body: stray },
+    );
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0]).toMatchObject({
+      loc: ['body', 'params', 'side'],
+      type: 'extra_forbidden',
+    });
+  });
+
   it('still calls valid bodies valid', () => {
     expect(documentAccepts('MembraneRenderRequest', { format: 'json', subject: {} })).toBe(true);
     expect(

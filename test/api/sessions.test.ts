@@ -381,8 +381,14 @@ describe('POST /v1/sessions/{session_id}/step', () => {
       loc: ['body', 'input_packet', 'args', 'object_id'],
       type: 'string_pattern_mismatch',
     });
+    // A command with a required argument needs `args` (stated in the document, issue 40).
     const missing = await step(id, 'inspect_object');
     expect(issuesOf(missing.body)[0]).toMatchObject({
+      loc: ['body', 'input_packet', 'args'],
+      type: 'missing',
+    });
+    const missingField = await step(id, 'inspect_object', {});
+    expect(issuesOf(missingField.body)[0]).toMatchObject({
       loc: ['body', 'input_packet', 'args', 'object_id'],
       type: 'missing',
     });

@@ -31,6 +31,23 @@ export const renderRequestBody = renderRequest(
   MEMBRANE_FORMATS,
   'Output format (`svg` for world and runtime only).',
 );
+/** Body of the world renderer: an svg drawn from a payload needs its two arrays. */
+const worldRenderRequestBody = schema.withRules(renderRequestBody, [
+  schema.when(
+    { properties: { format: { const: 'svg' } }, required: ['format', 'payload'] },
+    {
+      properties: {
+        payload: {
+          type: 'object',
+          required: ['objects', 'relationships'],
+          properties: { objects: { type: 'array' }, relationships: { type: 'array' } },
+        },
+      },
+    },
+    'a world picture needs `objects` and `relationships` arrays',
+  ),
+]);
+
 /** Body of the other renderers: json, markdown or html (`svg` is 422 there). */
 const documentRenderRequestBody = renderRequest(
   MEMBRANE_FORMATS.filter((format) => format !== 'svg'),
@@ -51,7 +68,8 @@ const SUBJECT_NEEDS = {
  * svg; the others need a subject naming a record (or a payload), stated in the schema.
  */
 export function renderRequestBodyOf(kind: MembraneKind): typeof renderRequestBody {
-  if (kind === 'world' || kind === 'runtime') return renderRequestBody;
+  if (kind === 'runtime') return renderRequestBody;
+  if (kind === 'world') return worldRenderRequestBody;
   const fields: readonly string[] = SUBJECT_NEEDS[kind];
   const description = `the ${kind} renderer needs ${fields.map((f) => `subject.${f}`).join(' or ')}`;
   const strings = Object.fromEntries(fields.map((f) => [f, { type: 'string', minLength: 1 }]));

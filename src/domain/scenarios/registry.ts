@@ -1,6 +1,6 @@
 import { Type, type TObject } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
-import { paramsOf, type ScenarioName } from './schemas';
+import { paramsOf, runScenarioBody, type ScenarioName } from './schemas';
 
 /** A scenario's parameters once validated (defaults filled in). */
 export type ScenarioParams = Record<string, unknown> & { expect?: Record<string, unknown> };
@@ -141,3 +141,19 @@ export const scenarioNamed = (name: ScenarioName): ScenarioDefinition =>
   SCENARIOS.find((scenario) => scenario.name === name)!;
 
 export { IPD_PLAYERS };
+
+/**
+ * Body of `POST /v1/scenarios/run` with each scenario's `params` schema stated (issue 40):
+ * the document shows what each scenario takes, and the 422s are the usual ones at
+ * `params.<field>`.
+ */
+export const runScenarioRequest = schema.withRules(
+  runScenarioBody,
+  SCENARIOS.map((scenario) =>
+    schema.shapedWhen(
+      { properties: { scenario: { const: scenario.name } }, required: ['scenario'] },
+      { properties: { params: scenario.params } },
+      `the parameters of ${scenario.name}`,
+    ),
+  ),
+);

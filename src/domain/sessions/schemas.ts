@@ -67,6 +67,12 @@ export const COMMAND_ARGS_SCHEMAS = {
   close: none,
 } satisfies Record<SessionCommand, unknown>;
 
+/** `args` as `command` takes them: required when the command has a required argument. */
+const argsOf = (args: { required?: string[] }) => ({
+  ...(args.required?.length ? { required: ['args'] } : {}),
+  properties: { args },
+});
+
 /** `input_packet.command` is `command`: the condition of its arguments' schema. */
 const commandIs = (command: SessionCommand) => ({
   properties: { command: { const: command } },
@@ -95,7 +101,7 @@ export const sessionStepBody = schema.closedObject(
       SESSION_COMMANDS.map((command) =>
         schema.shapedWhen(
           commandIs(command),
-          { properties: { args: COMMAND_ARGS_SCHEMAS[command] } },
+          argsOf(COMMAND_ARGS_SCHEMAS[command]),
           `the arguments of ${command}`,
         ),
       ),

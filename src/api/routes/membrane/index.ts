@@ -15,10 +15,11 @@ const renderer = (kind: MembraneKind, family: RouteFamily, summary: string): Rou
     description: `Renders the ${kind} witness (with \`subject\`, computed now; with neither \`subject\` nor \`payload\`, the current one, as \`subject: {}\`) or a \`payload\` as given (not both: 422), as json, markdown or html${kind === 'world' || kind === 'runtime' ? ' or svg' : ''}. API keys, \`*secret*\`/\`*token*\`/\`*password*\` fields and e-mail addresses never cross: each is replaced and listed in \`redactions\`. HTML is self-contained, with no script. See docs/membrane.md.`,
     request: {
       body: {
-        // World and runtime draw svg and compute from nothing; each other renderer's body
-        // says what its subject must name (and offers no svg).
+        // Runtime draws svg and computes from nothing; world too, and its svg from a payload
+        // needs the picture's arrays; each other renderer's body says what its subject must
+        // name (and offers no svg).
         name:
-          kind === 'world' || kind === 'runtime'
+          kind === 'runtime'
             ? 'MembraneRenderRequest'
             : `Membrane${kind[0].toUpperCase()}${kind.slice(1)}RenderRequest`,
         schema: membraneViews.renderRequestBodyOf(kind),

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import * as scenariosService from '../../../domain/scenarios/scenarios.service';
 import * as scenarios from '../../../domain/scenarios/schemas';
+import { runScenarioRequest } from '../../../domain/scenarios/registry';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope } from '../common';
 
@@ -38,7 +39,7 @@ export const scenarioRoutes: RouteDefinition[] = [
     summary: 'run a named scenario',
     description:
       "Starts the scenario as a workflow (`scenario-scn_…`) that drives this api as two principals of the run's own, in the shared context `scenario:<run_id>`, judges what it observed against the known outcome and stores a JSON and a Markdown report (`scenarios/<run_id>/report.{json,md}`). Answers 200 with the verdict when the run ends within 10 s, else 202 with the run in progress (`Location`: `/v1/scenarios`, whose `newest_runs` show it). `params` is checked against the scenario's schema (422 naming each problem); `params.expect` replaces expected values (a false one makes the run `failed`).",
-    request: { body: { name: 'RunScenarioRequest', schema: scenarios.runScenarioBody } },
+    request: { body: { name: 'RunScenarioRequest', schema: runScenarioRequest } },
     responses: {
       200: { description: 'The run, judged.', schema: envelope(scenarios.scenarioRunView) },
       202: { description: 'The run, in progress.', schema: envelope(scenarios.scenarioRunView) },
