@@ -7,6 +7,7 @@ type JsonSchema = Record<string, unknown>;
 
 export { API_VERSION } from '../lib/version';
 import { API_VERSION } from '../lib/version';
+import { VALUE_SCHEMAS } from '../lib/schema';
 
 const errorObject: JsonSchema = {
   type: 'object',
@@ -105,7 +106,7 @@ export function buildOpenApiDocument(
     servers: [{ url: serverUrl }],
     paths,
     components: {
-      schemas,
+      schemas: { ...VALUE_SCHEMAS, ...schemas },
       securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
     },
   };

@@ -126,6 +126,87 @@ export const freeObject = (
     description,
   });
 
+/** The largest integer a JSON number holds exactly (2^53 − 1). */
+const SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
+const valueRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const scalars = [
+  { type: 'null' },
+  { type: 'boolean' },
+  { type: 'string' },
+  { type: 'number', minimum: -SAFE_INTEGER, maximum: SAFE_INTEGER },
+];
+/** A key MongoDB (and FerretDB) can hold: no leading `$`, no `.` or NUL. */
+const STORED_KEY = { pattern: '^(?!\\$)[^.\\u0000]*$' };
+
+/**
+ * Free-form values as the service takes them, stated once as components that the OpenAPI
+ * document publishes and request validation resolves: numbers within ±(2^53 − 1) at any
+ * depth (the body layer refuses others, `src/lib/json-text.ts`), and in a stored body keys
+ * the store can hold and no array directly in an array (`validation.ts`, `unstorableParts`).
+ * Those layers keep their own 422s: errors from these components only restate them.
+ */
+export const VALUE_SCHEMAS = {
+  JsonValue: {
+    description: 'Any JSON value whose numbers are within ±(2^53 − 1).',
+    anyOf: [
+      ...scalars,
+      { type: 'array', items: valueRef('JsonValue') },
+      { type: 'object', additionalProperties: valueRef('JsonValue') },
+    ],
+  },
+  StoredValue: {
+    description:
+      'A JSON value the service stores as sent: numbers within ±(2^53 − 1), keys without a leading `$`, `.` or NUL, no array directly in an array.',
+    anyOf: [...scalars, { type: 'array', items: valueRef('StoredItem') }, valueRef('StoredObject')],
+  },
+  StoredItem: { anyOf: [...scalars, valueRef('StoredObject')] },
+  StoredObject: {
+    type: 'object',
+    propertyNames: STORED_KEY,
+    additionalProperties: valueRef('StoredValue'),
+  },
+} as const;
+
+const valueParts = new WeakSet<object>();
+(function collect(node: unknown): void {
+  if (typeof node !== 'object' || node === null || valueParts.has(node)) return;
+  valueParts.add(node);
+  for (const inner of Object.values(node)) collect(inner);
+})(VALUE_SCHEMAS);
+
+/** Whether `schema` is (part of) a value component: its errors restate other layers' 422s. */
+export const isValueSchema = (schema: unknown): boolean =>
+  typeof schema === 'object' && schema !== null && valueParts.has(schema);
+
+/** A free-form request object the service stores as sent (its values as `StoredValue`). */
+export const storedObject = (
+  description: string,
+  maxProperties?: number,
+): TUnsafe<Record<string, unknown>> =>
+  Type.Unsafe<Record<string, unknown>>({
+    type: 'object',
+    ...(maxProperties === undefined ? {} : { maxProperties }),
+    description,
+    propertyNames: STORED_KEY,
+    additionalProperties: valueRef('StoredValue'),
+  });
+
+/** A free-form request value the service reads but does not store (`JsonValue`). */
+export const jsonValue = (description: string): TUnsafe<unknown> =>
+  Type.Unsafe<unknown>({ ...valueRef('JsonValue'), description });
+
+/** A free-form request object the service reads but does not store (`JsonValue` values). */
+export const jsonObject = (
+  description: string,
+  maxProperties?: number,
+): TUnsafe<Record<string, unknown>> =>
+  Type.Unsafe<Record<string, unknown>>({
+    type: 'object',
+    ...(maxProperties === undefined ? {} : { maxProperties }),
+    description,
+    additionalProperties: valueRef('JsonValue'),
+  });
+
 /** Any JSON value. */
 export const anyValue = (description: string): TUnsafe<unknown> =>
   Type.Unsafe<unknown>({ description });

@@ -2,6 +2,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { ValidationIssue } from './errors';
 import type { TSchema } from '@sinclair/typebox';
+import { VALUE_SCHEMAS, isValueSchema } from './schema';
 
 export type InputSource = 'body' | 'query' | 'path' | 'header';
 
@@ -13,9 +14,19 @@ export type InputValidator = (value: unknown) => { value: unknown; issues: Valid
  * arrive as text, so they are coerced (`"10"` → 10) the way FastAPI does.
  */
 export function createValidatorFactory() {
-  const strict = addFormats(new Ajv({ allErrors: true, useDefaults: true, strict: false }));
+  // `verbose`: an error names the schema it comes from, so those of the value components
+  // are told apart (`isValueSchema`).
+  const strict = addFormats(
+    new Ajv({ allErrors: true, useDefaults: true, strict: false, verbose: true }),
+  );
   const coercing = addFormats(
-    new Ajv({ allErrors: true, useDefaults: true, coerceTypes: true, strict: false }),
+    new Ajv({
+      allErrors: true,
+      useDefaults: true,
+      coerceTypes: true,
+      strict: false,
+      verbose: true,
+    }),
   );
   /** `storedKeys` (bodies, default true): refuse keys the store cannot hold. */
   return (
@@ -23,7 +34,12 @@ export function createValidatorFactory() {
     source: InputSource,
     options: { storedKeys?: boolean } = {},
   ): InputValidator => {
-    const validate = (source === 'body' ? strict : coercing).compile(schema);
+    // The value components free-form fields refer to (`VALUE_SCHEMAS`) travel with the
+    // schema, where the document has them: `#/components/schemas/…`.
+    const validate = (source === 'body' ? strict : coercing).compile({
+      ...schema,
+      components: { schemas: VALUE_SCHEMAS },
+    });
     const ruleAt = fieldRules(schema);
     const integers = source === 'body' ? [] : integerFields(schema);
     return (value) => {
@@ -206,7 +222,14 @@ function toIssues(
   source: InputSource,
   ruleAt: Map<string, RuleSchema>,
 ): ValidationIssue[] {
-  const errors = validate.errors ?? [];
+  // The value components and key patterns state what the body layer and `unstorableParts`
+  // refuse with their own 422s: their errors would only restate those.
+  const errors = (validate.errors ?? []).filter(
+    (e) =>
+      !isValueSchema(e.parentSchema) &&
+      e.keyword !== 'propertyNames' &&
+      !e.schemaPath.includes('/propertyNames/'),
+  );
   // Errors inside a union branch only restate the union's own error.
   const unions = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
   const kept = errors.filter(

@@ -307,6 +307,76 @@ describe('cross-field rules in the OpenAPI document', () => {
     });
   });
 
+  it('free-form values: numbers within ±(2^53 − 1), keys and arrays the store can hold', async () => {
+    const propose = (parameters: unknown) => ({
+      action_kind: 'notify',
+      target: {},
+      parameters: { message: 'hi', ...(parameters as object) },
+      bounds: {},
+    });
+    const cases: [string, unknown, string, unknown[]][] = [
+      [
+        'ExternalActionRequest',
+        propose({ n: 2 ** 60 }),
+        '/v1/external-actions/dry-run',
+        ['body', 'parameters', 'n'],
+      ],
+      [
+        'ExternalActionRequest',
+        propose({ deep: [{ n: -1e300 }] }),
+        '/v1/external-actions/dry-run',
+        ['body', 'parameters', 'deep', 0, 'n'],
+      ],
+      [
+        'ExternalActionRequest',
+        propose({ 'a.b': 1 }),
+        '/v1/external-actions/dry-run',
+        ['body', 'parameters', 'a.b'],
+      ],
+      [
+        'ExternalActionRequest',
+        propose({ $set: 1 }),
+        '/v1/external-actions/dry-run',
+        ['body', 'parameters', '$set'],
+      ],
+      [
+        'ExternalActionRequest',
+        propose({ grid: [[1]] }),
+        '/v1/external-actions/dry-run',
+        ['body', 'parameters', 'grid', 0],
+      ],
+      [
+        'MembraneRenderRequest',
+        { format: 'json', payload: { n: 2 ** 60 } },
+        '/v1/membrane/render/runtime',
+        ['body', 'payload', 'n'],
+      ],
+    ];
+    for (const [component, body, path, loc] of cases) {
+      expect([component, body, documentAccepts(component, body)]).toEqual([component, body, false]);
+      const res = await call<{ detail: { loc: unknown[] }[] }>(app.url, 'POST', path, {
+        key: app.adminKey,
+        body,
+      });
+      expect([path, res.status, res.body.detail]).toEqual([
+        path,
+        422,
+        [expect.objectContaining({ loc })],
+      ]);
+    }
+    // What a render does not store may hold any key, and arrays in arrays.
+    const unstored = { format: 'json', payload: { 'a.b': [[1]], $x: 9007199254740991 } };
+    expect(documentAccepts('MembraneRenderRequest', unstored)).toBe(true);
+    const rendered = await call(app.url, 'POST', '/v1/membrane/render/runtime', {
+      key: app.adminKey,
+      body: unstored,
+    });
+    expect(rendered.status).toBe(200);
+    expect(documentAccepts('ExternalActionRequest', propose({ n: 9007199254740991, s: 'x' }))).toBe(
+      true,
+    );
+  });
+
   it('still calls valid bodies valid', () => {
     expect(documentAccepts('MembraneRenderRequest', { format: 'json', subject: {} })).toBe(true);
     expect(

@@ -2704,6 +2704,16 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Any JSON value whose numbers are within ±(2^53 − 1). */
+        JsonValue: null | boolean | string | number | components["schemas"]["JsonValue"][] | {
+            [key: string]: components["schemas"]["JsonValue"];
+        };
+        /** @description A JSON value the service stores as sent: numbers within ±(2^53 − 1), keys without a leading `$`, `.` or NUL, no array directly in an array. */
+        StoredValue: null | boolean | string | number | components["schemas"]["StoredItem"][] | components["schemas"]["StoredObject"];
+        StoredItem: null | boolean | string | number | components["schemas"]["StoredObject"];
+        StoredObject: {
+            [key: string]: components["schemas"]["StoredValue"];
+        };
         Error: {
             /** @constant */
             ok: false;
@@ -2761,7 +2771,9 @@ export interface components {
                  */
                 command: "list_objects" | "inspect_object" | "observe_world" | "note" | "recall" | "summarize" | "close";
                 /** @description Command arguments, e.g. `{"kind": "service"}`. */
-                args?: Record<string, unknown>;
+                args?: {
+                    [key: string]: components["schemas"]["StoredValue"];
+                };
             } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown);
         };
         CreateWorldTaskRequest: {
@@ -2807,7 +2819,9 @@ export interface components {
             /** @description Shared context the event belongs to. */
             shared_context_id?: string;
             /** @description Event payload (at most 64 KiB serialized). */
-            payload: Record<string, unknown>;
+            payload: {
+                [key: string]: components["schemas"]["StoredValue"];
+            };
         };
         ExternalEventBatchRequest: {
             /** @description Events to ingest, in order. */
@@ -2830,7 +2844,9 @@ export interface components {
                 url?: string;
             };
             /** @description Kind-specific parameters: the attribute patch, the webhook JSON body, or the message. */
-            parameters: Record<string, unknown>;
+            parameters: {
+                [key: string]: components["schemas"]["StoredValue"];
+            };
             /** @description Bounds of the contract. */
             bounds: {
                 /** @description Attributes `world.update_object` may touch; others make the dry run fail. */
@@ -3089,9 +3105,11 @@ export interface components {
              */
             format: "json" | "markdown" | "html";
             /** @description What to compute and render now: `{handle}` (aboutness), `{assay_id}` or `{deployment_id}` (assay), `{context_id}` (commitment, evidence), `{repair_id}` or `{object_id}` (repair), `{}` (runtime, world). */
-            subject?: Record<string, unknown>;
+            subject?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
             /** @description A payload to render as given, instead of a subject. */
-            payload?: unknown;
+            payload?: components["schemas"]["JsonValue"];
         } & (unknown & unknown & unknown);
         MembraneAssayRenderRequest: {
             /**
@@ -3100,9 +3118,11 @@ export interface components {
              */
             format: "json" | "markdown" | "html";
             /** @description What to compute and render now: `{handle}` (aboutness), `{assay_id}` or `{deployment_id}` (assay), `{context_id}` (commitment, evidence), `{repair_id}` or `{object_id}` (repair), `{}` (runtime, world). */
-            subject?: Record<string, unknown>;
+            subject?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
             /** @description A payload to render as given, instead of a subject. */
-            payload?: unknown;
+            payload?: components["schemas"]["JsonValue"];
         } & (unknown & unknown & unknown);
         MembraneCommitmentRenderRequest: {
             /**
@@ -3111,9 +3131,11 @@ export interface components {
              */
             format: "json" | "markdown" | "html";
             /** @description What to compute and render now: `{handle}` (aboutness), `{assay_id}` or `{deployment_id}` (assay), `{context_id}` (commitment, evidence), `{repair_id}` or `{object_id}` (repair), `{}` (runtime, world). */
-            subject?: Record<string, unknown>;
+            subject?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
             /** @description A payload to render as given, instead of a subject. */
-            payload?: unknown;
+            payload?: components["schemas"]["JsonValue"];
         } & (unknown & unknown & unknown);
         MembraneEvidenceRenderRequest: {
             /**
@@ -3122,9 +3144,11 @@ export interface components {
              */
             format: "json" | "markdown" | "html";
             /** @description What to compute and render now: `{handle}` (aboutness), `{assay_id}` or `{deployment_id}` (assay), `{context_id}` (commitment, evidence), `{repair_id}` or `{object_id}` (repair), `{}` (runtime, world). */
-            subject?: Record<string, unknown>;
+            subject?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
             /** @description A payload to render as given, instead of a subject. */
-            payload?: unknown;
+            payload?: components["schemas"]["JsonValue"];
         } & (unknown & unknown & unknown);
         MembraneRepairRenderRequest: {
             /**
@@ -3133,9 +3157,11 @@ export interface components {
              */
             format: "json" | "markdown" | "html";
             /** @description What to compute and render now: `{handle}` (aboutness), `{assay_id}` or `{deployment_id}` (assay), `{context_id}` (commitment, evidence), `{repair_id}` or `{object_id}` (repair), `{}` (runtime, world). */
-            subject?: Record<string, unknown>;
+            subject?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
             /** @description A payload to render as given, instead of a subject. */
-            payload?: unknown;
+            payload?: components["schemas"]["JsonValue"];
         } & (unknown & unknown & unknown);
         MembraneRenderRequest: {
             /**
@@ -3144,10 +3170,25 @@ export interface components {
              */
             format: "json" | "markdown" | "html" | "svg";
             /** @description What to compute and render now: `{handle}` (aboutness), `{assay_id}` or `{deployment_id}` (assay), `{context_id}` (commitment, evidence), `{repair_id}` or `{object_id}` (repair), `{}` (runtime, world). */
-            subject?: Record<string, unknown>;
+            subject?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
             /** @description A payload to render as given, instead of a subject. */
-            payload?: unknown;
+            payload?: components["schemas"]["JsonValue"];
         } & unknown;
+        MembraneWorldRenderRequest: {
+            /**
+             * @description Output format (`svg` for world and runtime only).
+             * @enum {string}
+             */
+            format: "json" | "markdown" | "html" | "svg";
+            /** @description What to compute and render now: `{handle}` (aboutness), `{assay_id}` or `{deployment_id}` (assay), `{context_id}` (commitment, evidence), `{repair_id}` or `{object_id}` (repair), `{}` (runtime, world). */
+            subject?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            /** @description A payload to render as given, instead of a subject. */
+            payload?: components["schemas"]["JsonValue"];
+        } & (unknown & unknown);
         RunSocialAssayRequest: {
             /** @description Players of the round robin, by strategy (a strategy listed twice plays as `<name>#1`, `<name>#2`). */
             strategies: ("tit_for_tat" | "always_defect" | "always_cooperate" | "grudger" | "tit_for_two_tats" | "suspicious_tit_for_tat" | "alternator" | "win_stay_lose_shift" | "random")[];
@@ -3206,8 +3247,10 @@ export interface components {
              */
             scenario: "glider-transit" | "r-pentomino-methuselah" | "approval-drill" | "ipd-classic" | "ingest-reconcile";
             /** @description Parameters, checked against the scenario's `params` schema (`GET /v1/scenarios`). */
-            params?: Record<string, unknown>;
-        };
+            params?: {
+                [key: string]: components["schemas"]["StoredValue"];
+            };
+        } & (unknown & unknown & unknown & unknown & unknown);
         CreateKeyRequest: {
             /** @description Principal the key belongs to. */
             principal_id: string;
@@ -16184,7 +16227,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MembraneRenderRequest"];
+                "application/json": components["schemas"]["MembraneWorldRenderRequest"];
             };
         };
         responses: {

@@ -124,7 +124,7 @@ const actionRequestFields = schema.closedObject(
       [],
       'What the action acts on.',
     ),
-    parameters: schema.freeObject(
+    parameters: schema.storedObject(
       'Kind-specific parameters: the attribute patch, the webhook JSON body, or the message.',
     ),
     bounds: schema.closedObject(

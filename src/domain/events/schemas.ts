@@ -41,7 +41,7 @@ export const externalEventSchema = schema.closedObject(
       128,
     ),
     shared_context_id: schema.contextRef('Shared context the event belongs to.'),
-    payload: schema.freeObject('Event payload (at most 64 KiB serialized).'),
+    payload: schema.storedObject('Event payload (at most 64 KiB serialized).'),
   },
   ['source_family', 'source_event_id', 'event_type', 'occurred_at', 'payload'],
   'One inbound external event.',

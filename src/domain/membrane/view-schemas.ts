@@ -9,11 +9,11 @@ const renderRequest = (formats: readonly string[], formatDescription: string) =>
     schema.closedObject(
       {
         format: schema.choice(formats as typeof MEMBRANE_FORMATS, formatDescription),
-        subject: schema.freeObject(
+        subject: schema.jsonObject(
           'What to compute and render now: `{handle}` (aboutness), `{assay_id}` or `{deployment_id}` (assay), `{context_id}` (commitment, evidence), `{repair_id}` or `{object_id}` (repair), `{}` (runtime, world).',
           16,
         ),
-        payload: schema.anyValue('A payload to render as given, instead of a subject.'),
+        payload: schema.jsonValue('A payload to render as given, instead of a subject.'),
       },
       ['format'],
     ),

@@ -18,7 +18,7 @@ export type ScenarioRunStatus = (typeof SCENARIO_RUN_STATUSES)[number];
 export const RUNS_SHOWN = 5;
 
 /** Every scenario's `expect`: replaces expected values (to see the judge fail on purpose). */
-export const expectOverride = schema.freeObject(
+export const expectOverride = schema.storedObject(
   'Expected values to judge against instead of the known ones, by observation name (e.g. to check that a false expectation fails).',
   16,
 );
@@ -27,7 +27,7 @@ export const expectOverride = schema.freeObject(
 export const runScenarioBody = schema.closedObject(
   {
     scenario: schema.choice(SCENARIO_NAMES, 'The scenario to run.'),
-    params: schema.freeObject(
+    params: schema.storedObject(
       "Parameters, checked against the scenario's `params` schema (`GET /v1/scenarios`).",
       16,
     ),

@@ -93,7 +93,7 @@ export const sessionStepBody = schema.closedObject(
             SESSION_COMMANDS,
             'Command to run: `list_objects {kind?, limit?}`, `inspect_object {object_id}`, `observe_world {}`, `note {text, refs?}`, `recall {}`, `summarize {}` or `close {}`. Any other is 422 naming these.',
           ),
-          args: schema.freeObject('Command arguments, e.g. `{"kind": "service"}`.', 64),
+          args: schema.storedObject('Command arguments, e.g. `{"kind": "service"}`.', 64),
         },
         ['command'],
         'The command of this step and its arguments.',
