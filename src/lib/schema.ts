@@ -148,12 +148,12 @@ const STORED_KEY = { pattern: '^(?!\\$)[^.\\u0000]*$' };
 export const VALUE_SCHEMAS = {
   JsonValue: {
     description: 'Any JSON value whose numbers are within ±(2^53 − 1).',
-    anyOf: [
-      ...scalars,
-      { type: 'array', items: valueRef('JsonValue') },
-      { type: 'object', additionalProperties: valueRef('JsonValue') },
-    ],
+    anyOf: [...scalars, { type: 'array', items: valueRef('JsonItem') }, valueRef('JsonObject')],
   },
+  // An array directly in an array is left unconstrained: a type generated from a schema
+  // cannot refer to itself through arrays alone (the body layer still bounds its numbers).
+  JsonItem: { anyOf: [...scalars, valueRef('JsonObject'), { type: 'array' }] },
+  JsonObject: { type: 'object', additionalProperties: valueRef('JsonValue') },
   StoredValue: {
     description:
       'A JSON value the service stores as sent: numbers within ±(2^53 − 1), keys without a leading `$`, `.` or NUL, no array directly in an array.',

@@ -286,6 +286,20 @@ describe('cross-field rules in the OpenAPI document', () => {
     expect(res.body.detail[0]?.msg).toContain(
       'a world picture needs `objects` and `relationships`',
     );
+    // Found by fuzzing: items the picture cannot draw were a 500.
+    for (const payload of [
+      { objects: [null], relationships: [] },
+      { objects: [{ object_id: 'a', name: 1, kind: 'k' }], relationships: [] },
+      { objects: [], relationships: [{ from: 'a', to: 'b' }] },
+    ]) {
+      const body = { format: 'svg', payload };
+      expect(documentAccepts('MembraneWorldRenderRequest', body)).toBe(false);
+      const answer = await call(app.url, 'POST', '/v1/membrane/render/world', {
+        key: app.adminKey,
+        body,
+      });
+      expect([payload, answer.status]).toEqual([payload, 422]);
+    }
   });
 
   it("scenarios: each scenario's parameters", async () => {

@@ -2705,7 +2705,9 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /** @description Any JSON value whose numbers are within ±(2^53 − 1). */
-        JsonValue: null | boolean | string | number | components["schemas"]["JsonValue"][] | {
+        JsonValue: null | boolean | string | number | components["schemas"]["JsonItem"][] | components["schemas"]["JsonObject"];
+        JsonItem: null | boolean | string | number | components["schemas"]["JsonObject"] | unknown[];
+        JsonObject: {
             [key: string]: components["schemas"]["JsonValue"];
         };
         /** @description A JSON value the service stores as sent: numbers within ±(2^53 − 1), keys without a leading `$`, `.` or NUL, no array directly in an array. */

@@ -97,11 +97,28 @@ async function computed(deps: Deps, kind: MembraneKind, subject: Record<string, 
   }
 }
 
+const drawable = (items: unknown, fields: string[]): boolean =>
+  Array.isArray(items) &&
+  items.every(
+    (item) =>
+      typeof item === 'object' &&
+      item !== null &&
+      fields.every((field) => typeof (item as Record<string, unknown>)[field] === 'string'),
+  );
+
+/** Whether a payload is a picture `worldSvg` can draw (the document states the same). */
+const isPicture = (object: Record<string, unknown>): boolean =>
+  drawable(object['objects'], ['object_id', 'name', 'kind']) &&
+  drawable(object['relationships'], ['from', 'to', 'kind']);
+
 function svgOf(kind: MembraneKind, value: unknown): string {
   const object = (value ?? {}) as Record<string, unknown>;
   if (kind === 'world') {
-    if (!Array.isArray(object['objects']) || !Array.isArray(object['relationships'])) {
-      throw invalid('payload', 'a world picture needs `objects` and `relationships` arrays');
+    if (!isPicture(object)) {
+      throw invalid(
+        'payload',
+        'a world picture needs `objects` and `relationships` arrays, of objects with string `object_id`, `name`, `kind` and relationships with string `from`, `to`, `kind`',
+      );
     }
     return worldSvg(object as unknown as WorldPicture);
   }

@@ -31,7 +31,17 @@ export const renderRequestBody = renderRequest(
   MEMBRANE_FORMATS,
   'Output format (`svg` for world and runtime only).',
 );
-/** Body of the world renderer: an svg drawn from a payload needs its two arrays. */
+/** An item the world picture draws: these string fields (others are ignored). */
+const drawn = (fields: string[]) => ({
+  type: 'object',
+  required: fields,
+  properties: Object.fromEntries(fields.map((field) => [field, { type: 'string' }])),
+});
+
+/**
+ * Body of the world renderer: an svg drawn from a payload needs its two arrays, of objects
+ * (`object_id`, `name`, `kind`) and relationships (`from`, `to`, `kind`).
+ */
 const worldRenderRequestBody = schema.withRules(renderRequestBody, [
   schema.when(
     { properties: { format: { const: 'svg' } }, required: ['format', 'payload'] },
@@ -40,11 +50,14 @@ const worldRenderRequestBody = schema.withRules(renderRequestBody, [
         payload: {
           type: 'object',
           required: ['objects', 'relationships'],
-          properties: { objects: { type: 'array' }, relationships: { type: 'array' } },
+          properties: {
+            objects: { type: 'array', items: drawn(['object_id', 'name', 'kind']) },
+            relationships: { type: 'array', items: drawn(['from', 'to', 'kind']) },
+          },
         },
       },
     },
-    'a world picture needs `objects` and `relationships` arrays',
+    'a world picture needs `objects` and `relationships` arrays, of objects with string `object_id`, `name`, `kind` and relationships with string `from`, `to`, `kind`',
   ),
 ]);
 
