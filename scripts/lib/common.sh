@@ -44,7 +44,8 @@ node_platform() {
 # DIR: the package is unpacked and checked in a temporary folder beside DIR, then renamed.
 install_node_24() (
   local platform="$1" dir="$2" tmp version
-  mkdir -p "$GR_CACHE_DIR"
+  # Called in an `||` list, where errexit is off: every step checks for itself.
+  mkdir -p "$GR_CACHE_DIR" || die "cannot create $GR_CACHE_DIR"
   if command -v flock >/dev/null 2>&1; then
     exec 7>"$GR_CACHE_DIR/.node-install.lock"
     flock 7
@@ -53,18 +54,20 @@ install_node_24() (
   fi
   [[ -x "$dir/bin/node" ]] && exit 0
   command -v npm >/dev/null 2>&1 || die "Node $NODE_24_VERSION is needed and npm is not on PATH to fetch it; install Node 24 or later"
-  tmp="$(mktemp -d "$GR_CACHE_DIR/.tmp-node.XXXXXX")"
+  tmp="$(mktemp -d "$GR_CACHE_DIR/.tmp-node.XXXXXX")" || die "cannot create a folder in $GR_CACHE_DIR"
   trap 'rm -rf "$tmp"' EXIT
   log "node: fetching Node $NODE_24_VERSION (node-$platform) from the npm registry (~50 MB, once)..." >&2
   # npm pack checks the tarball against the registry's integrity hash.
   (cd "$tmp" && npm pack "node-$platform@$NODE_24_VERSION" --silent >pack.log 2>&1) ||
     die "npm could not fetch node-$platform@$NODE_24_VERSION ($(tail -n 3 "$tmp/pack.log" | tr '\n' ' '));" \
       "install Node 24 or later yourself and put it on PATH"
-  tar -xzf "$tmp/node-$platform-$NODE_24_VERSION.tgz" -C "$tmp"
+  tar -xzf "$tmp/node-$platform-$NODE_24_VERSION.tgz" -C "$tmp" || die "cannot unpack node-$platform-$NODE_24_VERSION.tgz"
   version="$("$tmp/package/bin/node" --version 2>&1 || true)"
   [[ "$version" == "v$NODE_24_VERSION" ]] || die "the fetched Node failed verification: ${version:-no output}"
   # Without flock another script may have finished first; its copy is as good as ours.
-  [[ -e "$dir" ]] || mv "$tmp/package" "$dir"
+  if [[ ! -e "$dir" ]]; then
+    mv "$tmp/package" "$dir" || die "cannot move the fetched Node into $dir"
+  fi
 )
 
 # use_node_24: makes `node` (and so npm's and npx's `#!/usr/bin/env node`, and every process
