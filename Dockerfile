@@ -1,5 +1,5 @@
 # One image for both processes: `node dist/src/main.js` (api) or `node dist/src/worker.js`.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # `npm install`, not `npm ci`: see scripts/ensure-deps.sh.
@@ -9,7 +9,7 @@ COPY src ./src
 COPY bench ./bench
 RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY --from=build /app/node_modules ./node_modules

@@ -4,6 +4,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 cd "$GR_REPO_ROOT"
+use_node_24
 bash scripts/ensure-deps.sh
 # BENCH_PORT_BASE (default 0) shifts the servers' ports, so two checkouts can bench at once.
 shift_by="${BENCH_PORT_BASE:-0}"

@@ -6,5 +6,6 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 cd "$GR_REPO_ROOT"
+use_node_24
 bash scripts/ensure-deps.sh
 node dist/bench/chaos/run.js "$@"

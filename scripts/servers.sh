@@ -20,11 +20,9 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
-abspath() { if [[ "$1" == /* ]]; then printf '%s' "$1"; else printf '%s/%s' "$PWD" "$1"; fi; }
-
 GR_DATA_DIR="$(abspath "${GR_DATA_DIR:-$GR_REPO_ROOT/.data}")"
 GR_TOOLS_DIR="$(abspath "${GR_TOOLS_DIR:-$GR_REPO_ROOT/.tools}")"
-GR_CACHE_DIR="$(abspath "${GR_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/governed-runtime}")"
+# GR_CACHE_DIR: scripts/lib/common.sh
 FERRETDB_PORT="${FERRETDB_PORT:-27017}"
 TEMPORAL_PORT="${TEMPORAL_PORT:-7233}"
 TEMPORAL_UI_PORT="${TEMPORAL_UI_PORT:-8233}"

@@ -15,6 +15,7 @@ LOG_DIR="$DATA_DIR/logs"
 SECRETS="$DATA_DIR/secrets.env"
 mkdir -p "$RUN_DIR" "$LOG_DIR"
 hold_start_lock "$RUN_DIR"
+use_node_24
 
 bash scripts/ensure-deps.sh
 

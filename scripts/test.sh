@@ -5,6 +5,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 cd "$GR_REPO_ROOT"
+use_node_24
 bash scripts/ensure-deps.sh
 bash scripts/ensure-browser.sh
 bash scripts/ensure-schemathesis.sh

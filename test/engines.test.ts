@@ -5,7 +5,8 @@ import semver from 'semver';
 /**
  * The Node range we claim (`engines.node` in package.json, root and packages/client) must lie
  * within the range every installed production dependency claims for itself, so that no
- * supported Node is one a dependency refuses (docs/dependencies.md, "Node support").
+ * supported Node is one a dependency refuses, and must hold the Node the scripts run
+ * everything on and the one the Docker image has (docs/dependencies.md, "Node support").
  */
 
 interface Manifest {
@@ -76,6 +77,19 @@ describe.each([
       .map(([pkg, range]) => `${pkg} needs node ${range}`);
     expect(refusing).toEqual([]);
   });
+});
+
+it("the Node the scripts run on and the Docker image's are in the service's range", () => {
+  const claimed = readManifest(ROOT).engines?.node ?? '';
+  const common = readFileSync(join(ROOT, 'scripts/lib/common.sh'), 'utf8');
+  const pinned = /^NODE_24_VERSION=(\S+)$/m.exec(common)?.[1];
+  expect(pinned).toBeDefined();
+  expect(semver.satisfies(pinned ?? '', claimed)).toBe(true);
+  const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+  const images = [...dockerfile.matchAll(/^FROM node:(\d+)\S*/gm)].map((m) => m[1] ?? '');
+  expect(images.length).toBeGreaterThan(0);
+  for (const major of images)
+    expect([major, semver.subset(`^${major}`, claimed)]).toEqual([major, true]);
 });
 
 it('the service and its client claim the same Node range', () => {
