@@ -96,8 +96,10 @@ const UNREACHABLE_REASONS: Record<string, string> = {
  * `ServiceUnreachableError`; anything else (an abort, a bug) unchanged.
  */
 export function unreachableOr(baseUrl: string, error: unknown): unknown {
-  if (!(error instanceof TypeError) || error.message !== 'fetch failed') return error;
-  const cause = error.cause as
+  // By name, not instanceof: fetch's TypeError may come from another realm (a test VM).
+  const failed = error as { name?: unknown; message?: unknown; cause?: unknown } | null;
+  if (failed?.name !== 'TypeError' || failed.message !== 'fetch failed') return error;
+  const cause = failed.cause as
     { code?: string; message?: string; errors?: { code?: string }[] } | undefined;
   // A name with several addresses (localhost: ::1 and 127.0.0.1) fails with an aggregate.
   const code = cause?.code ?? cause?.errors?.find((e) => e.code)?.code;
@@ -107,7 +109,7 @@ export function unreachableOr(baseUrl: string, error: unknown): unknown {
       ? `TLS failed: ${cause?.message}`
       : cause?.message === 'bad port'
         ? "fetch refuses to call that port (it is on fetch's list of blocked ports)"
-        : (cause?.message ?? error.message));
+        : (cause?.message ?? 'fetch failed'));
   return new ServiceUnreachableError(baseUrl, reason, { cause: error });
 }
 
