@@ -65,11 +65,23 @@ export function actionStaticSummary(input: ActionStartFacts): string {
   );
 }
 
-/** The action's static details in Markdown: what, who, why, the rule and the links back. */
+/** The part of a dry-run plan the start text shows: what it would change, and its verdict. */
+export interface PlanFacts {
+  plan_digest: string;
+  ok: boolean;
+  diff: { changes: Record<string, { from: unknown; to: unknown }> } | null;
+  request: Record<string, unknown> | null;
+  policy: { reasons: string[] };
+}
+
+/**
+ * The action's static details in Markdown: what, who, why, the rule and the links back;
+ * with the plan made at proposal, the change itself and its digest.
+ */
 export function actionStaticDetails(
   input: ActionStartFacts,
   links: WorkflowLinks,
-  planDigest?: string | null,
+  plan?: PlanFacts | null,
 ): string {
   const { contract, rule, names } = input;
   return detailsMarkdown(
@@ -77,13 +89,14 @@ export function actionStaticDetails(
     {
       Action: code(input.action_id),
       Target: targetMarkdown(contract, names),
+      Change: plan ? changeMarkdown(contract, plan) : null,
       'Proposed by': who(names?.requester, input.proposed_by.principal_id),
       Reason: contract.reason ? mdText(contract.reason) : '_none given_',
       'Approvals required': String(contract.bounds.required_approvals),
       'Rule in force': rule
         ? `"${mdText(rule.name)}" ${code(rule.rule_id)} v${rule.version}${rule.wait_seconds ? `, waits ${rule.wait_seconds} s after approval` : ''}`
         : '_none matched_',
-      'Plan digest at proposal': planDigest ? code(planDigest) : null,
+      'Plan digest at proposal': plan ? code(plan.plan_digest) : null,
       'Shared context': contract.shared_context_id ? code(contract.shared_context_id) : null,
     },
     links,
@@ -99,3 +112,55 @@ function targetMarkdown(contract: ActionStartFacts['contract'], names?: DisplayN
   if (objectId) return who(names?.target, objectId);
   return code(actionTargetText(contract, names));
 }
+
+/** Changed fields shown before the rest are counted (the API and the console show them all). */
+const MAX_SHOWN_CHANGES = 10;
+/** Characters of one value shown (a field's JSON, a body, a message). */
+const MAX_VALUE_CHARS = 160;
+
+/**
+ * What the plan would do, in Markdown: `` `status`: `"draft"` → `"reviewed"` `` per field,
+ * the request a webhook or a notification would send, or the dry run's refusal. Every
+ * proposer-given string is inline code on one line or escaped text, so a field name or a
+ * value cannot add a line, a link or emphasis to what an approver reads.
+ */
+function changeMarkdown(contract: ActionStartFacts['contract'], plan: PlanFacts): string {
+  if (!plan.ok) {
+    return `_none: the dry run refuses it_ (${mdText(clipped(plan.policy.reasons.join('; ')))})`;
+  }
+  const changes = Object.entries(plan.diff?.changes ?? {});
+  if (changes.length > 0) {
+    const shown = changes
+      .slice(0, MAX_SHOWN_CHANGES)
+      .map(([field, { from, to }]) => `${inline(field)}: ${json(from)} → ${json(to)}`);
+    const more = changes.length - shown.length;
+    return `${shown.join('; ')}${more > 0 ? `; and ${more} more field${more === 1 ? '' : 's'}` : ''}`;
+  }
+  const request = plan.request ?? {};
+  if (contract.action_kind === 'webhook.post') {
+    return `POST ${inline(textOf(request['url'] ?? contract.target.url))} with body ${json(request['body'])}`;
+  }
+  if (contract.action_kind === 'notify') {
+    return `notify channel ${inline(textOf(request['channel'] ?? 'default'))}: ${json(request['message'])}`;
+  }
+  return '_nothing to change_';
+}
+
+/** At most `MAX_VALUE_CHARS` characters (whole code points: a cut never splits a pair). */
+const clipped = (text: string): string => {
+  const chars = [...text];
+  return chars.length <= MAX_VALUE_CHARS
+    ? text
+    : `${chars.slice(0, MAX_VALUE_CHARS - 1).join('')}…`;
+};
+
+/** A string as itself, anything else as its JSON. */
+const textOf = (value: unknown): string =>
+  typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+
+/** Proposer-given text as inline code on one line. */
+const inline = (text: string): string => code(clipped(text.replace(/\s+/g, ' ')));
+
+/** A value as its JSON in inline code (`unset` when there is none). */
+const json = (value: unknown): string =>
+  value === undefined ? '_unset_' : inline(JSON.stringify(value) ?? 'null');

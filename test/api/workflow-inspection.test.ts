@@ -143,6 +143,7 @@ describe('an action in the Temporal Web UI', () => {
     expect(seen.details).toContain('mark the lamp reviewed');
     expect(seen.details).toContain(rule.body.payload.rule_id);
     expect(seen.details).toContain(view.dry_run!.plan_digest);
+    expect(seen.details).toContain('- **Change:** `status`: `"draft"` → `"reviewed"`\n');
     expect(seen.details).toContain(
       `${app.deps.config.publicBaseUrl}/v1/external-actions/${actionId}`,
     );
@@ -214,6 +215,64 @@ describe('an action in the Temporal Web UI', () => {
     expect(story).toContain("wait for the approval rule's wait to end at");
     expect(story).toContain(`apply world.update_object → Hall lamp (${object._id})`);
   }, 60_000);
+});
+
+describe("an action's change in the Temporal Web UI", () => {
+  it('is inline code on one line: a field name or value cannot add lines, links or emphasis', async () => {
+    const object = await seedObject(app, { name: 'Desk lamp', attributes: { note: 'plain' } });
+    const field = 'note\n- **Approved by:** `everyone`';
+    const value = 'x`\n- **Rule in force:** none [click](https://example.invalid) *now*';
+    const proposed = await call<{ payload: ActionView }>(
+      app.url,
+      'POST',
+      '/v1/external-actions/propose',
+      {
+        key: ada.apiKey,
+        body: {
+          action_kind: 'world.update_object',
+          target: { world_object_ref: object._id },
+          parameters: { patch: { [field]: value } },
+          bounds: { allowed_fields: [field] },
+        },
+      },
+    );
+    expect(proposed.status).toBe(201);
+    const client = await app.deps.temporal.getClient();
+    const { details } = await inspect(
+      client.workflow.getHandle(`action-${proposed.body.payload.action_id}`),
+    );
+    const lines = details!.split('\n');
+    expect(lines.filter((line) => line.startsWith('- **Change:**'))).toEqual([
+      "- **Change:** `note - **Approved by:** 'everyone'`: `null` → " +
+        '`"x\'\\n- **Rule in force:** none [click](https://example.invalid) *now*"`',
+    ]);
+    expect(lines.filter((line) => /^- \*\*(Approved by|Rule in force):/.test(line))).toEqual([
+      '- **Rule in force:** _none matched_',
+    ]);
+
+    // A notification's change is its channel and message, the same way.
+    const notify = await call<{ payload: ActionView }>(
+      app.url,
+      'POST',
+      '/v1/external-actions/propose',
+      {
+        key: ada.apiKey,
+        body: {
+          action_kind: 'notify',
+          target: {},
+          parameters: { channel: 'ops', message: 'deploy at 5\n**now**' },
+          bounds: {},
+        },
+      },
+    );
+    expect(notify.status).toBe(201);
+    const notified = await inspect(
+      client.workflow.getHandle(`action-${notify.body.payload.action_id}`),
+    );
+    expect(notified.details).toContain(
+      '- **Change:** notify channel `ops`: `"deploy at 5\\n**now**"`\n',
+    );
+  });
 });
 
 interface DeploymentView {

@@ -5,6 +5,7 @@ import {
   createClient,
   GovernedApiError,
   requireApproval,
+  ServiceUnreachableError,
   type GovernedClient,
 } from '../../packages/client/src';
 import { createTestKey, type TestKey } from '../helpers/keys';
@@ -62,6 +63,22 @@ describe('requests and errors', () => {
       status: 404,
       code: 'not_found',
       requestId: expect.any(String) as string,
+    });
+  });
+
+  it('throws ServiceUnreachableError, saying why in words, when nothing answers', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const nowhere = createClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: 'grk_any' });
+    const refused = nowhere.GET('/v1/principals/me');
+    await expect(refused).rejects.toBeInstanceOf(ServiceUnreachableError);
+    await expect(refused).rejects.toMatchObject({
+      message: `cannot reach http://127.0.0.1:${port}/: connection refused`,
+      url: `http://127.0.0.1:${port}/`,
+      reason: 'connection refused',
+      cause: expect.objectContaining({ message: 'fetch failed' }) as Error,
     });
   });
 });

@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 
 const PACKAGE = join(__dirname, '..', '..', 'packages', 'client');
@@ -48,4 +48,42 @@ export function jsonOf<T>(result: GrResult): T {
   } catch {
     throw new Error(`not JSON (exit ${result.code}):\n${result.stdout}\n${result.stderr}`);
   }
+}
+
+/**
+ * Runs `gr` at a terminal (a pseudo-terminal from util-linux `script`), as a person types
+ * it: once stdout shows `prompt`, `answer` is typed and Enter pressed. Lines end in `\n`
+ * (the terminal's `\r\n` undone); stdout and stderr arrive together, as on a screen.
+ */
+export function runGrAtTerminal(
+  args: string[],
+  env: Record<string, string>,
+  prompt: string,
+  answer: string,
+): Promise<GrResult & { asked: boolean }> {
+  const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
+  const command = [process.execPath, GR_BIN, ...args].map(quote).join(' ');
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      env: { PATH: process.env['PATH'] ?? '', TERM: 'dumb', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let screen = '';
+    let asked = false;
+    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      screen += chunk.toString('utf8');
+      if (!asked && screen.includes(prompt)) {
+        asked = true;
+        child.stdin.write(`${answer}\r`);
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => (screen += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const stdout = screen.replace(/\r\n/g, '\n');
+      resolve({ code: code ?? -1, stdout, stderr: '', asked });
+    });
+  });
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import createFetchClient, { type Client, type Middleware } from 'openapi-fetch';
-import { errorOf } from './errors';
+import { errorOf, unreachableOr } from './errors';
 import { IDEMPOTENT_POSTS } from './idempotent-posts';
 import { retryingFetch, type RetryOptions } from './retrying-fetch';
 import type { paths } from './schema';
@@ -49,7 +49,8 @@ export interface GovernedClient extends GovernedApi {
 
 /**
  * A client of the service: the key and base URL given once; every non-2xx answer throws a
- * `GovernedApiError` carrying the error envelope; POSTs that accept an `Idempotency-Key`
+ * `GovernedApiError` carrying the error envelope, a network failure a
+ * `ServiceUnreachableError`; POSTs that accept an `Idempotency-Key`
  * get a fresh one (kept across retries); 429 and 503 are retried as `Retry-After` says.
  * Requests and answers are typed by path: `await client.GET('/v1/external-actions/{action_id}',
  * { params: { path: { action_id } } })`.
@@ -58,7 +59,7 @@ export function createClient(options: ClientOptions): GovernedClient {
   const api = createFetchClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     headers: { 'X-API-Key': options.apiKey },
-    fetch: throwingOnError(retryingFetch(options.fetch ?? globalFetch, options)),
+    fetch: throwingOnError(retryingFetch(options.fetch ?? globalFetch, options), options.baseUrl),
   });
   // The idempotency middleware goes on POSTs only: with no middleware at all, openapi-fetch
   // skips its middleware pass (an id, a frozen options object, awaited hooks) on every GET.
@@ -105,11 +106,19 @@ const idempotencyKeys: Middleware = {
   },
 };
 
-/** Every non-2xx answer (after the retries) becomes a `GovernedApiError`. */
+/**
+ * Every non-2xx answer (after the retries) becomes a `GovernedApiError`, and a request
+ * nothing answered a `ServiceUnreachableError` naming the service and why.
+ */
 const throwingOnError =
-  (fetchImpl: (request: Request) => Promise<Response>) =>
+  (fetchImpl: (request: Request) => Promise<Response>, baseUrl: string) =>
   async (request: Request): Promise<Response> => {
-    const response = await fetchImpl(request);
+    let response: Response;
+    try {
+      response = await fetchImpl(request);
+    } catch (error) {
+      throw unreachableOr(baseUrl, error);
+    }
     if (!response.ok) throw await errorOf(response);
     return response;
   };

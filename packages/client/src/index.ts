@@ -6,7 +6,7 @@ export {
   type PagedPath,
   type PageItem,
 } from './client';
-export { GovernedApiError, type ErrorEnvelope } from './errors';
+export { GovernedApiError, ServiceUnreachableError, type ErrorEnvelope } from './errors';
 export {
   requireApproval,
   ApprovalTimeoutError,

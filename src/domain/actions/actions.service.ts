@@ -126,7 +126,7 @@ export async function proposeAction(deps: Deps, auth: AuthContext, body: Externa
     staticDetails: actionStaticDetails(
       input,
       linksOf(deps, `/v1/external-actions/${actionId}`, `#/action/${actionId}`),
-      plan.plan_digest,
+      plan,
     ),
   });
   // Bounded: with no worker polling (or Temporal stalled) the call would wait forever. The

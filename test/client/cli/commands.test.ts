@@ -263,8 +263,15 @@ describe('deployments', () => {
 
     const listed = jsonOf<Deployment[]>(await gr(proposer, 'deployments', 'list', '--json'));
     expect(listed.map((d) => d.deployment_id)).toContain(id);
+    // Each names who created it: by name in the list, name and id in show.
+    const table = (await gr(proposer, 'deployments', 'list')).stdout.split('\n');
+    expect(table[0]).toMatch(/\sCREATED\s+BY$/);
+    expect(table.find((line) => line.startsWith(id))).toMatch(/\sAda$/);
     const shown = await gr(proposer, 'deployments', 'show', id);
     expect(shown.stdout).toContain(`${id}  ready`);
+    expect(shown.stdout).toMatch(
+      new RegExp(`^  created .* by Ada \\(${proposer.principalId}\\)$`, 'm'),
+    );
     for (const stage of [
       'validating',
       'compiling',

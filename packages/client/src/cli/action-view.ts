@@ -1,22 +1,28 @@
+import { fieldChanges, refusalLines, shortTarget, targetText } from './action-words';
 import { named, type Names } from './names';
 import { clip, table, when, type Style } from './output';
-import type { Action, ActionSummary } from './types';
+import type { Action, ActionSummary, LedgerEntry } from './types';
 
 type Rule = NonNullable<Action['rule']>;
 type Plan = NonNullable<Action['dry_run']>;
 type Decision = Action['decisions'][number];
 
-/** The rows of `gr actions list`. */
-export function actionTable(actions: ActionSummary[], style: Style): string[] {
+/** The rows of `gr actions list`: each action's target and what it would change there. */
+export function actionTable(
+  actions: ActionSummary[],
+  style: Style,
+  names: Names = new Map(),
+): string[] {
   return table(
-    ['ACTION', 'KIND', 'STATUS', 'APPROVALS', 'EXPIRES', 'CHANGE'],
+    ['ACTION', 'KIND', 'STATUS', 'APPROVALS', 'EXPIRES', 'TARGET', 'CHANGE'],
     actions.map((a) => [
       a.action_id,
       a.action_kind,
       style.status(a.status),
       `${a.approvals.length}/${a.required_approvals}`,
       a.expires_at.slice(0, 16).replace('T', ' '),
-      clip(a.diff_summary ?? a.reason ?? '', 60),
+      clip(shortTarget(a, names), 40),
+      clip(a.diff_summary ?? a.reason ?? '', 80),
     ]),
   );
 }
@@ -27,16 +33,15 @@ export function actionDetails(
   style: Style,
   now = Date.now(),
   names: Names = new Map(),
+  refusals: LedgerEntry[] | null = null,
 ): string[] {
   const required = requiredApprovals(action);
-  const target = (action.target as { world_object_ref?: string }).world_object_ref;
   const decisionLine = decisionLineWith(names);
   const lines = [
     `${style.bold(action.action_id)}  ${action.action_kind}  ${style.status(action.status)}`,
     ...field('reason', action.reason ?? '-'),
     ...field('proposed', `by ${named(names, action.proposed_by)}, ${when(action.created_at, now)}`),
-    ...field('target', JSON.stringify(action.target)),
-    ...(target && names.has(target) ? field('', names.get(target)!) : []),
+    ...field('target', targetText(action, names)),
     ...field('parameters', JSON.stringify(action.parameters)),
     ...(action.shared_context_id ? field('context', action.shared_context_id) : []),
     '',
@@ -47,9 +52,7 @@ export function actionDetails(
     style.bold(`Approvals ${action.approvals.length}/${required}`),
     ...(action.approvals.length === 0 ? ['  none yet'] : action.approvals.map(decisionLine)),
     ...decisionsBesideApprovals(action).map(decisionLine),
-    ...(action.refused_decisions
-      ? [`  ${action.refused_decisions} refused decision(s) in the ledger`]
-      : []),
+    ...refusedLines(action, refusals, style, names),
     '',
     style.bold('Window'),
     ...field('expires', when(action.expires_at, now)),
@@ -80,13 +83,7 @@ export function planLines(plan: Plan | null | undefined, style: Style): string[]
   const lines = [
     `${style.bold('Plan')} ${plan.plan_digest}  (${plan.ok ? 'runs as proposed' : style.status('failed')}; ${verdict})`,
   ];
-  const changes = (plan.diff as { changes?: Record<string, { from: unknown; to: unknown }> } | null)
-    ?.changes;
-  if (changes) {
-    for (const [name, { from, to }] of Object.entries(changes)) {
-      lines.push(`  ${name}: ${JSON.stringify(from) ?? 'unset'} → ${JSON.stringify(to)}`);
-    }
-  }
+  for (const change of fieldChanges(plan)) lines.push(`  ${change}`);
   if (plan.request) lines.push(`  request ${clip(JSON.stringify(plan.request), 400)}`);
   for (const reason of plan.policy.reasons) lines.push(`  ${style.dim('·')} ${reason}`);
   return lines;
@@ -125,6 +122,23 @@ const decisionLineWith =
     const signed = signedWith ? `, signed with ${signedWith}` : '';
     return `  ${decision.decision} by ${named(names, decision.principal_id)} at ${decision.at.slice(0, 19)}Z${signed}${reason}`;
   };
+
+/**
+ * Decisions sent around the api and refused: who they claimed to be and why each was
+ * refused, from the ledger; only the count when the ledger could not be read.
+ */
+function refusedLines(
+  action: Action,
+  refusals: LedgerEntry[] | null,
+  style: Style,
+  names: Names,
+): string[] {
+  const count = action.refused_decisions ?? 0;
+  if (count === 0) return [];
+  const heading = ['', style.bold(`Refused ${count} decision(s)`)];
+  if (!refusals || refusals.length === 0) return [...heading, '  (the ledger could not be read)'];
+  return [...heading, ...refusalLines(refusals, names)];
+}
 
 /** Rejections and executions (approvals are listed above them). */
 const decisionsBesideApprovals = (action: Action) =>

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { actionDetails, actionTable } from './action-view';
-import { readAction, report } from './action-read';
+import { readAction, readRefusals, report } from './action-read';
+import { claimedPrincipals } from './action-words';
 import type { DecideFlags } from './decide';
 import { UnwantedEndError } from './fail';
 import { pollUntilDone } from './poll';
@@ -14,7 +15,7 @@ import {
   type CommonFlags,
   type WatchFlags,
 } from './session';
-import { namesOf } from './names';
+import { namesFor, namesOf } from './names';
 import { FINAL_ACTION_STATUSES, type ActionSummary } from './types';
 
 interface ListFlags extends CommonFlags {
@@ -50,17 +51,26 @@ export function registerActionCommands(program: Command): void {
       const { out } = session;
       if (out.json) return out.data(found);
       if (found.length === 0) return out.line('no actions');
-      for (const line of actionTable(found, out.style)) out.line(line);
+      const objects = found.flatMap((a) => {
+        const id = (a.target as { world_object_ref?: string }).world_object_ref;
+        return id ? [id] : [];
+      });
+      const names = await namesFor(session.client, { objects });
+      for (const line of actionTable(found, out.style, names)) out.line(line);
     });
 
   withCommonOptions(actions.command('show').argument('<action_id>'))
-    .description('one action: its plan (diff), rule, approvals, window and Temporal link')
+    .description(
+      'one action: its target and plan (diff), rule, approvals, refused decisions, window and Temporal link',
+    )
     .action(async (id: string, flags: CommonFlags) => {
       const session = openSession(flags);
       const action = await readAction(session, id);
       if (session.out.json) return session.out.data(action);
-      const names = await namesOf(session.client, action);
-      for (const line of actionDetails(action, session.out.style, Date.now(), names)) {
+      const refusals = await readRefusals(session, action);
+      const names = await namesOf(session.client, action, claimedPrincipals(refusals ?? []));
+      const { style } = session.out;
+      for (const line of actionDetails(action, style, Date.now(), names, refusals)) {
         session.out.line(line);
       }
     });
@@ -92,7 +102,8 @@ export function registerActionCommands(program: Command): void {
         params: { path: { action_id: id } },
         body: {},
       });
-      report(session, data!.payload);
+      const action = data!.payload;
+      report(session, action, session.out.json ? new Map() : await namesOf(session.client, action));
     });
 
   withWatchOptions(withCommonOptions(actions.command('watch').argument('<action_id>')))

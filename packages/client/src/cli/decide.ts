@@ -2,8 +2,10 @@ import { GovernedApiError } from '../errors';
 import { signDecision, type ApproverAssertion } from '../sign-decision';
 import { planLines } from './action-view';
 import { readAction, report } from './action-read';
+import { changeText, targetText } from './action-words';
 import { confirm } from './confirm';
-import { HintedApiError } from './fail';
+import { CliError, HintedApiError } from './fail';
+import { namesOf } from './names';
 import type { CommonFlags, Session } from './session';
 import {
   configuredSigningKey,
@@ -41,15 +43,20 @@ export async function decide(
     readAction(session, id),
     source ? registeredSigner(session.client, source) : undefined,
   ]);
+  const names = out.json ? new Map<string, string>() : await namesOf(session.client, action);
   const digest = flags.digest ?? action.dry_run?.plan_digest ?? undefined;
   if (!out.json) {
     out.line(`${decision} ${action.action_id} (${action.action_kind}, ${action.status})`);
+    out.line(`  target      ${targetText(action, names)}`);
     for (const line of planLines(action.dry_run, out.style)) out.line(line);
     out.line(`  bound to plan ${digest ?? '(none: not planned)'}`);
     if (signer) out.line(`  signed with approver key ${signer.keyId} (${signer.path})`);
   }
-  if (!flags.yes && !out.json && (await confirm(`${decision} ${id}?`)) === false) {
-    return out.note('nothing sent');
+  // The question names the change and where, so a yes is to that and nothing else.
+  const question = `${decision} ${id}: ${changeText(action, names)}?`;
+  if (!flags.yes && !out.json && (await confirm(question)) === false) {
+    // Declining is not success: a script or a shell's `&&` must not go on as if decided.
+    throw new CliError(`${decision} ${id} declined at the prompt: nothing sent`);
   }
   try {
     const assertion =
@@ -62,7 +69,7 @@ export async function decide(
         ...(assertion ? { approver_assertion: assertion } : {}),
       },
     });
-    report(session, data!.payload);
+    report(session, data!.payload, names);
   } catch (error) {
     throw withHint(error, signer);
   }

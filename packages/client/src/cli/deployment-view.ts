@@ -1,3 +1,4 @@
+import { named, type Names } from './names';
 import { table, when, type Style } from './output';
 import { DEPLOYMENT_STAGES, type Deployment } from './types';
 
@@ -26,29 +27,39 @@ export function progressLine(d: Deployment, style: Style, width = 24): string {
   return `${bar} ${style.status(d.stage)}${step} ${ticks}`;
 }
 
-/** The rows of `gr deployments list`. */
-export function deploymentTable(deployments: Deployment[], style: Style): string[] {
+/** The rows of `gr deployments list`, each naming who created it. */
+export function deploymentTable(
+  deployments: Deployment[],
+  style: Style,
+  names: Names = new Map(),
+): string[] {
   return table(
-    ['DEPLOYMENT', 'STATUS', 'STAGE', 'TICKS', 'CREATED'],
+    ['DEPLOYMENT', 'STATUS', 'STAGE', 'TICKS', 'CREATED', 'BY'],
     deployments.map((d) => [
       d.deployment_id,
       style.status(d.status),
       d.stage,
       `${d.progress.tick}/${d.progress.ticks_total}`,
       d.created_at.slice(0, 19).replace('T', ' '),
+      d.created_by ? (names.get(d.created_by) ?? d.created_by) : '-',
     ]),
   );
 }
 
 /** `gr deployments show`: progress, each stage's time, the outcome and where to look. */
-export function deploymentDetails(d: Deployment, style: Style, now = Date.now()): string[] {
+export function deploymentDetails(
+  d: Deployment,
+  style: Style,
+  now = Date.now(),
+  names: Names = new Map(),
+): string[] {
   const stamps = d.stage_timestamps as Record<string, string>;
   const spec = d.spec as { scaffold?: string; params?: { width?: number; height?: number } };
   const lines = [
     `${style.bold(d.deployment_id)}  ${style.status(d.status)}`,
     `  ${progressLine(d, style)}`,
     `  spec       ${spec.scaffold ?? '?'} ${JSON.stringify(spec.params ?? {})}`,
-    `  created    ${when(d.created_at, now)}${d.created_by ? ` by ${d.created_by}` : ''}`,
+    `  created    ${when(d.created_at, now)}${d.created_by ? ` by ${named(names, d.created_by)}` : ''}`,
     style.bold('Stages'),
     ...Object.entries(stamps)
       .sort(([, a], [, b]) => a.localeCompare(b))

@@ -13,6 +13,7 @@ import {
   type Session,
   type WatchFlags,
 } from './session';
+import { namesFor } from './names';
 import { FINAL_DEPLOYMENT_STATUSES, type Deployment } from './types';
 
 interface ListFlags extends CommonFlags {
@@ -41,16 +42,22 @@ export function registerDeploymentCommands(program: Command): void {
       const { out } = session;
       if (out.json) return out.data(found);
       if (found.length === 0) return out.line('no deployments');
-      for (const line of deploymentTable(found, out.style)) out.line(line);
+      const principals = found.flatMap((d) => (d.created_by ? [d.created_by] : []));
+      const names = await namesFor(session.client, { principals });
+      for (const line of deploymentTable(found, out.style, names)) out.line(line);
     });
 
   withCommonOptions(deployments.command('show').argument('<deployment_id>'))
-    .description('one deployment: progress, stages, outcome, Temporal link')
+    .description('one deployment: who created it, progress, stages, outcome, Temporal link')
     .action(async (id: string, flags: CommonFlags) => {
       const session = openSession(flags);
       const deployment = await readDeployment(session, id);
       if (session.out.json) return session.out.data(deployment);
-      for (const line of deploymentDetails(deployment, session.out.style)) session.out.line(line);
+      const creator = deployment.created_by ? [deployment.created_by] : [];
+      const names = await namesFor(session.client, { principals: creator });
+      for (const line of deploymentDetails(deployment, session.out.style, Date.now(), names)) {
+        session.out.line(line);
+      }
     });
 
   withWatchOptions(withCommonOptions(deployments.command('watch').argument('<deployment_id>')))

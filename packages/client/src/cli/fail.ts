@@ -1,4 +1,4 @@
-import { GovernedApiError } from '../errors';
+import { GovernedApiError, ServiceUnreachableError } from '../errors';
 
 /** A failure of the command line itself (no key, bad flag value): its message is enough. */
 export class CliError extends Error {
@@ -40,6 +40,21 @@ export function describeFailure(error: unknown): { line: string; json: object; e
     return {
       line: `${relayed.line}\n  ${error.hint}`,
       json: { error: { ...relayed.json.error, hint: error.hint } },
+      exitCode: 1,
+    };
+  }
+  if (error instanceof ServiceUnreachableError) {
+    return {
+      line: error.message,
+      json: { error: { code: 'unreachable', message: error.message, url: error.url } },
+      exitCode: 1,
+    };
+  }
+  if (error instanceof GovernedApiError && !error.body) {
+    // Not the service's envelope: the message says what answered, with its status.
+    return {
+      line: error.message,
+      json: { error: { status: error.status, code: error.code, message: error.message } },
       exitCode: 1,
     };
   }

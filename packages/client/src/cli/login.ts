@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { createInterface } from 'node:readline/promises';
 import { Writable } from 'node:stream';
-import { createClient } from '../client';
 import {
   configPath,
   profileName,
@@ -10,6 +9,7 @@ import {
   type ConnectionFlags,
 } from './config';
 import { CliError } from './fail';
+import { cliClient } from './http';
 import { whoAmI } from './keys';
 import { createOutput } from './output';
 
@@ -38,7 +38,7 @@ export function registerLoginCommand(program: Command): void {
       if (!url) throw new CliError('no service URL: pass --url or set GR_URL', 2);
       const key = flags.key || process.env['GR_API_KEY'] || (await readKey());
       if (!key) throw new CliError('no API key: pass --key, set GR_API_KEY or type it', 2);
-      const me = await whoAmI(createClient({ baseUrl: url, apiKey: key, retries: 2 }));
+      const me = await whoAmI(cliClient(url, key));
       writeConfigFile(path, {
         ...config,
         current: name,

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
-import { createClient, type GovernedClient } from '../client';
+import type { GovernedClient } from '../client';
 import { resolveConnection, type ConnectionFlags } from './config';
 import { CliError } from './fail';
+import { cliClient } from './http';
 import { createOutput, type Output } from './output';
 
 /** The options every command takes. */
@@ -27,9 +28,8 @@ export interface Session {
 
 export function openSession(flags: CommonFlags): Session {
   const { url, key } = resolveConnection(flags);
-  // Two quick retries of a 429/503 (the client honours Retry-After); a person is waiting.
   return {
-    client: createClient({ baseUrl: url, apiKey: key, retries: 2 }),
+    client: cliClient(url, key),
     out: createOutput(Boolean(flags.json)),
     url,
   };

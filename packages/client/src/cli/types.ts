@@ -41,3 +41,6 @@ export type ApproverKeyView = Ok<paths['/v1/principals/me/keys']['get']>['items'
 
 /** The names behind ids (`GET /v1/external-actions/names`). */
 export type ActionNames = Ok<paths['/v1/external-actions/names']['get']>;
+
+/** One entry of the action ledger (`GET /v1/external-actions/history`). */
+export type LedgerEntry = Ok<paths['/v1/external-actions/history']['get']>['items'][number];
