@@ -68,7 +68,13 @@ function registerForm(ctx) {
   });
   const button = h(
     'button',
-    { type: 'submit', class: 'primary', id: 'passkey-register', disabled: Boolean(problem) },
+    {
+      type: 'submit',
+      class: 'primary',
+      id: 'passkey-register',
+      disabled: Boolean(problem),
+      'aria-describedby': problem ? 'passkey-problem' : undefined,
+    },
     'Register a passkey',
   );
   const submit = async (event) => {

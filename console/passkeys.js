@@ -15,11 +15,26 @@ const insecure = (rpId) =>
 const wrongOrigin = (rpId) =>
   `Passkeys here belong to ${rpId}, but this page is served from ${location.origin}: the page must be served from the relying party's origin (WEBAUTHN_RP_ID=${rpId}, WEBAUTHN_ORIGINS). Ask the operator for the console's address.`;
 
+/** An IPv4 address, or an IPv6 one (bracketed in a URL): never a relying party. */
+const isAddress = (host) => /^[\d.]+$/.test(host) || host.includes(':');
+
+/** This page under a host name: the same page at localhost when served from a loopback address. */
+function addressedPage(host) {
+  if (!/^127\.|^\[::1\]$/.test(host)) {
+    return `Passkeys cannot belong to an IP address, and this page is served from ${host}: open the console under its host name (the api's PUBLIC_BASE_URL).`;
+  }
+  const port = location.port ? `:${location.port}` : '';
+  const there = `${location.protocol}//localhost${port}${location.pathname}${location.hash}`;
+  return `Passkeys cannot belong to an IP address, and this page is served from ${host}: open the console at ${there} instead.`;
+}
+
 /**
- * Why this page cannot use passkeys at all, or null: browsers offer WebAuthn to secure pages
- * only (https, or http://localhost), so an insecure page looks like a browser without it.
+ * Why this page cannot use passkeys at all, or null: a page served from an IP address has
+ * no host name a passkey could belong to, and browsers offer WebAuthn to secure pages only
+ * (https, or http://localhost), so an insecure page looks like a browser without it.
  */
 export function pageProblem(rpId = 'the api’s WEBAUTHN_RP_ID') {
+  if (isAddress(location.hostname)) return addressedPage(location.hostname);
   if (!window.isSecureContext) return insecure(rpId);
   if (!webauthn()?.browserSupportsWebAuthn()) return NO_PASSKEY_SUPPORT;
   return null;
@@ -30,8 +45,8 @@ export function pageProblem(rpId = 'the api’s WEBAUTHN_RP_ID') {
  * browser would refuse these itself, with a SecurityError that says less.
  */
 export function passkeyProblem(rpId) {
-  if (/^[\d.]+$|:/.test(rpId)) {
-    // The default relying party is PUBLIC_BASE_URL's host, 127.0.0.1 unless configured.
+  if (isAddress(rpId)) {
+    // The default relying party is PUBLIC_BASE_URL's host: an address only when configured so.
     return `Passkeys cannot belong to an IP address (WEBAUTHN_RP_ID=${rpId}): the operator sets PUBLIC_BASE_URL, or WEBAUTHN_RP_ID and WEBAUTHN_ORIGINS, to a host name (e.g. http://localhost:8080) and the console is opened there.`;
   }
   const host = location.hostname;

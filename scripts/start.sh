@@ -3,7 +3,7 @@
 #   - with MONGODB_URI / TEMPORAL_ADDRESS unset, local FerretDB / Temporal dev servers
 #     (scripts/servers.sh), data under .data/;
 #   - the worker and the api (built from source when needed), logs under .data/logs/.
-# Prints the API, docs and Temporal UI URLs and a working operator key. Idempotent:
+# Prints the console, API, docs and Temporal UI URLs and a working operator key. Idempotent:
 # running it again restarts the api and worker on the current build.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
@@ -82,9 +82,19 @@ until curl -fsS "$API_URL/readyz" >/dev/null 2>&1; do
   sleep 0.5
 done
 
+# The console's address as the api names it (PUBLIC_BASE_URL; by default http://localhost:PORT,
+# a host name passkeys can belong to, where an IP address cannot).
+CONSOLE_URL="$(curl -fsS "$API_URL/" | node -e '
+  let text = "";
+  process.stdin.on("data", (chunk) => (text += chunk));
+  process.stdin.on("end", () => console.log(JSON.parse(text).links.console ?? ""));
+' 2>/dev/null || true)"
+CONSOLE_URL="${CONSOLE_URL:-$API_URL/console}"
+
 cat <<TXT
 
 Governed Runtime is ready.
+  Console        $CONSOLE_URL   (approvals: sign in with an API key; passkeys work here)
   API            $API_URL
   API docs       $API_URL/docs
   OpenAPI        $API_URL/openapi.json

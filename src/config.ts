@@ -177,6 +177,7 @@ export function loadConfig(env: Env = process.env): Config {
   const port = num('PORT', 8080);
   const host = str('HOST', '127.0.0.1');
   const mongodbUri = str('MONGODB_URI', 'mongodb://127.0.0.1:27017/governed_runtime');
+  const publicBaseUrl = str('PUBLIC_BASE_URL', defaultPublicBaseUrl(host, port)).replace(/\/$/, '');
   // The driver's own parse: an option it refuses fails here, named, before anything starts.
   const uriProblem = mongoUriProblem(mongodbUri);
   if (uriProblem) throw new ConfigError(`invalid configuration: MONGODB_URI: ${uriProblem}`);
@@ -190,7 +191,7 @@ export function loadConfig(env: Env = process.env): Config {
     temporalNamespace: str('TEMPORAL_NAMESPACE', 'default'),
     taskQueue: str('TEMPORAL_TASK_QUEUE', 'governed-runtime'),
     temporalUiUrl: str('TEMPORAL_UI_URL', 'http://127.0.0.1:8233').replace(/\/$/, ''),
-    publicBaseUrl: str('PUBLIC_BASE_URL', `http://${host}:${port}`).replace(/\/$/, ''),
+    publicBaseUrl,
     scenarioApiUrl: (v['SCENARIO_API_URL'] as string | undefined)?.replace(/\/$/, ''),
     adminApiKey: v['ADMIN_API_KEY'] as string | undefined,
     keyPepper: v['KEY_PEPPER'] as string,
@@ -216,7 +217,7 @@ export function loadConfig(env: Env = process.env): Config {
     ledgerSealVerifyKeys: (v['LEDGER_SEAL_VERIFY_KEYS'] as string | undefined)?.split(','),
     ledgerCheckpointDir: resolve(str('LEDGER_CHECKPOINT_DIR', '.data/ledger-checkpoints')),
     webhookAllowlist: str('WEBHOOK_ALLOWLIST', '').split(',').filter(Boolean),
-    ...webauthnOf(str('PUBLIC_BASE_URL', `http://${host}:${port}`), v),
+    ...webauthnOf(publicBaseUrl, v),
     approverChallengeTtlSeconds: num('APPROVER_CHALLENGE_TTL_SECONDS', 300),
     // Without a secret of its own, webhooks are signed with a key derived from the pepper.
     webhookSigningSecret:
@@ -242,6 +243,20 @@ function databaseNameOf(uri: string): string {
     );
   }
   return name;
+}
+
+/** Hosts that mean "this machine": loopback addresses and the all-interfaces ones. */
+const THIS_MACHINE = /^(127(\.\d{1,3}){3}|0\.0\.0\.0|::1?|localhost)$/;
+
+/**
+ * Where people reach the api when PUBLIC_BASE_URL is unset. A listener on this machine is
+ * named `localhost`, not its address: browsers refuse an IP address as a WebAuthn relying
+ * party (which defaults to this URL's host), so only under a name can the console register
+ * and use passkeys; `localhost` is also a secure context over plain http.
+ */
+function defaultPublicBaseUrl(host: string, port: number): string {
+  if (THIS_MACHINE.test(host)) return `http://localhost:${port}`;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /**

@@ -18,6 +18,39 @@ describe('configuration', () => {
   });
 
   it.each([
+    [{}, 'http://localhost:8080'],
+    [{ HOST: '127.0.0.1', PORT: '9000' }, 'http://localhost:9000'],
+    [{ HOST: '0.0.0.0' }, 'http://localhost:8080'],
+    [{ HOST: '::' }, 'http://localhost:8080'],
+    [{ HOST: 'api.internal' }, 'http://api.internal:8080'],
+    [{ HOST: '10.1.2.3' }, 'http://10.1.2.3:8080'],
+  ])('serves passkeys by default: %j is reached (and a relying party) at %s', (env, url) => {
+    const config = loadConfig({ KEY_PEPPER: pepper, ...env });
+    expect(config.publicBaseUrl).toBe(url);
+    expect(config.webauthnRpId).toBe(new URL(url).hostname);
+    expect(config.webauthnOrigins).toEqual([url]);
+  });
+
+  it('takes the relying party from PUBLIC_BASE_URL, and WEBAUTHN_* over it', () => {
+    const base = { KEY_PEPPER: pepper, PUBLIC_BASE_URL: 'https://approvals.example.com/' };
+    expect(loadConfig(base)).toMatchObject({
+      publicBaseUrl: 'https://approvals.example.com',
+      webauthnRpId: 'approvals.example.com',
+      webauthnOrigins: ['https://approvals.example.com'],
+    });
+    expect(
+      loadConfig({
+        ...base,
+        WEBAUTHN_RP_ID: 'example.com',
+        WEBAUTHN_ORIGINS: 'https://a.example.com,https://b.example.com',
+      }),
+    ).toMatchObject({
+      webauthnRpId: 'example.com',
+      webauthnOrigins: ['https://a.example.com', 'https://b.example.com'],
+    });
+  });
+
+  it.each([
     [{ PORT: 'eighty' }, 'PORT'],
     [{ MONGODB_URI: 'postgres://x' }, 'MONGODB_URI'],
     [{ ADMIN_API_KEY: 'short' }, 'ADMIN_API_KEY'],

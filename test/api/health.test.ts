@@ -16,7 +16,7 @@ describe('health endpoints', () => {
     expect(res.body).toMatchObject({ status: 'ok', version: '1.1.0' });
   });
 
-  it('GET / names the service and links docs, openapi and the Temporal UI', async () => {
+  it('GET / names the service and links docs, the console, openapi and the Temporal UI', async () => {
     const res = await call<{ name: string; version: string; links: Record<string, string> }>(
       app.url,
       'GET',
@@ -28,6 +28,8 @@ describe('health endpoints', () => {
     expect(Object.keys(res.body.links)).toEqual(
       expect.arrayContaining(['docs', 'openapi', 'temporal_ui']),
     );
+    // scripts/start.sh prints this address: the one passkeys work at.
+    expect(res.body.links['console']).toBe(`${app.deps.config.publicBaseUrl}/console`);
   });
 
   // Issue 10, risk 7: a missing worker degrades the service; it does not take every api

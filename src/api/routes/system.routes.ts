@@ -70,7 +70,7 @@ export function systemRoutes(openApiDocument: () => Record<string, unknown>): Ro
       family: 'public',
       summary: 'API root descriptor',
       description:
-        'Name, version and links to the docs, the OpenAPI document and the Temporal Web UI.',
+        'Name, version and links to the docs, the approvals console, the OpenAPI document and the Temporal Web UI (all but the last under `PUBLIC_BASE_URL`).',
       responses: { 200: { description: 'Root descriptor.', schema: objectBody } },
       handler: async (_req, deps) => ({
         bare: {
@@ -78,6 +78,7 @@ export function systemRoutes(openApiDocument: () => Record<string, unknown>): Ro
           version: API_VERSION,
           links: {
             docs: `${deps.config.publicBaseUrl}/docs`,
+            console: `${deps.config.publicBaseUrl}/console`,
             openapi: `${deps.config.publicBaseUrl}/openapi.json`,
             health: `${deps.config.publicBaseUrl}/healthz`,
             ready: `${deps.config.publicBaseUrl}/readyz`,
