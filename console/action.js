@@ -1,10 +1,9 @@
-// One action: what it does, its plan, approvals, the rule in force, the decision buttons
-// and its ledger.
-import { confirmDialog } from './dialog.js';
+// One action: what it does, its plan, approvals, the rule in force, the decision box (or,
+// once finished, its outcome) and its ledger.
+import { decisionBox, FINISHED } from './decide.js';
 import { h, idCode, muted, status, table, when } from './dom.js';
 import { byCell, digestCell, eventCell, principalsOf } from './ledger.js';
 import { idsOfActions, targetOf } from './lists.js';
-import { passkeyAssertion } from './passkeys.js';
 
 function diffTable(plan) {
   const changes = plan?.diff?.changes;
@@ -85,66 +84,6 @@ function ruleCard(rule, names) {
   );
 }
 
-/** Reject and execute cannot be taken back: they ask first. Approve is bound to the plan shown. */
-const CONFIRM = {
-  reject: { title: 'Reject this action?', confirmLabel: 'Reject', danger: true },
-  execute: { title: 'Execute this action now?', confirmLabel: 'Execute', danger: false },
-};
-
-function decisionButtons(ctx, action, reason) {
-  const { api, say, refresh } = ctx;
-  const id = action.action_id;
-  const decide = (decision) => async () => {
-    const ask = CONFIRM[decision];
-    const text =
-      decision === 'execute'
-        ? `${action.action_kind} takes effect on its target; this cannot be undone.`
-        : 'The action ends rejected; nobody can approve it afterwards.';
-    if (ask && !(await confirmDialog({ ...ask, text }))) return;
-    const signs = decision !== 'execute' && action.rule?.require_approver_signature === true;
-    try {
-      const body =
-        decision === 'execute'
-          ? {}
-          : { reason: reason.value || undefined, plan_digest: action.dry_run?.plan_digest };
-      if (signs) {
-        say('Confirm with your passkey (PIN, fingerprint or face)…', 'info');
-        const assertion = await passkeyAssertion(api, id, decision, body.plan_digest);
-        // Without a passkey the decision goes bare: the api's 403 names the rule and what to do.
-        if (assertion) body.approver_assertion = assertion;
-      }
-      await api('POST', `/v1/external-actions/${id}/${decision}`, body);
-      await refresh();
-      say(`${decision} recorded${signs ? ', signed with your passkey' : ''}`, 'info');
-    } catch (error) {
-      say(
-        signs && error.status === 403 && /own signature/.test(error.message)
-          ? `${error.message}. In this console: Your keys → Register a passkey.`
-          : error.message,
-      );
-    }
-  };
-  const button = (decision, label, className) =>
-    h(
-      'button',
-      {
-        type: 'button',
-        class: className,
-        id: decision,
-        disabled: !action.allowed[decision],
-        onclick: decide(decision),
-      },
-      label,
-    );
-  return h(
-    'div',
-    { class: 'buttons' },
-    button('approve', 'Approve', 'primary'),
-    button('reject', 'Reject', 'danger'),
-    button('execute', 'Execute'),
-  );
-}
-
 function approvalsList(action, names) {
   if (!action.approvals.length) return h('p', { class: 'muted' }, 'None yet.');
   return h(
@@ -156,21 +95,39 @@ function approvalsList(action, names) {
   );
 }
 
+/** Why the dry run refused the plan, when it did: the plan shown is not one to approve. */
+const planProblem = (plan) =>
+  plan && !plan.ok
+    ? h(
+        'p',
+        { class: 'bad', id: 'plan-problem' },
+        `The dry run failed: ${plan.policy.reasons.join('; ')}`,
+      )
+    : null;
+
 export async function showAction(ctx, id) {
   const { api, names } = ctx;
   const [action, ledger] = await Promise.all([
-    api('GET', `/v1/external-actions/${id}`),
-    api('GET', `/v1/external-actions/history?action_id=${id}&limit=100`),
+    api('GET', `/v1/external-actions/${encodeURIComponent(id)}`),
+    api('GET', `/v1/external-actions/history?action_id=${encodeURIComponent(id)}&limit=100`),
   ]);
+  const finished = FINISHED.has(action.status);
   const ids = idsOfActions([action]);
-  await names.resolve({
-    ...ids,
-    principals: [...ids.principals, ...ledger.items.flatMap(principalsOf)],
-  });
-  const reason = h('textarea', {
-    id: 'decision-reason',
-    placeholder: 'Reason (kept in the ledger)',
-  });
+  // Under a rule that requires the approver's own signature, whether the caller has a key
+  // this page can sign with decides whether Approve and Reject can work at all.
+  const [keys] = await Promise.all([
+    action.rule?.require_approver_signature && !finished
+      ? api('GET', '/v1/principals/me/keys').then((page) => page.items)
+      : [],
+    names.resolve({
+      ...ids,
+      principals: [
+        ...ids.principals,
+        ...action.decisions.map((d) => d.principal_id),
+        ...ledger.items.flatMap(principalsOf),
+      ],
+    }),
+  ]);
   return [
     h(
       'div',
@@ -201,13 +158,21 @@ export async function showAction(ctx, id) {
           h('dd', { id: 'proposed-by' }, names.tag(action.proposed_by)),
           h('dt', {}, 'Plan digest'),
           h('dd', {}, h('code', { class: 'id' }, action.dry_run?.plan_digest ?? '—')),
-          h('dt', {}, 'Window ends'),
-          h('dd', {}, when(action.expires_at)),
-          action.executable_at
-            ? [h('dt', {}, 'Executable'), h('dd', {}, when(action.executable_at))]
-            : null,
+          finished
+            ? [
+                h('dt', {}, 'Finished'),
+                h('dd', {}, when(action.status_timestamps?.[action.status] ?? action.updated_at)),
+              ]
+            : [
+                h('dt', {}, 'Window ends'),
+                h('dd', {}, when(action.expires_at)),
+                action.executable_at
+                  ? [h('dt', {}, 'Executable'), h('dd', {}, when(action.executable_at))]
+                  : null,
+              ],
         ),
         h('h2', { class: 'spaced' }, 'Plan'),
+        planProblem(action.dry_run),
         diffTable(action.dry_run),
       ),
       h(
@@ -217,13 +182,7 @@ export async function showAction(ctx, id) {
         approvalsList(action, names),
         h('h2', {}, 'Rule in force'),
         ruleCard(action.rule, names),
-        h(
-          'div',
-          { class: 'decide' },
-          h('h2', { class: 'spaced' }, h('label', { for: 'decision-reason' }, 'Decide')),
-          reason,
-          decisionButtons(ctx, action, reason),
-        ),
+        decisionBox(ctx, action, { keys, ledger }),
       ),
     ),
     h(

@@ -21,18 +21,35 @@ function say(message, kind = 'error') {
   banner.hidden = !message;
 }
 
-/** The header names the key in use (its last four characters), or none. */
-function showKeyState() {
+/**
+ * The header says who is signed in: at once the key's last four characters, then (from
+ * GET /v1/principals/me) the principal's name and the key's id and label.
+ */
+async function showKeyState() {
   const key = storedKey();
-  document.getElementById('key-state').textContent = key ? `key …${key.slice(-4)} in use` : '';
+  const state = document.getElementById('key-state');
+  state.textContent = key ? `key …${key.slice(-4)} in use` : '';
   document.getElementById('key-forget').hidden = !key;
+  if (!key) return;
+  try {
+    const me = await api('GET', '/v1/principals/me');
+    if (storedKey() !== key) return;
+    const label = me.key.label ? ` “${me.key.label}”` : '';
+    state.replaceChildren(
+      'Signed in as ',
+      h('strong', { id: 'signed-in-as' }, me.principal.name),
+      ` · key ${me.key.key_id}${label} …${key.slice(-4)}`,
+    );
+  } catch {
+    // The view's own requests report a refused key (and clear it); the short form stays.
+  }
 }
 
 const intro = (text) => view.replaceChildren(h('p', { class: 'muted', id: 'intro' }, text));
 
 const api = createApi({
   onKeyRefused: () => {
-    showKeyState();
+    void showKeyState();
     intro('No key in use.');
     keyInput.focus();
   },
@@ -50,19 +67,37 @@ const ROUTES = {
 /** Counts navigations: a view answering for an older one is dropped. */
 let navigation = 0;
 
+/** The route a hash names: `#/action/<id>` (or `#/actions/<id>`) is one action. */
+function routeOf(parts) {
+  if ((parts[0] === 'action' || parts[0] === 'actions') && parts[1]) return 'action';
+  return ROUTES[parts[0]] ? parts[0] : 'inbox';
+}
+
 async function route({ focus = false } = {}) {
   const turn = ++navigation;
   const [path, search = ''] = location.hash.slice(1).split('?');
   const parts = path.split('/').filter(Boolean);
-  const name = parts[0] === 'action' && parts[1] ? 'action' : ROUTES[parts[0]] ? parts[0] : 'inbox';
+  const name = routeOf(parts);
   for (const link of document.querySelectorAll('[data-nav]')) {
     const current = link.dataset.nav === name;
     link.classList.toggle('active', current);
     if (current) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
-  if (!storedKey()) return;
+  if (!storedKey()) {
+    // A link to an action (from chat, e-mail, the Temporal UI) opens it after the sign-in:
+    // the hash stays, and the key form's submit routes to it.
+    if (name === 'action') {
+      intro(
+        `Paste your API key to open action ${parts[1]}. It is kept in this tab's session storage only.`,
+      );
+    }
+    return;
+  }
   say('');
+  // While the next view loads nothing of the previous one stays: no button of another
+  // action is there to be clicked under the new address.
+  if (focus) view.replaceChildren(h('p', { class: 'muted', id: 'loading' }, 'Loading…'));
   try {
     const nodes = await ROUTES[name](parts, new URLSearchParams(search));
     if (turn !== navigation) return;
@@ -70,7 +105,15 @@ async function route({ focus = false } = {}) {
     // After a navigation the keyboard starts at the top of the new view.
     if (focus) view.focus();
   } catch (error) {
-    if (turn === navigation || error.name === 'KeyRefused') say(error.message);
+    if (turn !== navigation && error.name !== 'KeyRefused') return;
+    say(error.message);
+    // A view that cannot load leaves nothing stale behind it (a refused key already
+    // replaced the view with the sign-in line).
+    if (error.name !== 'KeyRefused') {
+      view.replaceChildren(
+        h('p', { class: 'muted', id: 'load-error' }, `Nothing to show here: ${error.message}`),
+      );
+    }
   }
 }
 
@@ -79,16 +122,16 @@ document.getElementById('key-form').addEventListener('submit', (event) => {
   if (!keyInput.value.trim()) return;
   storeKey(keyInput.value.trim());
   keyInput.value = '';
-  showKeyState();
+  void showKeyState();
   void route();
 });
 document.getElementById('key-forget').addEventListener('click', () => {
   forgetKey();
-  showKeyState();
+  void showKeyState();
   say('');
   intro('Key forgotten.');
   keyInput.focus();
 });
 window.addEventListener('hashchange', () => void route({ focus: true }));
-showKeyState();
+void showKeyState();
 void route();

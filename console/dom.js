@@ -8,7 +8,7 @@ export function h(tag, attrs = {}, ...children) {
     if (name.startsWith('on')) el.addEventListener(name.slice(2), value);
     else el.setAttribute(name, value === true ? '' : String(value));
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) continue;
     el.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }

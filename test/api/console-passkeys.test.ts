@@ -106,6 +106,14 @@ const RULE = 'payments need the approver’s passkey';
     });
   };
 
+  /** Waits for a decision's result, beside the buttons, to say `text`; fails with what it says. */
+  const resultSays = async (page: Page, text: string | RegExp) => {
+    const line = page.locator('#decision-result', { hasText: text });
+    await line.waitFor({ timeout: 15_000 }).catch(async () => {
+      throw new Error(`the result says "${await page.locator('#decision-result').textContent()}"`);
+    });
+  };
+
   /** A page whose browser holds a virtual platform authenticator that verifies the user. */
   async function pageWithAuthenticator(
     width: number,
@@ -153,7 +161,7 @@ const RULE = 'payments need the approver’s passkey';
     await page.fill('#decision-reason', 'signed on my laptop');
     await decide(page, 'approve');
     await page.locator('#execute:not([disabled])').waitFor();
-    await bannerSays(page, 'approve recorded, signed with your passkey');
+    await resultSays(page, 'approve recorded, signed with your passkey');
     await decide(page, 'execute');
     await page.locator('.toolbar .status.executed').waitFor({ timeout: 15_000 });
 
@@ -170,7 +178,7 @@ const RULE = 'payments need the approver’s passkey';
     await page.fill('#decision-reason', 'not this week');
     await decide(page, 'reject');
     await page.locator('.toolbar .status.rejected').waitFor();
-    await bannerSays(page, 'reject recorded, signed with your passkey');
+    await resultSays(page, 'reject recorded, signed with your passkey');
     const rejected = await recordOf(rejectedId);
     expect(rejected.status).toBe('rejected');
     expect(rejected.assertion?.key_id).toBe(key.key_id);
@@ -199,15 +207,40 @@ const RULE = 'payments need the approver’s passkey';
     await page.close();
   });
 
-  it("shows the api's 403 to an approver without a key, naming the rule and how to register", async () => {
+  it("tells an approver without a passkey to register one; a passkey revoked meanwhile gets the api's 403", async () => {
     const actionId = await propose();
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    const { page } = await pageWithAuthenticator(1440);
     await signIn(page, origin, kim);
     await page.goto(`${origin}/console#/action/${actionId}`);
+    await page.locator('#approve[disabled]').waitFor();
+    await expect(page.locator('#reject').isDisabled()).resolves.toBe(true);
+    await expect(page.locator('#why-approve').textContent()).resolves.toBe(
+      'Approve, Reject: this rule needs your signature: register a passkey in Your keys',
+    );
+
+    // Lee registers a passkey and opens the action; the passkey is revoked (elsewhere)
+    // before Lee approves: the decision goes without a signature and the api refuses it.
+    const lee = await createTestKey(app, {
+      entitlement: 'strategic',
+      accessLayer: 2,
+      name: 'Lee Later',
+    });
+    await signIn(page, origin, lee);
+    await page.goto(`${origin}/console#/keys`);
+    await page.fill('#passkey-name', 'soon revoked');
+    await page.click('#passkey-register');
+    await bannerSays(page, 'Passkey “soon revoked” registered.');
+    await page.goto(`${origin}/console#/action/${actionId}`);
     await page.locator('#approve:not([disabled])').waitFor();
+    const [key] = await keysOf(lee);
+    const revoked = await call(app.url, 'POST', '/v1/principals/me/keys/revoke', {
+      key: lee.apiKey,
+      body: { key_id: key.key_id },
+    });
+    expect(revoked.status).toBe(200);
     await decide(page, 'approve');
-    await bannerSays(page, /requires the approver's own signature to approve/);
-    const said = (await page.locator('#banner').textContent()) ?? '';
+    await resultSays(page, /requires the approver's own signature to approve/);
+    const said = (await page.locator('#decision-result').textContent()) ?? '';
     expect(said).toContain(`approval rule "${RULE}"`);
     expect(said).toContain('/v1/principals/me/keys/register');
     expect(said).toContain('Your keys → Register a passkey');
@@ -221,30 +254,37 @@ const RULE = 'payments need the approver’s passkey';
     await page.close();
   });
 
-  it("says the page must be served from the relying party's origin, under a host name", async () => {
+  it('says a passkey cannot be made for a relying party elsewhere, or for an IP address', async () => {
     const { page } = await pageWithAuthenticator(1440);
-    await signIn(page, app.url, kim); // http://127.0.0.1:<port>, not http://localhost:<port>
-    await page.goto(`${app.url}/console#/keys`);
-    await page.fill('#passkey-name', 'wrong origin');
-    await page.click('#passkey-register');
-    await bannerSays(
-      page,
-      "the page must be served from the relying party's origin (WEBAUTHN_RP_ID=localhost",
-    );
-    await expect(keysOf(kim)).resolves.toEqual([]);
-
-    // An api left at its default relying party, PUBLIC_BASE_URL's host: 127.0.0.1 here.
-    const byAddress = await startTestApp('console-passkeys-ip', { dbName: app.dbName });
-    try {
-      expect(byAddress.deps.config.webauthnRpId).toBe('127.0.0.1');
-      await signIn(page, byAddress.url, kim);
-      await page.goto(`${byAddress.url}/console#/keys`);
-      await page.fill('#passkey-name', 'by address');
-      await page.click('#passkey-register');
-      await bannerSays(page, 'Passkeys cannot belong to an IP address (WEBAUTHN_RP_ID=127.0.0.1)');
-      await expect(keysOf(kim)).resolves.toEqual([]);
-    } finally {
-      await byAddress.stop();
+    // A relying party elsewhere, and an operator who named the api by its address.
+    const cases: { env: (port: number) => Record<string, string>; says: string }[] = [
+      {
+        env: () => ({ WEBAUTHN_RP_ID: 'example.com' }),
+        says: "the page must be served from the relying party's origin (WEBAUTHN_RP_ID=example.com",
+      },
+      {
+        env: (port) => ({ PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }),
+        says: 'Passkeys cannot belong to an IP address (WEBAUTHN_RP_ID=127.0.0.1)',
+      },
+    ];
+    for (const { env, says } of cases) {
+      const port = await freePort();
+      const other = await startTestApp('console-passkeys-rp', {
+        dbName: app.dbName,
+        port,
+        env: env(port),
+      });
+      try {
+        const named = `http://localhost:${port}`;
+        await signIn(page, named, kim);
+        await page.goto(`${named}/console#/keys`);
+        await page.fill('#passkey-name', 'nowhere');
+        await page.click('#passkey-register');
+        await bannerSays(page, says);
+        await expect(keysOf(kim)).resolves.toEqual([]);
+      } finally {
+        await other.stop();
+      }
     }
     await page.close();
   });

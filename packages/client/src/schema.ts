@@ -8023,6 +8023,15 @@ export interface operations {
                                 /** @description The calling key may execute now. */
                                 execute: boolean;
                             };
+                            /** @description Why the calling key may not take each decision `allowed` refuses, in words for the caller (e.g. `you proposed it: a proposer cannot decide on their own action`); a decision it may take has no entry. What the console shows beside a disabled button. */
+                            why_not: {
+                                /** @description Why the calling key may not approve now. */
+                                approve?: string;
+                                /** @description Why the calling key may not reject now. */
+                                reject?: string;
+                                /** @description Why the calling key may not execute now. */
+                                execute?: string;
+                            };
                             /** @description Shared context. */
                             shared_context_id?: string | null;
                             /** @description Reason given at proposal. */
@@ -8314,6 +8323,15 @@ export interface operations {
                                 reject: boolean;
                                 /** @description The calling key may execute now. */
                                 execute: boolean;
+                            };
+                            /** @description Why the calling key may not take each decision `allowed` refuses, in words for the caller (e.g. `you proposed it: a proposer cannot decide on their own action`); a decision it may take has no entry. What the console shows beside a disabled button. */
+                            why_not: {
+                                /** @description Why the calling key may not approve now. */
+                                approve?: string;
+                                /** @description Why the calling key may not reject now. */
+                                reject?: string;
+                                /** @description Why the calling key may not execute now. */
+                                execute?: string;
                             };
                             /** @description Shared context. */
                             shared_context_id?: string | null;
@@ -8761,6 +8779,15 @@ export interface operations {
                                 /** @description The calling key may execute now. */
                                 execute: boolean;
                             };
+                            /** @description Why the calling key may not take each decision `allowed` refuses, in words for the caller (e.g. `you proposed it: a proposer cannot decide on their own action`); a decision it may take has no entry. What the console shows beside a disabled button. */
+                            why_not: {
+                                /** @description Why the calling key may not approve now. */
+                                approve?: string;
+                                /** @description Why the calling key may not reject now. */
+                                reject?: string;
+                                /** @description Why the calling key may not execute now. */
+                                execute?: string;
+                            };
                             /** @description Shared context. */
                             shared_context_id?: string | null;
                             /** @description Reason given at proposal. */
@@ -9066,6 +9093,15 @@ export interface operations {
                                 /** @description The calling key may execute now. */
                                 execute: boolean;
                             };
+                            /** @description Why the calling key may not take each decision `allowed` refuses, in words for the caller (e.g. `you proposed it: a proposer cannot decide on their own action`); a decision it may take has no entry. What the console shows beside a disabled button. */
+                            why_not: {
+                                /** @description Why the calling key may not approve now. */
+                                approve?: string;
+                                /** @description Why the calling key may not reject now. */
+                                reject?: string;
+                                /** @description Why the calling key may not execute now. */
+                                execute?: string;
+                            };
                             /** @description Shared context. */
                             shared_context_id?: string | null;
                             /** @description Reason given at proposal. */
@@ -9370,6 +9406,15 @@ export interface operations {
                                 reject: boolean;
                                 /** @description The calling key may execute now. */
                                 execute: boolean;
+                            };
+                            /** @description Why the calling key may not take each decision `allowed` refuses, in words for the caller (e.g. `you proposed it: a proposer cannot decide on their own action`); a decision it may take has no entry. What the console shows beside a disabled button. */
+                            why_not: {
+                                /** @description Why the calling key may not approve now. */
+                                approve?: string;
+                                /** @description Why the calling key may not reject now. */
+                                reject?: string;
+                                /** @description Why the calling key may not execute now. */
+                                execute?: string;
                             };
                             /** @description Shared context. */
                             shared_context_id?: string | null;

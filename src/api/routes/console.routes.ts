@@ -37,6 +37,7 @@ const CONSOLE_ASSETS = {
   'ledger.js': JS,
   'lists.js': JS,
   'action.js': JS,
+  'decide.js': JS,
   'keys.js': JS,
   'passkeys.js': JS,
   'simplewebauthn-browser.js': JS,

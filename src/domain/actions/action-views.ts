@@ -36,6 +36,51 @@ export function allowedFor(
   };
 }
 
+type Decidable = Pick<
+  ActionRecord,
+  'status' | 'proposed_by' | 'rule' | 'approvals' | 'executable_at' | 'bounds'
+>;
+
+/**
+ * Why the calling key may not take each decision `allowedFor` refuses, in words for the
+ * caller, checked in the order `allowedFor` checks them; a decision it allows has no entry.
+ */
+export function whyNotFor(record: Decidable, auth: AuthContext, nowMs = Date.now()) {
+  const allowed = allowedFor(record, auth, nowMs);
+  const status = record.status.replaceAll('_', ' ');
+  const outOfReach =
+    "your key's entitlement class or access layer does not reach decisions on actions";
+  const decideWhy = (): string => {
+    if (record.status !== 'awaiting_approval') {
+      return `it is ${status}: only an action awaiting approval takes approvals and rejections`;
+    }
+    if (!reaches(auth, 'external_action_execution')) return outOfReach;
+    if (auth.principalId === record.proposed_by.principal_id) {
+      return 'you proposed it: a proposer cannot decide on their own action';
+    }
+    if (!mayDecideUnder(record.rule, { principal_id: auth.principalId, role: auth.role })) {
+      return 'the rule in force names other approvers';
+    }
+    return 'you approved it already';
+  };
+  const executeWhy = (): string => {
+    if (!reaches(auth, 'external_action_execution')) return outOfReach;
+    if (record.status === 'awaiting_approval') {
+      const missing = Math.max(record.bounds.required_approvals - record.approvals.length, 1);
+      return `it needs ${missing} more approval${missing === 1 ? '' : 's'} first`;
+    }
+    if (record.status === 'approved' && record.executable_at) {
+      return `the rule's wait: it may execute from ${record.executable_at}`;
+    }
+    return `it is ${status}: only an approved action can be executed`;
+  };
+  return {
+    ...(allowed.approve ? {} : { approve: decideWhy() }),
+    ...(allowed.reject ? {} : { reject: decideWhy() }),
+    ...(allowed.execute ? {} : { execute: executeWhy() }),
+  };
+}
+
 /** The action as clients see it, with what the calling key may do next. */
 export function toActionView(
   deps: Pick<DomainInfra, 'config' | 'temporal'>,
@@ -59,6 +104,7 @@ export function toActionView(
     decisions: record.decisions.map(publicDecision),
     proposed_by: proposed_by.principal_id,
     allowed: allowedFor(record, auth),
+    why_not: whyNotFor(record, auth),
     workflow_url: workflowUrlOf(deps, record.workflow_id),
     // The current run's history: the workflow records its run id, and the closed-run
     // watcher follows a reset to the new run (docs/temporal-ui.md, "Resets").

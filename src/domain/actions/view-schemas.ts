@@ -16,6 +16,17 @@ const allowedView = schema.view(
   'What the calling key may do next.',
 );
 
+/** Why the calling key may not take a decision `allowed` refuses. */
+const whyNotView = schema.view(
+  {
+    approve: schema.text('Why the calling key may not approve now.', 256),
+    reject: schema.text('Why the calling key may not reject now.', 256),
+    execute: schema.text('Why the calling key may not execute now.', 256),
+  },
+  [],
+  'Why the calling key may not take each decision `allowed` refuses, in words for the caller (e.g. `you proposed it: a proposer cannot decide on their own action`); a decision it may take has no entry. What the console shows beside a disabled button.',
+);
+
 /** A dry-run plan. */
 export const planView = schema.view(
   {
@@ -91,6 +102,7 @@ export const actionView = schema.view(
       ),
     ),
     allowed: allowedView,
+    why_not: whyNotView,
     shared_context_id: schema.nullable(schema.contextRef('Shared context.')),
     reason: schema.nullable(schema.text('Reason given at proposal.', 1024)),
     expires_at: schema.dateTime('When an unapproved action expires.'),
@@ -127,6 +139,7 @@ export const actionView = schema.view(
     'approvals',
     'decisions',
     'allowed',
+    'why_not',
     'workflow_id',
     'workflow_url',
     'links',
