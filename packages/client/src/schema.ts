@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * API root descriptor
-         * @description Name, version and links to the docs, the OpenAPI document and the Temporal Web UI.
+         * @description Name, version and links to the docs, the approvals console, the OpenAPI document and the Temporal Web UI (all but the last under `PUBLIC_BASE_URL`).
          */
         get: operations["system.root"];
         put?: never;
