@@ -47,10 +47,32 @@ async function showKeyState() {
 
 const intro = (text) => view.replaceChildren(h('p', { class: 'muted', id: 'intro' }, text));
 
+/** The parts of the hash's path, and its query. */
+function hashParts() {
+  const [path, search = ''] = location.hash.slice(1).split('?');
+  return { parts: path.split('/').filter(Boolean), search };
+}
+
+/**
+ * The line asking for a key. A link to an action (from chat, e-mail, the Temporal UI) opens
+ * it after the sign-in, as the hash stays and the key form's submit routes to it; the line
+ * names that action so the person knows the link was understood.
+ */
+function askForKey(before) {
+  const { parts } = hashParts();
+  if (routeOf(parts) !== 'action') {
+    if (before) intro(before);
+    return;
+  }
+  intro(
+    `${before ? `${before} ` : ''}Paste your API key to open action ${parts[1]}. It is kept in this tab's session storage only.`,
+  );
+}
+
 const api = createApi({
   onKeyRefused: () => {
     void showKeyState();
-    intro('No key in use.');
+    askForKey('No key in use.');
     keyInput.focus();
   },
 });
@@ -75,8 +97,7 @@ function routeOf(parts) {
 
 async function route({ focus = false } = {}) {
   const turn = ++navigation;
-  const [path, search = ''] = location.hash.slice(1).split('?');
-  const parts = path.split('/').filter(Boolean);
+  const { parts, search } = hashParts();
   const name = routeOf(parts);
   for (const link of document.querySelectorAll('[data-nav]')) {
     const current = link.dataset.nav === name;
@@ -85,13 +106,7 @@ async function route({ focus = false } = {}) {
     else link.removeAttribute('aria-current');
   }
   if (!storedKey()) {
-    // A link to an action (from chat, e-mail, the Temporal UI) opens it after the sign-in:
-    // the hash stays, and the key form's submit routes to it.
-    if (name === 'action') {
-      intro(
-        `Paste your API key to open action ${parts[1]}. It is kept in this tab's session storage only.`,
-      );
-    }
+    askForKey('');
     return;
   }
   say('');
@@ -129,7 +144,7 @@ document.getElementById('key-forget').addEventListener('click', () => {
   forgetKey();
   void showKeyState();
   say('');
-  intro('Key forgotten.');
+  askForKey('Key forgotten.');
   keyInput.focus();
 });
 window.addEventListener('hashchange', () => void route({ focus: true }));

@@ -32,11 +32,11 @@ const CONFIRM = {
 function signatureProblem(action, keys) {
   if (!action.rule?.require_approver_signature) return null;
   const problem = pageProblem();
-  if (problem) return [`this rule needs your signature, and this page cannot make one: ${problem}`];
+  if (problem) return [`this rule needs your signature, and this page cannot make one; ${problem}`];
   const active = keys.filter((k) => k.status === 'active');
   if (active.some((k) => k.kind === 'passkey')) return null;
   return [
-    'this rule needs your signature: register a passkey in ',
+    'this rule needs your signature; register a passkey in ',
     h('a', { href: '#/keys' }, 'Your keys'),
     active.length ? ' (this page signs with passkeys only, not your Ed25519 key)' : '',
   ];

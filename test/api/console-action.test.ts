@@ -205,6 +205,11 @@ const focused = (page: Page): Promise<string> =>
       const id = await propose();
       await page.goto(`${app.url}/console/#/action/${id}`);
       await expect(page.locator('#intro').textContent()).resolves.toContain(id);
+      // A key the api refuses does not lose the link either.
+      await page.fill('#key-input', 'not-a-key');
+      await page.click('#key-use');
+      await page.locator('#banner:not([hidden])').waitFor();
+      await expect(page.locator('#intro').textContent()).resolves.toContain(id);
       await page.fill('#key-input', approver.apiKey);
       await page.click('#key-use');
       await page.locator(`.toolbar code[title="${id}"]`).waitFor();

@@ -215,7 +215,7 @@ const RULE = 'payments need the approver’s passkey';
     await page.locator('#approve[disabled]').waitFor();
     await expect(page.locator('#reject').isDisabled()).resolves.toBe(true);
     await expect(page.locator('#why-approve').textContent()).resolves.toBe(
-      'Approve, Reject: this rule needs your signature: register a passkey in Your keys',
+      'Approve, Reject: this rule needs your signature; register a passkey in Your keys',
     );
 
     // Lee registers a passkey and opens the action; the passkey is revoked (elsewhere)

@@ -8023,7 +8023,7 @@ export interface operations {
                                 /** @description The calling key may execute now. */
                                 execute: boolean;
                             };
-                            /** @description Why the calling key may not take each decision `allowed` refuses, in words for the caller (e.g. `you proposed it: a proposer cannot decide on their own action`); a decision it may take has no entry. What the console shows beside a disabled button. */
+                            /** @description Why the calling key may not take each decision `allowed` refuses, in words for the caller (e.g. `you proposed it; a proposer cannot decide on their own action`); a decision it may take has no entry. What the console shows beside a disabled button. */
                             why_not: {
                                 /** @description Why the calling key may not approve now. */
                                 approve?: string;
@@ -8324,7 +8324,7 @@ export interface operations {
                                 /** @description The calling key may execute now. */
                                 execute: boolean;
                             };
-                            /** @description Why the calling key may not take each decision `allowed` refuses, in words for the caller (e.g. `you proposed it: a proposer cannot decide on their own action`); a decision it may take has no entry. What the console shows beside a disabled button. */
+                            /** @description Why the calling key may not take each decision `allowed` refuses, in words for the caller (e.g. `you proposed it; a proposer cannot decide on their own action`); a decision it may take has no entry. What the console shows beside a disabled button. */
                             why_not: {
                                 /** @description Why the calling key may not approve now. */
                                 approve?: string;
@@ -8779,7 +8779,7 @@ export interface operations {
                                 /** @description The calling key may execute now. */
                                 execute: boolean;
                             };
-                            /** @description Why the calling key may not take each decision `allowed` refuses, in words for the caller (e.g. `you proposed it: a proposer cannot decide on their own action`); a decision it may take has no entry. What the console shows beside a disabled button. */
+                            /** @description Why the calling key may not take each decision `allowed` refuses, in words for the caller (e.g. `you proposed it; a proposer cannot decide on their own action`); a decision it may take has no entry. What the console shows beside a disabled button. */
                             why_not: {
                                 /** @description Why the calling key may not approve now. */
                                 approve?: string;
@@ -9093,7 +9093,7 @@ export interface operations {
                                 /** @description The calling key may execute now. */
                                 execute: boolean;
                             };
-                            /** @description Why the calling key may not take each decision `allowed` refuses, in words for the caller (e.g. `you proposed it: a proposer cannot decide on their own action`); a decision it may take has no entry. What the console shows beside a disabled button. */
+                            /** @description Why the calling key may not take each decision `allowed` refuses, in words for the caller (e.g. `you proposed it; a proposer cannot decide on their own action`); a decision it may take has no entry. What the console shows beside a disabled button. */
                             why_not: {
                                 /** @description Why the calling key may not approve now. */
                                 approve?: string;
@@ -9407,7 +9407,7 @@ export interface operations {
                                 /** @description The calling key may execute now. */
                                 execute: boolean;
                             };
-                            /** @description Why the calling key may not take each decision `allowed` refuses, in words for the caller (e.g. `you proposed it: a proposer cannot decide on their own action`); a decision it may take has no entry. What the console shows beside a disabled button. */
+                            /** @description Why the calling key may not take each decision `allowed` refuses, in words for the caller (e.g. `you proposed it; a proposer cannot decide on their own action`); a decision it may take has no entry. What the console shows beside a disabled button. */
                             why_not: {
                                 /** @description Why the calling key may not approve now. */
                                 approve?: string;

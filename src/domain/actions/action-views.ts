@@ -52,11 +52,11 @@ export function whyNotFor(record: Decidable, auth: AuthContext, nowMs = Date.now
     "your key's entitlement class or access layer does not reach decisions on actions";
   const decideWhy = (): string => {
     if (record.status !== 'awaiting_approval') {
-      return `it is ${status}: only an action awaiting approval takes approvals and rejections`;
+      return `it is ${status}; only an action awaiting approval takes approvals and rejections`;
     }
     if (!reaches(auth, 'external_action_execution')) return outOfReach;
     if (auth.principalId === record.proposed_by.principal_id) {
-      return 'you proposed it: a proposer cannot decide on their own action';
+      return 'you proposed it; a proposer cannot decide on their own action';
     }
     if (!mayDecideUnder(record.rule, { principal_id: auth.principalId, role: auth.role })) {
       return 'the rule in force names other approvers';
@@ -72,7 +72,7 @@ export function whyNotFor(record: Decidable, auth: AuthContext, nowMs = Date.now
     if (record.status === 'approved' && record.executable_at) {
       return `the rule's wait: it may execute from ${record.executable_at}`;
     }
-    return `it is ${status}: only an approved action can be executed`;
+    return `it is ${status}; only an approved action can be executed`;
   };
   return {
     ...(allowed.approve ? {} : { approve: decideWhy() }),

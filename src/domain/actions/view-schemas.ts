@@ -24,7 +24,7 @@ const whyNotView = schema.view(
     execute: schema.text('Why the calling key may not execute now.', 256),
   },
   [],
-  'Why the calling key may not take each decision `allowed` refuses, in words for the caller (e.g. `you proposed it: a proposer cannot decide on their own action`); a decision it may take has no entry. What the console shows beside a disabled button.',
+  'Why the calling key may not take each decision `allowed` refuses, in words for the caller (e.g. `you proposed it; a proposer cannot decide on their own action`); a decision it may take has no entry. What the console shows beside a disabled button.',
 );
 
 /** A dry-run plan. */
