@@ -209,6 +209,13 @@ function operationOf(
     responses['413'] = errorResponse('Body larger than 1 MiB.');
     responses['415'] = errorResponse('Body is not application/json.');
   }
+  if (route.request?.query) {
+    // The HTTP server answers it before any route runs (`src/api/http-server.ts`); a query
+    // string is where a caller makes the request line that long.
+    responses['431'] = errorResponse(
+      'The request line and headers exceed 16 KiB (a long query string counts).',
+    );
+  }
   if (route.request) {
     responses['422'] = errorResponse(
       'Validation error.',

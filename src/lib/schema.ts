@@ -148,11 +148,9 @@ const STORED_KEY = { pattern: '^(?!\\$)[^.\\u0000]*$' };
 export const VALUE_SCHEMAS = {
   JsonValue: {
     description: 'Any JSON value whose numbers are within ±(2^53 − 1).',
-    anyOf: [...scalars, { type: 'array', items: valueRef('JsonItem') }, valueRef('JsonObject')],
+    anyOf: [...scalars, valueRef('JsonArray'), valueRef('JsonObject')],
   },
-  // An array directly in an array is left unconstrained: a type generated from a schema
-  // cannot refer to itself through arrays alone (the body layer still bounds its numbers).
-  JsonItem: { anyOf: [...scalars, valueRef('JsonObject'), { type: 'array' }] },
+  JsonArray: { type: 'array', items: valueRef('JsonValue') },
   JsonObject: { type: 'object', additionalProperties: valueRef('JsonValue') },
   StoredValue: {
     description:
@@ -178,16 +176,27 @@ const valueParts = new WeakSet<object>();
 export const isValueSchema = (schema: unknown): boolean =>
   typeof schema === 'object' && schema !== null && valueParts.has(schema);
 
-/** A free-form request object the service stores as sent (its values as `StoredValue`). */
+/**
+ * A free-form request object the service stores as sent (its values as `StoredValue`);
+ * `keyLength` bounds its own keys' lengths (not `__proto__`, which no body may hold).
+ */
 export const storedObject = (
   description: string,
   maxProperties?: number,
+  keyLength?: { min: number; max: number },
 ): TUnsafe<Record<string, unknown>> =>
   Type.Unsafe<Record<string, unknown>>({
     type: 'object',
     ...(maxProperties === undefined ? {} : { maxProperties }),
     description,
-    propertyNames: STORED_KEY,
+    propertyNames: keyLength
+      ? {
+          ...STORED_KEY,
+          minLength: keyLength.min,
+          maxLength: keyLength.max,
+          not: { const: '__proto__' },
+        }
+      : STORED_KEY,
     additionalProperties: valueRef('StoredValue'),
   });
 

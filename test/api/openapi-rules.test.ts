@@ -378,6 +378,10 @@ describe('cross-field rules in the OpenAPI document', () => {
         [expect.objectContaining({ loc })],
       ]);
     }
+    // Numbers are bounded inside arrays of arrays too (which a render, storing nothing, takes).
+    expect(
+      documentAccepts('MembraneRenderRequest', { format: 'json', payload: { a: [[2 ** 60]] } }),
+    ).toBe(false);
     // What a render does not store may hold any key, and arrays in arrays.
     const unstored = { format: 'json', payload: { 'a.b': [[1]], $x: 9007199254740991 } };
     expect(documentAccepts('MembraneRenderRequest', unstored)).toBe(true);
@@ -389,6 +393,52 @@ describe('cross-field rules in the OpenAPI document', () => {
     expect(documentAccepts('ExternalActionRequest', propose({ n: 9007199254740991, s: 'x' }))).toBe(
       true,
     );
+  });
+
+  it('policies: only an organization-scoped policy sets the organization-wide limits', async () => {
+    const keyScoped = {
+      name: 'p',
+      scope: { entitlement: 'sandbox' },
+      requests_per_minute: 10,
+      daily_quota: 100,
+      organization_concurrent_deployments: 2,
+    };
+    expect(documentAccepts('CreatePolicyRequest', keyScoped)).toBe(false);
+    const { organization_concurrent_deployments: _dropped, ...plain } = keyScoped;
+    expect(documentAccepts('CreatePolicyRequest', plain)).toBe(true);
+    const res = await call<{ detail: { loc: string[]; msg: string }[] }>(
+      app.url,
+      'POST',
+      '/v1/admin/policies/create',
+      { key: app.adminKey, body: keyScoped },
+    );
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0]).toMatchObject({
+      loc: ['body', 'organization_concurrent_deployments'],
+      msg: 'only an organization-scoped policy sets this',
+    });
+  });
+
+  it("events: a payload's top-level field names are 1..128 characters", () => {
+    const event = (payload: object) => ({
+      source_family: 'crm',
+      source_event_id: 'e1',
+      event_type: 'object.updated',
+      occurred_at: '2026-01-01T00:00:00.000Z',
+      world_object_ref: 'obj_01JGFJJZ0002T1SERKJXE2WHCB',
+      payload,
+    });
+    const component = 'ExternalEventRequest';
+    expect(documentAccepts(component, event({ '': 1 }))).toBe(false);
+    expect(documentAccepts(component, event({ ['x'.repeat(129)]: 1 }))).toBe(false);
+    expect(documentAccepts(component, event({ status: 'ok' }))).toBe(true);
+  });
+
+  it('a query string too long for the HTTP server is a documented 431', () => {
+    const names = paths['/v1/external-actions/names']['get'] as unknown as {
+      responses: Record<string, unknown>;
+    };
+    expect(Object.keys(names.responses)).toContain('431');
   });
 
   it('still calls valid bodies valid', () => {

@@ -2705,8 +2705,8 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /** @description Any JSON value whose numbers are within ±(2^53 − 1). */
-        JsonValue: null | boolean | string | number | components["schemas"]["JsonItem"][] | components["schemas"]["JsonObject"];
-        JsonItem: null | boolean | string | number | components["schemas"]["JsonObject"] | unknown[];
+        JsonValue: null | boolean | string | number | components["schemas"]["JsonArray"] | components["schemas"]["JsonObject"];
+        JsonArray: unknown[];
         JsonObject: {
             [key: string]: components["schemas"]["JsonValue"];
         };
@@ -2820,7 +2820,7 @@ export interface components {
             world_object_ref?: string;
             /** @description Shared context the event belongs to. */
             shared_context_id?: string;
-            /** @description Event payload (at most 64 KiB serialized). */
+            /** @description Event payload (at most 64 KiB serialized, 32 levels deep); each top-level field is a reconciled field of the object. */
             payload: {
                 [key: string]: components["schemas"]["StoredValue"];
             };
@@ -3331,7 +3331,7 @@ export interface components {
             organization_concurrent_deployments?: number;
             /** @description The organization's cell updates per UTC day, all keys together; organization scope only. */
             organization_cell_updates_per_day?: number;
-        };
+        } & (unknown & unknown);
         SetPolicyStatusRequest: {
             /** @description Policy to change. */
             policy_id: string;
@@ -4646,6 +4646,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
             503: {
                 headers: {
@@ -4737,6 +4746,15 @@ export interface operations {
             };
             /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4881,6 +4899,15 @@ export interface operations {
             };
             /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5034,6 +5061,15 @@ export interface operations {
             };
             /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5299,6 +5335,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
             503: {
                 headers: {
@@ -5467,6 +5512,15 @@ export interface operations {
             };
             /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5695,6 +5749,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
             503: {
                 headers: {
@@ -5791,6 +5854,15 @@ export interface operations {
             };
             /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5901,6 +5973,15 @@ export interface operations {
             };
             /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6131,6 +6212,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
             503: {
                 headers: {
@@ -6241,6 +6331,15 @@ export interface operations {
             };
             /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6652,6 +6751,15 @@ export interface operations {
             };
             /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7490,6 +7598,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
             503: {
                 headers: {
@@ -7753,6 +7870,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
             503: {
                 headers: {
@@ -7846,6 +7972,15 @@ export interface operations {
             };
             /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10323,6 +10458,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
             503: {
                 headers: {
@@ -11168,6 +11312,15 @@ export interface operations {
             };
             /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12117,6 +12270,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
             503: {
                 headers: {
@@ -12317,6 +12479,15 @@ export interface operations {
             };
             /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12539,6 +12710,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
             503: {
                 headers: {
@@ -12744,6 +12924,15 @@ export interface operations {
             };
             /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13341,6 +13530,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
             503: {
                 headers: {
@@ -13798,6 +13996,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
             503: {
                 headers: {
@@ -13901,6 +14108,15 @@ export interface operations {
             };
             /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15236,6 +15452,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
             503: {
                 headers: {
@@ -15333,6 +15558,15 @@ export interface operations {
             };
             /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15461,6 +15695,15 @@ export interface operations {
             };
             /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18163,6 +18406,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
             503: {
                 headers: {
@@ -18817,6 +19069,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
             503: {
                 headers: {
@@ -19220,6 +19481,15 @@ export interface operations {
             };
             /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19658,6 +19928,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
             503: {
                 headers: {
@@ -20063,6 +20342,15 @@ export interface operations {
             };
             /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20477,6 +20765,15 @@ export interface operations {
             };
             /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20913,6 +21210,15 @@ export interface operations {
             };
             /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21374,6 +21680,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
             503: {
                 headers: {
@@ -21494,6 +21809,15 @@ export interface operations {
             };
             /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21892,6 +22216,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
             503: {
                 headers: {
@@ -21999,6 +22332,15 @@ export interface operations {
             };
             /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22229,6 +22571,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A backend (the database or Temporal) is not answering (`unavailable`); retry after `Retry-After`. */
             503: {
                 headers: {
@@ -22429,6 +22780,15 @@ export interface operations {
             };
             /** @description Rate limit (`rate_limited`) or daily quota (`quota_exceeded`) exceeded; see `Retry-After`. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers exceed 16 KiB (a long query string counts). */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,13 +1,13 @@
 import { type ValidationIssue } from '../../lib/errors';
 
-/** Largest payload, as serialized JSON (docs/external-events.md). */
-export const MAX_PAYLOAD_BYTES = 64 * 1024;
-/** Most top-level fields (each one is a reconciled field of the object). */
-export const MAX_PAYLOAD_FIELDS = 256;
-/** Longest top-level field name. */
-export const MAX_FIELD_NAME = 128;
-/** Deepest nesting of objects and arrays inside a payload. */
-export const MAX_PAYLOAD_DEPTH = 32;
+import {
+  MAX_FIELD_NAME,
+  MAX_PAYLOAD_BYTES,
+  MAX_PAYLOAD_DEPTH,
+  MAX_PAYLOAD_FIELDS,
+} from './schemas';
+
+export { MAX_FIELD_NAME, MAX_PAYLOAD_BYTES, MAX_PAYLOAD_DEPTH, MAX_PAYLOAD_FIELDS };
 
 type Loc = (string | number)[];
 

@@ -7,6 +7,15 @@ import { Type, type Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
 import { historyCursor } from '../../lib/cursor';
 
+/** Largest payload, as serialized JSON (docs/external-events.md). */
+export const MAX_PAYLOAD_BYTES = 64 * 1024;
+/** Most top-level fields (each one is a reconciled field of the object). */
+export const MAX_PAYLOAD_FIELDS = 256;
+/** Longest top-level field name. */
+export const MAX_FIELD_NAME = 128;
+/** Deepest nesting of objects and arrays inside a payload. */
+export const MAX_PAYLOAD_DEPTH = 32;
+
 /** Pattern of `source_family` (docs/external-events.md). */
 export const SOURCE_FAMILY_PATTERN = '^[a-z][a-z0-9_.-]{0,63}$';
 /** Pattern of a `world_object_ref`: an object id, or any path-safe handle (then `unmatched`). */
@@ -41,7 +50,11 @@ export const externalEventSchema = schema.closedObject(
       128,
     ),
     shared_context_id: schema.contextRef('Shared context the event belongs to.'),
-    payload: schema.storedObject('Event payload (at most 64 KiB serialized).'),
+    payload: schema.storedObject(
+      `Event payload (at most 64 KiB serialized, ${MAX_PAYLOAD_DEPTH} levels deep); each top-level field is a reconciled field of the object.`,
+      MAX_PAYLOAD_FIELDS,
+      { min: 1, max: MAX_FIELD_NAME },
+    ),
   },
   ['source_family', 'source_event_id', 'event_type', 'occurred_at', 'payload'],
   'One inbound external event.',

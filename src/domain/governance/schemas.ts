@@ -5,7 +5,17 @@
  */
 import { Type, type Static, type TString, type TUnsafe } from '@sinclair/typebox';
 import { ACCESS_LAYER_NAMES, ENTITLEMENTS } from '../../auth/families';
-import { choice, closedObject, dateTime, idRef, integer, pagedQuery, text } from '../../lib/schema';
+import {
+  choice,
+  closedObject,
+  dateTime,
+  idRef,
+  integer,
+  pagedQuery,
+  text,
+  when,
+  withRules,
+} from '../../lib/schema';
 import { idCursor, timeCursor } from '../../lib/cursor';
 
 /** Statuses of organizations, projects, principals and policies. */
@@ -143,16 +153,34 @@ const heavyWorkFields = {
   ),
 };
 
-/** Body of `POST /v1/admin/policies/create`; `scope` names exactly one target. */
-export const createPolicyBody = closedObject(
-  {
-    name: name('Policy name.'),
-    scope: { ...policyScope, minProperties: 1, maxProperties: 1 },
-    requests_per_minute: integer('Requests per minute.', 1, POLICY_LIMITS.maxPerMinute),
-    daily_quota: integer('Requests per UTC day.', 1, POLICY_LIMITS.maxPerDay),
-    ...heavyWorkFields,
-  },
-  ['name', 'scope', 'requests_per_minute', 'daily_quota'],
+/** The organization-wide limits: only a policy scoped to an organization sets them. */
+const ORGANIZATION_ONLY = [
+  'organization_concurrent_deployments',
+  'organization_cell_updates_per_day',
+] as const;
+
+/**
+ * Body of `POST /v1/admin/policies/create`; `scope` names exactly one target, and only an
+ * organization's policy sets the organization-wide limits.
+ */
+export const createPolicyBody = withRules(
+  closedObject(
+    {
+      name: name('Policy name.'),
+      scope: { ...policyScope, minProperties: 1, maxProperties: 1 },
+      requests_per_minute: integer('Requests per minute.', 1, POLICY_LIMITS.maxPerMinute),
+      daily_quota: integer('Requests per UTC day.', 1, POLICY_LIMITS.maxPerDay),
+      ...heavyWorkFields,
+    },
+    ['name', 'scope', 'requests_per_minute', 'daily_quota'],
+  ),
+  ORGANIZATION_ONLY.map((field) =>
+    when(
+      { properties: { scope: { not: { required: ['organization_id'] } } }, required: [field] },
+      { properties: { [field]: false } },
+      'only an organization-scoped policy sets this',
+    ),
+  ),
 );
 export type CreatePolicyBody = Static<typeof createPolicyBody>;
 
