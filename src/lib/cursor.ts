@@ -139,7 +139,7 @@ export function feedCursor<C extends string>(
   chains: readonly C[],
 ): CursorFormat<FeedCursorPosition<C>> {
   return cursorFormat({
-    body: `(${chains.join('|')})~(${COUNT})~(${COUNT})`,
+    body: `(${chains.join('|')})~(-?(?:${COUNT}))~(${COUNT})`,
     describe: `\`<chain>~<slot>~<index>\`, a place in the chain the list's filters walk (${chains.map((c) => `\`${c}\``).join(', ')})`,
     example: `${chains[0]}~1~0`,
     read: ([chain, slot, index]) => ({

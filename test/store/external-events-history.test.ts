@@ -219,15 +219,16 @@ describe('events history (the feed)', () => {
     expect(decodeHistoryCursor(cursor, { world_object_ref: 'obj-1' })).toEqual(feed);
     expect(() => decodeHistoryCursor(cursor, { source_family: 'fam' })).toThrow();
     expect(() => decodeHistoryCursor(cursor, {})).toThrow();
-    for (const parts of [
-      ['evt_01M89HKV9PJXR3R5XTMRETNX26'],
-      ['all', 1.5, 0],
-      ['all', 1, -1],
-      ['all', '1', 0],
-      ['nope', 1, 0],
-      ['x'],
+    for (const forged of [
+      'evt_01M89HKV9PJXR3R5XTMRETNX26',
+      'all~1.5~0',
+      'all~1~-1',
+      'all~a~0',
+      'nope~1~0',
+      'x',
+      // A cursor from before the text formats (base64url JSON).
+      Buffer.from(JSON.stringify(['all', 1, 0])).toString('base64url'),
     ]) {
-      const forged = Buffer.from(JSON.stringify(parts)).toString('base64url');
       expect(() => decodeHistoryCursor(forged, {})).toThrow();
     }
   });
