@@ -94,6 +94,20 @@ function show(line, text, kind) {
  * means it changed); the result then goes beside the new buttons, with the focus, if the
  * page still shows this action, else to the banner.
  */
+/**
+ * Waits (a few seconds at most) until the action as read reaches `status`, the one the
+ * decision answered: the answer comes from the workflow, a read from the record it writes
+ * next, so a read right after a decision can still show the status before it.
+ */
+async function caughtUp(api, id, status) {
+  if (!status) return;
+  for (let tries = 0; tries < 40; tries += 1) {
+    const now = await api('GET', `/v1/external-actions/${id}`).catch(() => undefined);
+    if (!now || now.status === status) return;
+    await new Promise((resolve) => window.setTimeout(resolve, 250));
+  }
+}
+
 async function settle(ctx, actionId, text, kind) {
   await ctx.refresh();
   const line = document.getElementById('decision-result');
@@ -133,7 +147,8 @@ function decider(ctx, action, reason, buttons, result) {
         // Without a passkey the decision goes bare: the api's 403 names the rule and what to do.
         if (assertion) body.approver_assertion = assertion;
       }
-      await api('POST', `/v1/external-actions/${id}/${decision}`, body);
+      const answer = await api('POST', `/v1/external-actions/${id}/${decision}`, body);
+      await caughtUp(api, id, answer?.status);
       await settle(
         ctx,
         id,

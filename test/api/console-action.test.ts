@@ -139,6 +139,36 @@ const focused = (page: Page): Promise<string> =>
       expect(problems).toEqual([]);
     });
 
+    it('shows the decided status even when the first read after the decision lags behind', async () => {
+      const id = await propose();
+      await open(approver, id);
+      await page.locator('#approve:not([disabled])').waitFor();
+      // The decision's answer comes from the workflow, a read from the record it writes
+      // next: under load the first read can still say awaiting_approval. Serve that.
+      let decided = false;
+      let staleReads = 0;
+      await page.route(`**/v1/external-actions/${id}`, async (route) => {
+        const response = await route.fetch();
+        const body = (await response.json()) as { payload: { status: string } };
+        if (decided && staleReads === 0) {
+          staleReads += 1;
+          body.payload.status = 'awaiting_approval';
+        }
+        await route.fulfill({ response, json: body });
+      });
+      await page.route(`**/v1/external-actions/${id}/approve`, async (route) => {
+        const response = await route.fetch();
+        decided = true;
+        await route.fulfill({ response });
+      });
+      await page.fill('#decision-reason', 'checked');
+      await decide(page, 'approve');
+      await page.locator('#decision-result', { hasText: 'approve recorded' }).waitFor();
+      expect(staleReads).toBe(1);
+      await page.locator('#execute:not([disabled])').waitFor({ timeout: 10_000 });
+      await page.locator('.toolbar .status.approved').waitFor();
+    });
+
     it("shows a refused decision beside the buttons, focused, and the action's news", async () => {
       const id = await propose();
       await open(approver, id);
