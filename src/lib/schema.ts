@@ -115,15 +115,20 @@ export const arrayOf = <T extends TSchema>(
     description,
   });
 
-/** A free-form JSON object (payloads, arguments, attributes): its keys are not fixed. */
+/**
+ * A free-form JSON object (payloads, arguments, attributes): its keys are not fixed;
+ * `values` says what its keys and values may be, where a request states it.
+ */
 export const freeObject = (
   description: string,
   maxProperties?: number,
+  values: Record<string, unknown> = {},
 ): TUnsafe<Record<string, unknown>> =>
   Type.Unsafe<Record<string, unknown>>({
     type: 'object',
     ...(maxProperties === undefined ? {} : { maxProperties }),
     description,
+    ...values,
   });
 
 /** The largest integer a JSON number holds exactly (2^53 − 1). */
@@ -185,10 +190,7 @@ export const storedObject = (
   maxProperties?: number,
   keyLength?: { min: number; max: number },
 ): TUnsafe<Record<string, unknown>> =>
-  Type.Unsafe<Record<string, unknown>>({
-    type: 'object',
-    ...(maxProperties === undefined ? {} : { maxProperties }),
-    description,
+  freeObject(description, maxProperties, {
     propertyNames: keyLength
       ? {
           ...STORED_KEY,
@@ -209,12 +211,7 @@ export const jsonObject = (
   description: string,
   maxProperties?: number,
 ): TUnsafe<Record<string, unknown>> =>
-  Type.Unsafe<Record<string, unknown>>({
-    type: 'object',
-    ...(maxProperties === undefined ? {} : { maxProperties }),
-    description,
-    additionalProperties: valueRef('JsonValue'),
-  });
+  freeObject(description, maxProperties, { additionalProperties: valueRef('JsonValue') });
 
 /** Any JSON value. */
 export const anyValue = (description: string): TUnsafe<unknown> =>
