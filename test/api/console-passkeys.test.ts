@@ -38,6 +38,34 @@ let kim: TestKey;
 const context = `ctx-console-passkey-${newId('tsk')}`;
 const RULE = 'payments need the approver’s passkey';
 
+/**
+ * Waits until Execute is enabled; if it never is, fails saying what the page and the api
+ * show (the decision's result line, the status on the page and in the record), so a
+ * failure on a loaded machine explains itself.
+ */
+async function executable(page: Page, actionId: string): Promise<void> {
+  try {
+    await page.locator('#execute:not([disabled])').waitFor({ timeout: 45_000 });
+  } catch (error) {
+    const text = (selector: string) =>
+      page
+        .locator(selector)
+        .first()
+        .textContent({ timeout: 1_000 })
+        .catch(() => '(none)');
+    const record = await call<{ payload?: { status?: string } }>(
+      app.url,
+      'GET',
+      `/v1/external-actions/${actionId}`,
+      { key: app.adminKey },
+    );
+    throw new Error(
+      `Execute never enabled: result "${await text('#decision-result')}", page status "${await text('.toolbar .status')}", banner "${await text('#banner')}", record status ${record.body.payload?.status ?? record.status}`,
+      { cause: error },
+    );
+  }
+}
+
 (haveBrowser ? describe : describe.skip)('passkeys in the console', () => {
   beforeAll(async () => {
     const port = await freePort();
@@ -160,7 +188,7 @@ const RULE = 'payments need the approver’s passkey';
     await expect(page.locator('#signature-rule').textContent()).resolves.toContain('passkey');
     await page.fill('#decision-reason', 'signed on my laptop');
     await decide(page, 'approve');
-    await page.locator('#execute:not([disabled])').waitFor();
+    await executable(page, actionId);
     await resultSays(page, 'approve recorded, signed with your passkey');
     await decide(page, 'execute');
     await page.locator('.toolbar .status.executed').waitFor({ timeout: 15_000 });
@@ -205,7 +233,7 @@ const RULE = 'payments need the approver’s passkey';
     expect((await keysOf(ann))[0].last_used_at).not.toBeNull();
     expect(problems).toEqual([]);
     await page.close();
-  });
+  }, 120_000);
 
   it("tells an approver without a passkey to register one; a passkey revoked meanwhile gets the api's 403", async () => {
     const actionId = await propose();
