@@ -115,6 +115,14 @@ export async function registerEd25519Key(
 }
 
 /**
+ * The COSE algorithms a passkey may use: EdDSA, ES256, RS256, named so the choice does not
+ * follow the runtime. The WebAuthn library puts ML-DSA-44 first where the runtime supports
+ * it (Node 24); its signatures (2,420 bytes) exceed what a decision body takes, so a
+ * browser that picked it could register a passkey and never decide with it.
+ */
+const PASSKEY_ALGORITHMS = [-8, -7, -257];
+
+/**
  * `POST /v1/principals/me/keys/passkey/options`: the options for `navigator.credentials.create`,
  * user verification required, with a single-use challenge kept for the registration.
  */
@@ -128,6 +136,7 @@ export async function passkeyRegistrationOptions(deps: Deps, auth: AuthContext) 
     userID: new TextEncoder().encode(auth.principalId),
     attestationType: 'none',
     authenticatorSelection: { residentKey: 'preferred', userVerification: 'required' },
+    supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
     excludeCredentials: existing
       .filter((k) => k.kind === 'passkey' && k.status === 'active' && k.credential_id)
       .map((k) => ({ id: k.credential_id!, transports: k.transports as never })),
