@@ -1,4 +1,3 @@
-import type { AsyncLocalStorage } from 'node:async_hooks';
 import { Client, type ClientInterceptors, type Connection } from '@temporalio/client';
 import { connectTemporal } from './connect';
 import type { Logger } from 'pino';
@@ -47,7 +46,6 @@ export class TemporalGateway {
           address: this.options.address,
           connectTimeout: '3s',
         });
-        releaseCallContextWhenIdle(connection.callContextStorage);
         this.connection = connection;
         this.client = new Client({
           connection,
@@ -102,39 +100,4 @@ export class TemporalGateway {
     this.connection = undefined;
     this.client = undefined;
   }
-}
-
-/**
- * The Temporal client passes a call's deadline and metadata in an AsyncLocalStorage, and
- * every call runs in it (the namespace header alone does). On Node 20 the first `run` of
- * an AsyncLocalStorage turns on a promise hook for the whole process, for good: from then
- * on every promise of every request pays for it, about 7% of the api's CPU on the
- * authenticated GET path (docs/performance.md). So the storage is disabled again whenever
- * no call is inside it, which turns the hook off; the next call turns it on.
- *
- * The client reads the storage synchronously when it issues a call, and code inside a
- * call keeps it (the hook is on) until the call has settled, so calls keep their
- * deadlines. A disabled storage answers `undefined` until its next `run`, as it would
- * outside any call.
- */
-export function releaseCallContextWhenIdle<T>(storage: AsyncLocalStorage<T>): void {
-  const run = storage.run.bind(storage);
-  let inside = 0;
-  const leave = (): void => {
-    inside -= 1;
-    if (inside === 0) storage.disable();
-  };
-  storage.run = <R, A extends unknown[]>(store: T, callback: (...args: A) => R, ...args: A) => {
-    inside += 1;
-    let result: R;
-    try {
-      result = run(store, callback, ...args);
-    } catch (error) {
-      leave();
-      throw error;
-    }
-    if (result instanceof Promise) void result.then(leave, leave);
-    else leave();
-    return result;
-  };
 }
