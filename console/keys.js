@@ -6,6 +6,22 @@ import { pageProblem, registerPasskey } from './passkeys.js';
 
 const KIND = { passkey: 'passkey', ed25519: 'Ed25519' };
 
+/** Where a register or revoke says how it went: under its own buttons, not the top banner. */
+const resultLine = (id) => h('p', { id, class: 'result', role: 'status', tabindex: '-1' });
+
+/**
+ * Says `text` on the line `id` of the view as it is now (a refresh renders the view again, so
+ * the line is looked up, not kept), and moves the focus there unless `quiet`; the banner when
+ * the keys view is no longer shown.
+ */
+function tell(ctx, id, text, { bad = false, quiet = false } = {}) {
+  const line = document.getElementById(id);
+  if (!line) return ctx.say(text, bad ? 'error' : 'info');
+  line.textContent = text;
+  line.className = `result ${bad ? 'bad' : 'ok'}`;
+  if (!quiet) line.focus();
+}
+
 function revokeButton(ctx, key) {
   if (key.status !== 'active') return muted('—');
   return h(
@@ -26,9 +42,9 @@ function revokeButton(ctx, key) {
         try {
           await ctx.api('POST', '/v1/principals/me/keys/revoke', { key_id: key.key_id });
           await ctx.refresh();
-          ctx.say(`Key “${key.name}” revoked.`, 'info');
+          tell(ctx, 'keys-result', `Key “${key.name}” revoked.`);
         } catch (error) {
-          ctx.say(error.message);
+          tell(ctx, 'keys-result', error.message, { bad: true });
         }
       },
     },
@@ -80,19 +96,24 @@ function registerForm(ctx) {
   const submit = async (event) => {
     event.preventDefault();
     if (!name.value.trim()) {
-      ctx.say('Name the passkey first (e.g. the device it lives on).');
+      tell(ctx, 'passkey-result', 'Name the passkey first (e.g. the device it lives on).', {
+        bad: true,
+        quiet: true,
+      });
       name.focus();
       return;
     }
     button.disabled = true;
-    ctx.say('Confirm with your device (PIN, fingerprint or face)…', 'info');
+    tell(ctx, 'passkey-result', 'Confirm with your device (PIN, fingerprint or face)…', {
+      quiet: true,
+    });
     try {
       const key = await registerPasskey(ctx.api, name.value.trim());
       await ctx.refresh();
-      ctx.say(`Passkey “${key.name}” registered.`, 'info');
+      tell(ctx, 'passkey-result', `Passkey “${key.name}” registered.`);
     } catch (error) {
       button.disabled = false;
-      ctx.say(error.message);
+      tell(ctx, 'passkey-result', error.message, { bad: true });
     }
   };
   return h(
@@ -102,6 +123,7 @@ function registerForm(ctx) {
     name,
     button,
     problem ? h('p', { class: 'problem', id: 'passkey-problem' }, problem) : null,
+    resultLine('passkey-result'),
   );
 }
 
@@ -125,6 +147,12 @@ export async function showKeys(ctx) {
       ),
       registerForm(ctx),
     ),
-    h('section', { class: 'card spaced', id: 'keys' }, h('h2', {}, 'Keys'), keyTable(ctx, keys)),
+    h(
+      'section',
+      { class: 'card spaced', id: 'keys' },
+      h('h2', {}, 'Keys'),
+      keyTable(ctx, keys),
+      resultLine('keys-result'),
+    ),
   ];
 }

@@ -126,12 +126,22 @@ async function executable(page: Page, actionId: string): Promise<void> {
     return { status: action.body.payload.status, assertion };
   }
 
-  /** Waits for the banner to say `text` (it says "Confirm with…" first); fails with what it says. */
-  const bannerSays = async (page: Page, text: string | RegExp) => {
-    const banner = page.locator('#banner:not([hidden])', { hasText: text });
-    await banner.waitFor({ timeout: 15_000 }).catch(async () => {
-      throw new Error(`the banner says "${await page.locator('#banner').textContent()}"`);
-    });
+  /**
+   * Waits for a result line of the keys view (`#passkey-result` under the register form,
+   * `#keys-result` under the key table) to say `text` (it says "Confirm with…" first) and
+   * hold the focus, as the result of what was just done; fails with what it and the banner say.
+   */
+  const keysSay = async (page: Page, line: string, text: string | RegExp) => {
+    await page
+      .locator(line, { hasText: text })
+      .waitFor({ timeout: 15_000 })
+      .catch(async () => {
+        const [said, banner] = await Promise.all(
+          [line, '#banner'].map((at) => page.locator(at).textContent()),
+        );
+        throw new Error(`${line} says "${said}", the banner "${banner}"`);
+      });
+    await expect(page.evaluate('document.activeElement.id')).resolves.toBe(line.slice(1));
   };
 
   /** Waits for a decision's result, beside the buttons, to say `text`; fails with what it says. */
@@ -169,7 +179,7 @@ async function executable(page: Page, actionId: string): Promise<void> {
     await page.locator('#keys-empty').waitFor();
     await page.fill('#passkey-name', 'test laptop');
     await page.click('#passkey-register');
-    await bannerSays(page, 'Passkey “test laptop” registered.');
+    await keysSay(page, '#passkey-result', 'Passkey “test laptop” registered.');
     await expect(page.locator('#keys-count').textContent()).resolves.toBe('Your keys: 1 active');
 
     const [key] = await keysOf(ann);
@@ -227,7 +237,7 @@ async function executable(page: Page, actionId: string): Promise<void> {
     await page.screenshot({ path: join(SHOTS, 'console-keys.png') });
     await page.click(`button[data-revoke="${key.key_id}"]`);
     await page.click('#confirm-yes');
-    await bannerSays(page, 'Key “test laptop” revoked.');
+    await keysSay(page, '#keys-result', 'Key “test laptop” revoked.');
     await expect(page.locator('#keys-count').textContent()).resolves.toBe('Your keys: 0 active');
     expect((await keysOf(ann))[0]).toMatchObject({ status: 'revoked' });
     expect((await keysOf(ann))[0].last_used_at).not.toBeNull();
@@ -257,7 +267,7 @@ async function executable(page: Page, actionId: string): Promise<void> {
     await page.goto(`${origin}/console#/keys`);
     await page.fill('#passkey-name', 'soon revoked');
     await page.click('#passkey-register');
-    await bannerSays(page, 'Passkey “soon revoked” registered.');
+    await keysSay(page, '#passkey-result', 'Passkey “soon revoked” registered.');
     await page.goto(`${origin}/console#/action/${actionId}`);
     await page.locator('#approve:not([disabled])').waitFor();
     const [key] = await keysOf(lee);
@@ -308,7 +318,7 @@ async function executable(page: Page, actionId: string): Promise<void> {
         await page.goto(`${named}/console#/keys`);
         await page.fill('#passkey-name', 'nowhere');
         await page.click('#passkey-register');
-        await bannerSays(page, says);
+        await keysSay(page, '#passkey-result', says);
         await expect(keysOf(kim)).resolves.toEqual([]);
       } finally {
         await other.stop();
@@ -326,7 +336,7 @@ async function executable(page: Page, actionId: string): Promise<void> {
     await page.focus('#passkey-name');
     await page.keyboard.type('phone');
     await page.keyboard.press('Enter');
-    await bannerSays(page, 'Passkey “phone” registered.');
+    await keysSay(page, '#passkey-result', 'Passkey “phone” registered.');
     expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
 
     // Tab from the name field to the register button, then on to the key's Revoke button.
@@ -343,7 +353,7 @@ async function executable(page: Page, actionId: string): Promise<void> {
     await page.locator('dialog#confirm[open]').waitFor();
     await page.keyboard.press('Tab'); // from Cancel to Revoke
     await page.keyboard.press('Enter');
-    await bannerSays(page, 'Key “phone” revoked.');
+    await keysSay(page, '#keys-result', 'Key “phone” revoked.');
     expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
     expect(problems).toEqual([]);
     await page.close();
