@@ -66,7 +66,9 @@ export async function tracingBench(ctx: BenchContext): Promise<BenchReport> {
       foundationThroughput: cost(foundation, 'requestsPerSecond'),
       foundationThroughputVsBare: cost(foundation, 'throughputVsBare'),
       foundationP50: cost(foundation, 'p50Ms'),
+      foundationThroughputPairsMedian: pairsMedian(foundation, 'requestsPerSecond'),
       foundationCpuPerRequest: cost(foundation, 'cpuUs_server'),
+      foundationStackCpuPerRequest: cost(foundation, 'cpuUs_stack'),
     });
     targets.push({
       name: 'traces on: foundation throughput ≥ 0.9× off',
@@ -78,7 +80,9 @@ export async function tracingBench(ctx: BenchContext): Promise<BenchReport> {
       actionsThroughput: cost(actions, 'actionsPerSecond'),
       actionsThroughputVsBare: cost(actions, 'throughputVsBare'),
       actionsEndToEndP50: cost(actions, 'endToEndP50Ms'),
+      actionsThroughputPairsMedian: pairsMedian(actions, 'actionsPerSecond'),
       actionsCpuPerAction: cost(actions, 'cpuMs_ours'),
+      actionsStackCpuPerAction: cost(actions, 'cpuMs_stack'),
     });
     targets.push({
       name: 'traces on: actions throughput ≥ 0.9× off',
@@ -89,7 +93,7 @@ export async function tracingBench(ctx: BenchContext): Promise<BenchReport> {
   targets.push({ name: 'traces off: nothing exported', met: spansOff === 0 });
   return {
     suite: 'tracing',
-    description: `Traces on (${protocol} to a local receiver that counts and discards) vs off (no OTEL_* variable), ${suites.join(' and ')} suites, ${rounds} alternating off/on rounds each; ratios are on ÷ off of the means; throughputVsBare: ours ÷ the suite's bare baseline in the same run; cpuUs_server / cpuMs_ours: our processes' CPU per request / per action`,
+    description: `Traces on (${protocol} to a local receiver that counts and discards) vs off (no OTEL_* variable), ${suites.join(' and ')} suites, ${rounds} alternating off/on rounds each; ratios are on ÷ off of the means; throughputVsBare: ours ÷ the suite's bare baseline in the same run; cpuUs_server / cpuMs_ours: our processes' CPU per request / per action; cpuUs_stack / cpuMs_stack: every process of the measured stack (ours, FerretDB, Temporal where it runs, the load generator with the receiver), the cost a CPU-bound machine pays in throughput; PairsMedian: the median of the rounds' on ÷ off`,
     results,
     ratios,
     figures: { spansExportedWhileOff: spansOff },
@@ -135,6 +139,7 @@ function foundationRow(report: BenchReport): Row {
     p50Ms: ours['p50Ms'],
     p99Ms: ours['p99Ms'],
     cpuUs_server: ours['cpuUs_server'],
+    cpuUs_stack: ours['cpuUs_total'],
     throughputVsBare: round3(ours['requestsPerSecond'] / bare['requestsPerSecond']),
   };
 }
@@ -147,8 +152,20 @@ function actionsRow(report: BenchReport): Row {
     endToEndP50Ms: ours['endToEndP50Ms'],
     endToEndP99Ms: ours['endToEndP99Ms'],
     cpuMs_ours: round3((ours['cpuMs_api'] ?? 0) + (ours['cpuMs_worker'] ?? 0)),
+    cpuMs_stack: ours['cpuMs_total'],
     throughputVsBare: round3(ours['actionsPerSecond'] / bare['actionsPerSecond']),
   };
+}
+
+/**
+ * The median of each round's on ÷ off: one round landing on a busy moment of a shared machine
+ * moves it less than it moves the ratio of the means.
+ */
+function pairsMedian(rows: Record<Mode, Row[]>, key: string): number {
+  const pairs = rows.on.map((on, i) => on[key] / rows.off[i][key]).sort((a, b) => a - b);
+  const middle = Math.floor(pairs.length / 2);
+  const median = pairs.length % 2 ? pairs[middle] : (pairs[middle - 1] + pairs[middle]) / 2;
+  return round3(median);
 }
 
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
