@@ -1,5 +1,6 @@
 // Command ferretdb runs FerretDB v1 embedded, with its SQLite backend, as the
-// MongoDB-wire database of the embedded default and the test suite.
+// MongoDB-wire database of `npm start` and the test suite; production runs MongoDB
+// (docker-compose.yml), and the service keeps to what both do.
 //
 // The upstream `cmd/ferretdb` binary panics when built with `go install`
 // (FerretDB issue #2982: build/version/version.txt is generated at release
