@@ -136,7 +136,7 @@ export async function actionsBench(ctx: BenchContext): Promise<BenchReport> {
     // the baseline's samples, then one of ours, so the machine's drifts fall on both alike
     // while each side runs back to back as before (taking turns sample by sample measures
     // something else: docs/performance.md, "Latency and the arrival pattern"). 300 samples
-    // a side make the p99 the 297th; 60, the count before, made it the slowest sample.
+    // a side make the p99 the 297th, not the slowest sample.
     const latencySamples = () => ({
       propose: [] as number[],
       execute: [] as number[],

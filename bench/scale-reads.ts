@@ -15,8 +15,8 @@ const API_PORT = benchPort(18600);
 /** Data at 1×: world objects, actions, events (10× and 100× multiply all three). */
 const BASE = { objects: 100, actions: 1_000, events: 10_000 };
 /**
- * Most events seeded: 1,000,000 (100×) takes longer to seed than the suite's budget on the
- * 2-core machine (the 10× seed took 83 s, most of it the events), so by default the events
+ * Most events seeded: 1,000,000 (100×) takes longer to seed than the suite's budget on a
+ * 2-core machine (seeding time is mostly the events), so by default the events
  * stop at 100,000 and the larger scales keep that many (the rows say what each held).
  */
 const MAX_EVENTS = Number(process.env['BENCH_SCALE_MAX_EVENTS'] ?? 100_000);

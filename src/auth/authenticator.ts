@@ -63,7 +63,7 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     ttl: Math.max(1, options.cacheTtlMs),
     ttlAutopurge: false,
     // Read the clock on every lookup: the default caches it for 1 ms behind a timer, which
-    // under load arms a timer a millisecond (a cost per request, docs/performance.md).
+    // under load arms a timer every millisecond, a cost on the request's path.
     ttlResolution: 0,
   });
   const adminKeyId = options.adminApiKey ? bootstrapKeyId(options.adminApiKey) : undefined;

@@ -247,7 +247,8 @@ export class RateLimiter {
   /**
    * Writes shards after every earlier write of this instance has landed. Counts are taken
    * when a write is queued, so queue order is count order, and a slow write of an older
-   * count can never land over a newer one (CI saw a second instance admit 61 of 60).
+   * count can never land over a newer one (which would let a second instance admit past the
+   * limit).
    */
   private publish(shards: RateCounterShard[]): Promise<void> {
     if (shards.length === 0) return Promise.resolve();

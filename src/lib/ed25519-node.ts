@@ -8,8 +8,8 @@ const SIGNATURE_HEX = /^[0-9a-f]{128}$/;
  * True when `signatureHex` is the key's Ed25519 signature of `message`, checked by Node's
  * crypto (OpenSSL, the same check as the `openssl pkeyutl -verify` docs/approvals.md shows).
  * For approver keys, which are many and each seen rarely: the workflow sandbox's verifier
- * (`decision-signature.ts`, pure JavaScript) precomputes tables per key, about 50 ms for a
- * key it has not seen, worth it only for the api's few decision keys. Outside the sandbox
+ * (`decision-signature.ts`, pure JavaScript) precomputes tables per key, tens of
+ * milliseconds for a key it has not seen, worth it only for the api's few decision keys. Outside the sandbox
  * only: workflows cannot import `node:crypto`.
  */
 export function verifyEd25519(

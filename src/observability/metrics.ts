@@ -4,8 +4,8 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
  * The service's Prometheus metrics, on a registry of its own (no global state). The two
  * counts bumped on every request or command are published when the registry is scraped (the
  * request count from the latency histogram, command counts from a plain map): prom-client
- * hashes the label object on every `inc`, about 3 µs a call on the request's path
- * (docs/performance.md).
+ * hashes the label object on every `inc`, a cost on the request's path that scraping pays
+ * once instead (docs/performance.md).
  */
 export function createMetrics() {
   const registry = new Registry();

@@ -35,9 +35,8 @@ export interface CommandHooks {
  *
  * Why not `monitorCommands`: with it the driver builds a `CommandSucceededEvent` for every
  * reply, which deserializes the whole reply a second time (a find's batch again as plain
- * objects), whether or not anyone listens. Measured on FerretDB: 25-50 µs of CPU per
- * `findOne` of a small document and 130-290 µs per reply of a 50-row page, on the api's
- * hot path and in the worker, for a counter (docs/performance.md), and again for a command
+ * objects), whether or not anyone listens: a cost per command that grows with the reply, on
+ * the api's hot path and in the worker, for a counter (docs/performance.md), and again for a command
  * span (docs/observability.md, "Cost"). Handshakes and heartbeats are not reported, as the
  * driver's events never reached the client for them.
  */

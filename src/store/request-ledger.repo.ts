@@ -30,7 +30,7 @@ export interface RequestLedgerRow {
 /**
  * Rows are stored in buckets: one document per flush of one api instance (the bucket
  * pattern of time-series data), its rows as gzipped NDJSON. Per request the store does no
- * document or index work at all (measured: per-row storage cost FerretDB more CPU than the
+ * document or index work at all (a document per row would cost FerretDB more CPU than the
  * request itself; docs/governance.md). Readers fetch the buckets of a time range and unpack them.
  */
 export interface RequestLedgerBucket {

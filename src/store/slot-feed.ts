@@ -19,9 +19,8 @@ export interface FeedSlot {
   at: string;
   /**
    * The slot's entries in the order recorded, `<tag>:<key>` separated by spaces. One
-   * string, not an array: FerretDB converts every array element with its type, and a slot
-   * of 500 entries cost 3.0–3.2 ms of its CPU to insert and 4.9–5.2 ms to read as an array
-   * against 2.1 and 1.9–2.0 ms as one string (measured once on this machine).
+   * string, not an array: FerretDB converts every array element with its type, so a large
+   * slot costs it less to insert, and much less to read, as one string.
    */
   entries: string;
   /**
@@ -57,9 +56,8 @@ export const ENTRIES_PER_SLOT = 1000;
 /**
  * Chains whose head a process remembers, the least recently used forgotten first. A chain
  * forgotten costs its next claim about 2·log2(slots) probes (a try at slot 1, then a
- * gallop): with the limit at 10,000 and 10,000 objects written in turn, every claim paid
- * that (the scale seeder at 100× slowed from ~2,200 to a few hundred events/s). 100,000
- * heads take about 10 MB.
+ * gallop), so the limit must exceed the chains written in turn (one per world object): below
+ * that, every claim pays the probes. 100,000 heads take about 10 MB.
  */
 const HEADS_KEPT = 100_000;
 

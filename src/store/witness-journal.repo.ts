@@ -113,8 +113,7 @@ export function createWitnessJournalRepo(
    * `SWEEP_EVERY_TRIMS`-th trim (the first one included), and a reader's, removes whatever
    * is old enough from a full read, which takes care of the claims of processes that are
    * gone. Every delete is by `_id`, the one filter FerretDB serves from its index: a filter on
-   * `at` decoded every kept payload (measured 3.3–3.9 s a trim, with the ingest benchmark's
-   * writes waiting behind it). A reader that read a claim just before its removal and finds
+   * `at` would decode every kept payload, seconds a trim with writes waiting behind it. A reader that read a claim just before its removal and finds
    * its payload gone folds again.
    */
   async function trim(head: number, kept?: SlotClaim[]): Promise<void> {

@@ -132,8 +132,8 @@ export function createWorldExternalStateRepo(
     },
     /**
      * Writes a committed state onto the object, filtering by `_id` alone: the one filter
-     * FerretDB serves from its index (the guarded `project` scans the collection, 7–8 ms a
-     * pass at 20 objects in the events benchmark, growing with the world). Nothing checks
+     * FerretDB serves from its index (the guarded `project` scans the collection, a cost per
+     * pass that grows with the world). Nothing checks
      * that a later revision is not projected already, so the caller must then look for
      * revision `state.revision + 1` and project the chain's newest if it is there (the
      * reconciler's `followChain`). `alsoChanged`: the caller's writes this advance covers.

@@ -55,8 +55,8 @@ export function createWorldHistoryRepo(db: Db, revisions: Pick<WorldRevisionsRep
      * projection).
      */
     async appendOnce(event: WorldHistoryEvent, options: { advance?: boolean } = {}): Promise<void> {
-      // Insert-first: an upsert is a collection scan on FerretDB (3 ms → 13 ms from 100 to
-      // 500 events); a duplicate id means the event is already there.
+      // Insert-first: an upsert is a collection scan on FerretDB, growing with the history; a
+      // duplicate id means the event is already there.
       try {
         await col.insertOne(event);
       } catch (error) {

@@ -126,8 +126,8 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Create
           // from more processes. Chunks beyond the bound wait on the compute queue, never
           // on the main queue.
           maxConcurrentActivityTaskExecutions: computeConcurrentChunks,
-          // One poller: chunks are few and long; idle long polls cost the approval path
-          // (measured: five pollers added ~45 ms to an action's end-to-end p50).
+          // One poller: chunks are few and long, and idle long polls on the compute queue
+          // slow the approval path's workflow tasks down.
           maxConcurrentActivityTaskPolls: 1,
         });
   const workers = computeWorker ? [worker, computeWorker] : [worker];

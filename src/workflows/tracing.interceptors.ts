@@ -48,10 +48,10 @@ const carriesTrace = (headers: Headers): boolean => headers[TRACE_HEADER] !== un
  * OpenTelemetry's modules, loaded on a workflow's first traced call, never at the top of
  * this module. Since SDK 1.14 the sandbox evaluates every module a workflow loads once per
  * workflow (only preloaded modules are shared, and these keep per-workflow state: the
- * context manager, the tracer), and `@opentelemetry/semantic-conventions`, `api`, `core`,
- * `sdk-trace-base` and `resources` took 1.6 s of the 1.9 s of module evaluation in the
- * worker's profile of 235 actions, about 7 ms of CPU in the first workflow task of every
- * action with traces off (bench/results/actions-attribution.md). A `require` inside a
+ * context manager, the tracer), and evaluating `@opentelemetry/semantic-conventions`, `api`,
+ * `core`, `sdk-trace-base` and `resources` is most of a workflow's module evaluation: every
+ * action would pay it in its first workflow task with traces off
+ * (bench/results/actions-attribution.md). A `require` inside a
  * function is still bundled by webpack, and evaluated when first called.
  */
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily on purpose (above) */

@@ -229,7 +229,7 @@ describe('malformed input', () => {
     ['limit=0', 'greater_than_equal'],
     ['limit=501', 'less_than_equal'],
     ['limit=abc', 'int_parsing'],
-    // Issue 16 H: coercion used to read these as numbers.
+    // Issue 16 H: coercion must not read these as numbers.
     ['limit=0x10', 'int_parsing'],
     ['limit=0b11', 'int_parsing'],
     ['limit=1e1', 'int_parsing'],

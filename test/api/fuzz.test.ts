@@ -50,7 +50,7 @@ const num = (name: string, fallback: number): number => {
 const PROFILES: Record<'suite' | 'full', Profile> = {
   // Both runs in parallel, so the step adds about `maxTime` plus the app's start (< 3 min).
   suite: {
-    // The stateful phase too, bounded by the same time: CI follows the OpenAPI links.
+    // The stateful phase too, bounded by the same time: it follows the OpenAPI links.
     phases: ['examples', 'coverage', 'fuzzing', 'stateful'],
     maxExamples: num('FUZZ_MAX_EXAMPLES', 10),
     maxTime: num('FUZZ_MAX_TIME', 100),

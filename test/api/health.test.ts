@@ -33,7 +33,7 @@ describe('health endpoints', () => {
   });
 
   // Issue 10, risk 7: a missing worker degrades the service; it does not take every api
-  // instance out of rotation (it was 503 before).
+  // instance out of rotation.
   it('GET /readyz is 200 degraded naming the worker while none polls, ready once one does', async () => {
     const before = await call<{ status: string; failing: string[] }>(app.url, 'GET', '/readyz');
     expect(before.status).toBe(200);

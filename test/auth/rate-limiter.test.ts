@@ -71,8 +71,8 @@ describe('RateLimiter (real store, controlled clock)', () => {
   });
 });
 
-// A bench run under load answered 500s at a minute boundary: the periodic sync dropped an
-// expired window while a subject's own sync was writing it, and that sync then read it back.
+// At a minute boundary the periodic sync may drop an expired window while a subject's own
+// sync is writing it; that sync must finish with the counters it held, not read it back.
 describe('RateLimiter: a window expiring while its subject syncs', () => {
   it('finishes the sync with the counters it held', async () => {
     const clock = { now: Date.parse('2026-03-10T12:00:59.000Z') };
@@ -112,8 +112,8 @@ describe('RateLimiter: a window expiring while its subject syncs', () => {
   });
 });
 
-// CI saw two instances admit 61 of 60: a periodic write of an older count landed after a
-// subject's own write of a newer one, so the other instance read a count that went back.
+// A periodic write of an older count must never land after a subject's own write of a newer
+// one: the other instance would read a count that went back, and admit past the limit.
 describe('RateLimiter: writes of one shard', () => {
   it('land in the order their counts were taken', async () => {
     const clock = { now: Date.parse('2026-03-12T12:00:10.000Z') };

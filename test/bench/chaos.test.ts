@@ -6,7 +6,7 @@ import { runChaos } from '../../bench/chaos/run';
  * worker processes of the built service, on servers of its own, while a worker, an api and
  * the Temporal dev server are SIGKILLed in turn. `npm run chaos` also kills FerretDB; that
  * fault is left out here while a worker's MongoDB client may not come back from it
- * (docs/chaos.md, "What it found").
+ * (docs/chaos.md, "What it guards against").
  */
 describe('chaos (small)', () => {
   it('loses nothing, does nothing twice, and answers only 503 with Retry-After while parts are down', async () => {

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { WORKFLOW_BUNDLE_PATH } from '../test-env';
 import { TEST_PEPPER, freshDbName } from '../helpers/test-app';
 
-// Issue 30: a worker sent SIGTERM while Temporal and the database were already down did not
-// exit within 13 s. It now exits within its grace period (SHUTDOWN_GRACE_MS) whatever waits.
+// A worker sent SIGTERM while Temporal and the database are already down exits within its
+// grace period (SHUTDOWN_GRACE_MS), whatever its drain waits on.
 
 /** A TCP relay to `target` that can be cut: every connection dropped, no new ones taken. */
 async function relay(target: string): Promise<{ address: string; cut(): void }> {

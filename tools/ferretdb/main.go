@@ -1,5 +1,6 @@
 // Command ferretdb runs FerretDB v1 embedded, with its SQLite backend, as the
-// MongoDB-wire database of the embedded default and the test suite.
+// MongoDB-wire database of `npm start` and the test suite; production runs MongoDB
+// (docker-compose.yml), and the service keeps to what both do.
 //
 // The upstream `cmd/ferretdb` binary panics when built with `go install`
 // (FerretDB issue #2982: build/version/version.txt is generated at release
@@ -27,10 +28,9 @@ func main() {
 	flag.Parse()
 
 	// The collector runs when the heap has grown by 400% instead of Go's 100%: FerretDB
-	// allocates per document it converts, and with GOGC=100 collection took about a tenth
-	// of its CPU. Measured on an action-like mix of writes and reads: a median of 479 -> 337 µs
-	// of CPU a command together with the leak tracking off (patched-build.sh), peak RSS
-	// 40 -> 50 MiB (docs/ferretdb.md). GOGC in the environment still wins.
+	// allocates per document it converts, and at GOGC=100 collection is a large share of its
+	// CPU; the price is a somewhat larger peak RSS (docs/ferretdb.md). GOGC in the
+	// environment still wins.
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}

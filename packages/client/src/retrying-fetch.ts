@@ -25,8 +25,8 @@ export function retryingFetch(
   return async (request) => {
     const replayable = request.method !== 'POST' || request.headers.has('Idempotency-Key');
     // Only a body is used up by sending; a request without one (every GET) is sent as is.
-    // A clone costs as much as building the request (about 50 µs in Node 20's undici), which
-    // was a tenth of a local GET's round trip (bench/results/client.md).
+    // A clone costs as much as building the request, a noticeable share of a local GET's
+    // round trip (bench/results/client.md).
     const cloneEach = replayable && request.body !== null;
     for (let attempt = 0; ; attempt += 1) {
       const response = await fetchImpl(cloneEach ? request.clone() : request);

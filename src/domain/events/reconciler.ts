@@ -23,8 +23,8 @@ const CACHED_OBJECTS = 2_000;
 /**
  * Ingest writes in flight per process. SQLite takes one writer at a time and FerretDB answers
  * concurrent writers with slow retries; two at a time lets FerretDB prepare one write while
- * the other commits. Measured with the events benchmark (10 batches in flight): width 1
- * 3,650–3,700 events/s, 2: 4,120–4,290, 3: 3,420–3,470.
+ * the other commits. In the events benchmark (10 batches in flight) widths 1 and 3 ingest
+ * fewer events a second than 2.
  */
 const WRITE_GATE_WIDTH = 2;
 /** Event ids listed in one history event. */

@@ -143,7 +143,7 @@ export const scenarioNamed = (name: ScenarioName): ScenarioDefinition =>
 export { IPD_PLAYERS };
 
 /**
- * Body of `POST /v1/scenarios/run` with each scenario's `params` schema stated (issue 40):
+ * Body of `POST /v1/scenarios/run` with each scenario's `params` schema stated:
  * the document shows what each scenario takes, and the 422s are the usual ones at
  * `params.<field>`.
  */

@@ -81,7 +81,7 @@ const commandIs = (command: SessionCommand) => ({
 
 /**
  * Body of `POST /v1/sessions/{session_id}/step`. Each command's arguments are stated in
- * the schema too (issue 40), so the document shows what `args` each takes; the 422s are the
+ * the schema too, so the document shows what `args` each takes; the 422s are the
  * usual ones at `input_packet.args.<field>`, as the command's own parser gives them.
  */
 export const sessionStepBody = schema.closedObject(

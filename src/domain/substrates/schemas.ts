@@ -97,7 +97,7 @@ const scaffoldIs = (name: string) => ({
 
 /**
  * A spec as compile and deploy take it: the cross-field rules `validation.ts` names are
- * stated in the schema too (issue 40), so the document shows them and a spec breaking one
+ * stated in the schema too, so the document shows them and a spec breaking one
  * is 422 before anything runs. `validate` keeps the plain schema: there a broken rule is a
  * normal answer (`valid: false`), not an error.
  */

@@ -10,7 +10,7 @@ export interface WitnessFollowOptions {
 /**
  * The journal keeps its newest slots only (at least 15 s of them, `SLOTS_KEPT`); an index
  * that falls further behind folds every stored collection again, which costs as much as all
- * the records there are (14.5 s of the api's time at 10× the scale suite's data). Under a
+ * the records there are (seconds of the api's time at the scale suite's larger sizes). Under a
  * burst of writes that happens between two reads a minute apart. So while witnesses are read
  * (within `warmForMs` of the last read) the index catches up every `everyMs` on its own,
  * which costs the journal reads the next read would make anyway; once nobody reads them the

@@ -151,8 +151,9 @@ async function computeWorldState(
  */
 /**
  * How many revisions a page is brought forward over before computing it again is cheaper.
- * On FerretDB computing decodes every object (~35 µs each) and a revision is one read by
- * `_id` (~0.4 ms), so the two cost the same near one revision per 11 objects; a busy world
+ * On FerretDB computing decodes every object and a revision is one read by `_id`, which
+ * costs about as much as decoding a dozen objects, so one revision per 16 objects keeps
+ * bringing forward the cheaper of the two; a busy world
  * (an ingest burst advances it tens of times a second) would otherwise recompute its pages
  * on nearly every read. On MongoDB the page is an index walk and the bound is only a bound.
  */
