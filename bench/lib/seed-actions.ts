@@ -1,6 +1,6 @@
 import { MongoClient } from 'mongodb';
 import { newId } from '../../src/lib/ids';
-import { listEntryOf } from '../../src/domain/actions/action-views';
+import { listEntryOf } from '../../src/domain/external-actions/action-views';
 import { createActionInboxRepo } from '../../src/store/action-inbox.repo';
 import type { ActionRecord } from '../../src/store/external-actions.repo';
 import type { ActionContract } from '../../src/workflows/shared';

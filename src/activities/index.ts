@@ -1,4 +1,4 @@
-import { createActionActivities, type ActionActivityDeps } from './actions.activities';
+import { createActionActivities, type ActionActivityDeps } from './external-actions.activities';
 import { createCheckpointActivities, type CheckpointActivityDeps } from './checkpoints.activities';
 import {
   createNotificationActivities,

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import stringify from 'safe-stable-stringify';
-import { ACTION_BOUNDS } from '../domain/actions/schemas';
+import { ACTION_BOUNDS } from '../domain/external-actions/schemas';
 import { ruleFor } from '../domain/approvals/rules.service';
 import { diagnose, RepairNotPossible, type Diagnosis } from '../domain/repairs/diagnosis';
 import { externalHeadOf, gatherEvidence, type EvidenceRepos } from '../domain/repairs/evidence';

@@ -1,6 +1,6 @@
-import type { ActionAuthority } from '../domain/actions/authority';
+import type { ActionAuthority } from '../domain/external-actions/authority';
 import type { RelyingParty } from '../domain/approvals/approver-assertion';
-import type { LedgerSeal } from '../domain/actions/ledger-seal';
+import type { LedgerSeal } from '../domain/external-actions/ledger-seal';
 import type { ClaimKind, ClaimSignature } from '../lib/signed-claims';
 
 /** Something refused because the api did not sign it. */

@@ -9,7 +9,7 @@ import type { ServiceEventRecorder } from '../observability/service-events';
 import type { ServiceMonitor } from '../observability/service-monitor';
 import type { Repos } from '../store';
 import type { TemporalGateway } from '../temporal/gateway';
-import type { LedgerSeal } from './actions/ledger-seal';
+import type { LedgerSeal } from './external-actions/ledger-seal';
 import type { Reconciler } from './events/reconciler';
 import type { SubstrateStates } from './substrates/states';
 import type { Stepper } from './substrates/stepper';

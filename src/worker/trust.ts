@@ -1,7 +1,7 @@
 import type { SecurityEvent, WorkerTrust } from '../activities/trust';
 import { acceptedSignerKeys, createDecisionSigner, decisionSeed } from '../auth/decision-signer';
-import { createActionAuthority } from '../domain/actions/authority';
-import { createLedgerSeal, ledgerSealSeed } from '../domain/actions/ledger-seal';
+import { createActionAuthority } from '../domain/external-actions/authority';
+import { createLedgerSeal, ledgerSealSeed } from '../domain/external-actions/ledger-seal';
 import { claimMessage, signatureProblem } from '../lib/signed-claims';
 
 /**

@@ -1,6 +1,6 @@
 import type { ApproverAssertion } from '../lib/approver-challenge';
 import type { ClaimSignature } from '../lib/signed-claims';
-import type { ActionKind } from '../domain/actions/schemas';
+import type { ActionKind } from '../domain/external-actions/schemas';
 import type { DisplayNames } from './action-text';
 
 /** The contract as proposed, with bounds defaults filled in. */

@@ -14,7 +14,7 @@ import {
 } from '@temporalio/workflow';
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import type { ActionActivities } from '../activities';
-import type { RecordTransitionInput } from '../activities/actions.activities';
+import type { RecordTransitionInput } from '../activities/external-actions.activities';
 import {
   ACTION_EFFECT_STEP as EFFECT_STEP,
   ACTION_STORE_STEP as STORE_STEP,

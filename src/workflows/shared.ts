@@ -1,7 +1,7 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ApproverAssertion } from '../lib/approver-challenge';
-import type { ActionKind, ActionStatus } from '../domain/actions/schemas';
+import type { ActionKind, ActionStatus } from '../domain/external-actions/schemas';
 import type { ProofRunRecord } from '../store/proofs.repo';
 import type { ScenarioRunRecord } from '../store/scenario-runs.repo';
 import type { CheckpointRecord } from '../store/checkpoints.repo';

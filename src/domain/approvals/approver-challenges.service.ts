@@ -9,7 +9,7 @@ import { Forbidden, found, InvalidState } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { DomainInfra } from '../infra';
 import { assertionProblem } from './approver-assertion';
-import type { ApproverAssertionInput } from '../actions/schemas';
+import type { ApproverAssertionInput } from '../external-actions/schemas';
 import type { ChallengeBody } from './approver-key-schemas';
 
 type Deps = Pick<DomainInfra, 'config' | 'repos'>;

@@ -4,7 +4,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
-import { approverKeyId, b64url, challengeNonce } from '../actions/schemas';
+import { approverKeyId, b64url, challengeNonce } from '../external-actions/schemas';
 import { principalId } from '../governance/schemas';
 import { idCursor } from '../../lib/cursor';
 

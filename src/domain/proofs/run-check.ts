@@ -1,5 +1,5 @@
-import type { ActionAuthority } from '../actions/authority';
-import type { LedgerSealVerifier } from '../actions/ledger-seal';
+import type { ActionAuthority } from '../external-actions/authority';
+import type { LedgerSealVerifier } from '../external-actions/ledger-seal';
 import type { RelyingParty } from '../approvals/approver-assertion';
 import { approverSignaturesCheck } from './approver-signatures-check';
 import type { Repos } from '../../store';

@@ -2,7 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLedgerSeal, type LedgerSeal } from '../../../src/domain/actions/ledger-seal';
+import {
+  createLedgerSeal,
+  type LedgerSeal,
+} from '../../../src/domain/external-actions/ledger-seal';
 import { actionLedgerChain, chainsByAction } from '../../../src/domain/proofs/checks';
 import {
   actionsMatchLedger,

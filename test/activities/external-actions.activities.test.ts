@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { MongoClient } from 'mongodb';
-import { createActionActivities } from '../../src/activities/actions.activities';
-import { createTransitionRecorder } from '../../src/domain/actions/record-transitions';
+import { createActionActivities } from '../../src/activities/external-actions.activities';
+import { createTransitionRecorder } from '../../src/domain/external-actions/record-transitions';
 import { createRepos } from '../../src/store';
 import type {
   ActionContract,

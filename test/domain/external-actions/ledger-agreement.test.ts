@@ -2,7 +2,7 @@ import {
   ledgerAgreement,
   reopenProblem,
   sameTransition,
-} from '../../../src/domain/actions/ledger-agreement';
+} from '../../../src/domain/external-actions/ledger-agreement';
 import type { ActionLedgerEntry } from '../../../src/store/external-actions.repo';
 
 const entry = (

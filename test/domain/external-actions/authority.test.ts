@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createDecisionSigner } from '../../../src/auth/decision-signer';
-import { createActionAuthority } from '../../../src/domain/actions/authority';
+import { createActionAuthority } from '../../../src/domain/external-actions/authority';
 import type { ActionContract, ActionRule, ActionState } from '../../../src/workflows/shared';
 import { signedDecision, signedInput, stateOf } from '../../helpers/signed-actions';
 

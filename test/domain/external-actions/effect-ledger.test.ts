@@ -1,4 +1,4 @@
-import { effectLedgerProblem } from '../../../src/domain/actions/effect-ledger';
+import { effectLedgerProblem } from '../../../src/domain/external-actions/effect-ledger';
 import type { ActionLedgerEntry } from '../../../src/store/external-actions.repo';
 import type { ActionState } from '../../../src/workflows/shared';
 

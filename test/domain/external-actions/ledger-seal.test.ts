@@ -6,7 +6,7 @@ import {
   ledgerDigestHolds,
   ledgerSealSeed,
   sealProblem,
-} from '../../../src/domain/actions/ledger-seal';
+} from '../../../src/domain/external-actions/ledger-seal';
 import { canonicalDigest } from '../../../src/lib/canonical-digest';
 
 // The ledger seal key's configuration (docs/configuration.md) and what a seal binds.

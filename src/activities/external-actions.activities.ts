@@ -1,18 +1,18 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { LRUCache } from 'lru-cache';
-import { approverSignaturesProblem } from '../domain/actions/approver-authority';
+import { approverSignaturesProblem } from '../domain/external-actions/approver-authority';
 import { schedulingWorkflow } from './scheduling-workflow';
-import { planAction, planDigestOf } from '../domain/actions/planner';
+import { planAction, planDigestOf } from '../domain/external-actions/planner';
 import type { Repos } from '../store';
 import {
   LedgerDisagreement,
   createTransitionRecorder,
   type RecordTransitionInput,
-} from '../domain/actions/record-transitions';
-import { isFinalStatus, reopenProblem } from '../domain/actions/ledger-agreement';
-import { refuseRun } from '../domain/actions/refuse-run';
+} from '../domain/external-actions/record-transitions';
+import { isFinalStatus, reopenProblem } from '../domain/external-actions/ledger-agreement';
+import { refuseRun } from '../domain/external-actions/refuse-run';
 import { createResetNoter } from './reset-notes';
-import { effectLedgerProblem } from '../domain/actions/effect-ledger';
+import { effectLedgerProblem } from '../domain/external-actions/effect-ledger';
 import { resetOriginOf } from '../temporal/reset-divergence';
 import type { Notify } from '../domain/notifications/notifiable-event';
 import {
@@ -59,7 +59,7 @@ export type OpenedProposal =
   | { trusted: true; accepted_keys: string[]; plan: ActionPlan }
   | { trusted: false; problem: string };
 
-export type { RecordTransitionInput } from '../domain/actions/record-transitions';
+export type { RecordTransitionInput } from '../domain/external-actions/record-transitions';
 
 /** The workflow run this activity records for (Temporal's word), or null when called directly. */
 function recordingRunId(): string | null {

@@ -1,4 +1,4 @@
-import { planAction } from '../../../src/domain/actions/planner';
+import { planAction } from '../../../src/domain/external-actions/planner';
 import type { WorldObject } from '../../../src/store/world-objects.repo';
 import type { ActionContract } from '../../../src/workflows/shared';
 

@@ -1,5 +1,5 @@
-import { toContract } from '../../../src/domain/actions/contract';
-import type { ExternalActionRequest } from '../../../src/domain/actions/schemas';
+import { toContract } from '../../../src/domain/external-actions/contract';
+import type { ExternalActionRequest } from '../../../src/domain/external-actions/schemas';
 import { Invalid } from '../../../src/lib/errors';
 
 const issuesOf = (body: ExternalActionRequest) => {
