@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import stringify from 'safe-stable-stringify';
 import { ACTION_BOUNDS } from '../domain/external-actions/schemas';
-import { ruleFor } from '../domain/approvals/rules.service';
+import { ruleFor } from '../domain/approval-rules/approval-rules.service';
 import { diagnose, RepairNotPossible, type Diagnosis } from '../domain/repairs/diagnosis';
 import { externalHeadOf, gatherEvidence, type EvidenceRepos } from '../domain/repairs/evidence';
 import { finishRepair } from '../domain/repairs/finish-repair';

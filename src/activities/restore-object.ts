@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { settledConditions } from '../domain/events/conditions';
+import { settledConditions } from '../domain/external-events/conditions';
 import { OBJECT_REPAIRED } from '../domain/repairs/diagnosis';
 import type { Repos } from '../store';
 import type { RepairPlan } from '../store/repairs.repo';

@@ -1,5 +1,5 @@
 import type { ActionAuthority } from '../domain/external-actions/authority';
-import type { RelyingParty } from '../domain/approvals/approver-assertion';
+import type { RelyingParty } from '../domain/approver-keys/approver-assertion';
 import type { LedgerSeal } from '../domain/external-actions/ledger-seal';
 import type { ClaimKind, ClaimSignature } from '../lib/signed-claims';
 

@@ -13,7 +13,7 @@ import { temporalClientTracing } from '../temporal/tracing';
 import { createWorldReadCache } from '../domain/world/world-read-cache';
 import { followWitnesses } from '../domain/witnesses/witness-follower';
 import { WitnessIndex } from '../domain/witnesses/witness-index';
-import { createReconciler } from '../domain/events/reconciler';
+import { createReconciler } from '../domain/external-events/reconciler';
 import { createSubstrateStates } from '../domain/substrates/states';
 import { createStepper } from '../domain/substrates/stepper';
 import { keepCheckpointSchedule } from '../domain/checkpoints/schedule';

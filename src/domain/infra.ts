@@ -10,7 +10,7 @@ import type { ServiceMonitor } from '../observability/service-monitor';
 import type { Repos } from '../store';
 import type { TemporalGateway } from '../temporal/gateway';
 import type { LedgerSeal } from './external-actions/ledger-seal';
-import type { Reconciler } from './events/reconciler';
+import type { Reconciler } from './external-events/reconciler';
 import type { SubstrateStates } from './substrates/states';
 import type { Stepper } from './substrates/stepper';
 import type { WitnessSource } from './witnesses/witness-index';

@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import type { ApprovalRuleListQuery, RuleMatch } from '../domain/approvals/schemas';
+import type { ApprovalRuleListQuery, RuleMatch } from '../domain/approval-rules/schemas';
 import type { ListFilter } from '../lib/schema';
 import type { ActionRule } from '../workflows/shared';
 import { tenantRecords, type TenantRecord } from './tenant-records';

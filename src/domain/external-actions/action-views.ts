@@ -3,7 +3,7 @@ import type { AuthContext } from '../../auth/auth-context';
 import { FAMILIES, entitlementRank } from '../../auth/families';
 import type { ActionListEntry, ActionRecord } from '../../store/external-actions.repo';
 import { mayDecideUnder, type ActionDecision } from '../../workflows/shared';
-import { targetOf } from '../approvals/rules.service';
+import { targetOf } from '../approval-rules/approval-rules.service';
 import { workflowUrlOf } from '../workflow-links';
 
 /** True when the key reaches the family (class and layer). */

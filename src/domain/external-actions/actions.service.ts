@@ -43,8 +43,8 @@ import {
   type ActionState,
   type ActionWorkflowInput,
 } from '../../workflows/shared';
-import { verifiedAssertion } from '../approvals/approver-challenges.service';
-import { ruleFor } from '../approvals/rules.service';
+import { verifiedAssertion } from '../approver-keys/approver-challenges.service';
+import { ruleFor } from '../approval-rules/approval-rules.service';
 import { linksOf } from '../workflow-links';
 import { toActionView } from './action-views';
 import { toContract } from './contract';

@@ -4,7 +4,7 @@ import {
   assertionProblem,
   type KeyStanding,
   type RelyingParty,
-} from '../approvals/approver-assertion';
+} from '../approver-keys/approver-assertion';
 
 /**
  * Why the approvals of an action whose signed rule requires approver signatures do not each

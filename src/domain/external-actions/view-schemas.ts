@@ -1,6 +1,6 @@
 /** Schemas of what the action routes answer (views); they document the OpenAPI responses. */
 import * as schema from '../../lib/schema';
-import { ruleInForceView } from '../approvals/view-schemas';
+import { ruleInForceView } from '../approval-rules/view-schemas';
 import { ACTION_KINDS, ACTION_STATUSES, MAX_NAMED_IDS, planDigest } from './schemas';
 
 const workflowUrl = schema.workflowUrl;

@@ -1,6 +1,6 @@
 import * as actionsService from '../../../domain/external-actions/actions.service';
-import { issueDecisionChallenge } from '../../../domain/approvals/approver-challenges.service';
-import * as keySchemas from '../../../domain/approvals/approver-key-schemas';
+import { issueDecisionChallenge } from '../../../domain/approver-keys/approver-challenges.service';
+import * as keySchemas from '../../../domain/approver-keys/schemas';
 import { listActions } from '../../../domain/external-actions/list.service';
 import { actionNames } from '../../../domain/external-actions/names.service';
 import * as actionsSchemas from '../../../domain/external-actions/schemas';

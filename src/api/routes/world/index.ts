@@ -1,5 +1,5 @@
-import { externalStates } from '../../../domain/events/events.service';
-import { externalStateView } from '../../../domain/events/schemas';
+import { externalStates } from '../../../domain/external-events/events.service';
+import { externalStateView } from '../../../domain/external-events/schemas';
 import * as worldSchemas from '../../../domain/world/schemas';
 import { createTask, updateTask } from '../../../domain/world/tasks.service';
 import * as worldService from '../../../domain/world/world.service';
@@ -10,7 +10,7 @@ import { envelope, fromQuery, handOn, page } from '../common';
 const objectParams = pathParams({ object_id: prefixedId('obj', 'World object id.') });
 
 /** World model: objects, relationships, history, reconciled external state and tasks. */
-export const worldsRoutes: RouteDefinition[] = [
+export const worldRoutes: RouteDefinition[] = [
   defineRoute({
     operationId: 'worlds.externalState',
     method: 'GET',

@@ -4,7 +4,7 @@ import {
   mergeEventInto,
   ownedCopy,
   type MergeEvent,
-} from '../../../src/domain/events/merge';
+} from '../../../src/domain/external-events/merge';
 
 const event = (
   id: string,

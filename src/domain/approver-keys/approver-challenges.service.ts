@@ -10,7 +10,7 @@ import { newId } from '../../lib/ids';
 import type { DomainInfra } from '../infra';
 import { assertionProblem } from './approver-assertion';
 import type { ApproverAssertionInput } from '../external-actions/schemas';
-import type { ChallengeBody } from './approver-key-schemas';
+import type { ChallengeBody } from './schemas';
 
 type Deps = Pick<DomainInfra, 'config' | 'repos'>;
 

@@ -2,7 +2,7 @@ import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
 import { FAMILIES, familyOpensTo, layerName, type FamilyName } from '../../auth/families';
 import { Unauthorized } from '../../lib/errors';
-import { toKeyView, toOrganizationView, toPrincipalView } from './views';
+import { toKeyView, toOrganizationView, toPrincipalView } from '../governance/views';
 
 /** Families with routes today; the planned ones answer 501 whoever calls. */
 const builtFamilies = (Object.keys(FAMILIES) as FamilyName[]).filter(

@@ -13,7 +13,7 @@ import {
   type RegisterEd25519Body,
   type RegisterPasskeyBody,
   type RevokeApproverKeyBody,
-} from './approver-key-schemas';
+} from './schemas';
 
 type Deps = Pick<DomainInfra, 'config' | 'repos'>;
 

@@ -6,7 +6,7 @@ import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope, fromQuery, handOn, page } from '../common';
 
 /** Runtime checkpoints as durable workflows (docs/continuous-ops.md). */
-export const continuousOpsRoutes: RouteDefinition[] = [
+export const checkpointRoutes: RouteDefinition[] = [
   defineRoute({
     operationId: 'continuousOps.checkpoint',
     method: 'POST',

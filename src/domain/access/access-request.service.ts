@@ -2,9 +2,9 @@ import type { DomainInfra } from '../infra';
 import { layerName } from '../../auth/families';
 import { newId } from '../../lib/ids';
 import { SANDBOX_ORGANIZATION } from '../../store/organizations.repo';
-import { createdActive, insertUnique } from './audit';
-import { classLimitsView, issueKey } from './keys.service';
-import type { SandboxAccessRequest } from './schemas';
+import { createdActive, insertUnique } from '../governance/audit';
+import { classLimitsView, issueKey } from '../governance/keys.service';
+import type { SandboxAccessRequest } from '../governance/schemas';
 
 type Deps = Pick<DomainInfra, 'authenticator' | 'config' | 'repos'>;
 

@@ -1,8 +1,8 @@
 /** The view of `GET /v1/principals/me`: who the calling key is (documents its response). */
 import { ACCESS_LAYER_NAMES, FAMILIES } from '../../auth/families';
 import * as schema from '../../lib/schema';
-import { PRINCIPAL_ROLES, entitlement } from './schemas';
-import { keyView, organizationView, principalView } from './view-schemas';
+import { PRINCIPAL_ROLES, entitlement } from '../governance/schemas';
+import { keyView, organizationView, principalView } from '../governance/view-schemas';
 
 export const whoAmIView = schema.view(
   {
