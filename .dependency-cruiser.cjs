@@ -1,5 +1,5 @@
 // Layer rules (docs/architecture.md): dependencies point one way,
-// api → domain → store → lib; workflows import only types and workflows/shared; no cycles.
+// api → domain → store → signing → lib; workflows import only types and workflows/shared; no cycles.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -16,7 +16,7 @@ module.exports = {
       comment:
         'Only the api knows HTTP: domain, store, auth, workflows and activities never import it.',
       from: {
-        path: '^src/(domain|store|auth|workflows|activities|lib|observability|temporal|worker)',
+        path: '^src/(domain|store|auth|workflows|activities|lib|signing|observability|temporal|worker)',
       },
       to: { path: '^src/api' },
     },
@@ -40,7 +40,8 @@ module.exports = {
       from: { path: '^src/domain/[^/]+/schemas[.]ts$' },
       to: {
         path: '^src/',
-        pathNot: '^src/(lib/|domain/[^/]+/schemas[.]ts$|auth/(families|auth-context)[.]ts$)',
+        pathNot:
+          '^src/(lib/|signing/|domain/[^/]+/schemas[.]ts$|auth/(families|auth-context)[.]ts$)',
       },
     },
     {
@@ -49,6 +50,14 @@ module.exports = {
       comment: 'src/lib is shared by every layer and depends on none of them.',
       from: { path: '^src/lib' },
       to: { path: '^src/(?!lib)' },
+    },
+    {
+      name: 'signing-sits-on-lib',
+      severity: 'error',
+      comment:
+        'src/signing (decision signatures, signed claims, approver challenges, ed25519) is cryptography any layer may use, workflows included: it depends on src/lib only.',
+      from: { path: '^src/signing' },
+      to: { path: '^src/(?!lib|signing)' },
     },
     {
       name: 'only-the-api-and-entry-points-know-the-composition-root',

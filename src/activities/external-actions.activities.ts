@@ -28,7 +28,7 @@ import {
   type PlanRefusal,
 } from '../workflows/shared';
 import { restoreObject } from './restore-object';
-import type { SecurityEvent, WorkerTrust } from './trust';
+import type { SecurityEvent, WorkerTrust } from '../domain/worker-trust';
 import { postWebhook } from './webhook-post';
 
 export interface ActionActivityDeps {
@@ -47,7 +47,7 @@ export interface ActionActivityDeps {
   webhookAllowlist: readonly string[];
   webhookSigningSecret: string;
   webhookTimeoutMs: number;
-  /** What trust is decided with: the worker's own keys (`src/activities/trust.ts`). */
+  /** What trust is decided with: the worker's own keys (`src/domain/worker-trust.ts`). */
   trust: Pick<
     WorkerTrust,
     'authority' | 'acceptedSignerKeys' | 'relyingParty' | 'reportSecurityEvent' | 'ledgerSeal'
@@ -74,15 +74,19 @@ function recordingRunId(): string | null {
 export function createActionActivities(deps: ActionActivityDeps) {
   const { repos } = deps;
   const recorderDeps = { ...deps, ledgerSeal: deps.trust.ledgerSeal };
-  const recordTransitions = createTransitionRecorder(recorderDeps);
+  const appendTransitionsToLedger = createTransitionRecorder(recorderDeps);
   const noteReset = createResetNoter();
   // Decisions whose approver assertion the record step verified already: a decision is in
   // every later state of its action, and a valid one stays valid for the ledger.
   const verifiedAssertions = new LRUCache<string, true>({ max: 10_000 });
   const assertionKey = (state: ActionState, d: ActionDecision) =>
     `${state.action_id}/${d.decision_id}/${d.approver_assertion?.signature ?? d.approver_assertion?.webauthn?.signature ?? '-'}`;
-  /** See `createTransitionRecorder`; an empty batch is a bug, never worth a retry. */
-  async function recordActionTransitions(inputs: RecordTransitionInput[]): Promise<string> {
+  /**
+   * The `recordActionTransitions` activity: checks each state's signatures (a forged one is
+   * refused and reported), then appends the batch to the ledger (`createTransitionRecorder`).
+   * An empty batch is a bug, never worth a retry.
+   */
+  async function verifyAndRecordTransitions(inputs: RecordTransitionInput[]): Promise<string> {
     if (inputs.length === 0) throw ApplicationFailure.nonRetryable('no transition to record');
     for (const { state, event } of inputs) {
       const problem =
@@ -91,7 +95,7 @@ export function createActionActivities(deps: ActionActivityDeps) {
     }
     try {
       const runId = recordingRunId();
-      return await recordTransitions(await noteReset(inputs, runId), { run_id: runId });
+      return await appendTransitionsToLedger(await noteReset(inputs, runId), { run_id: runId });
     } catch (error) {
       if (!(error instanceof LedgerDisagreement)) throw error;
       return refuseThisRun(inputs[0].state.action_id, error.message, error.agreement.at_seq);
@@ -274,7 +278,7 @@ export function createActionActivities(deps: ActionActivityDeps) {
 
     planActionContract,
 
-    recordActionTransitions,
+    recordActionTransitions: verifyAndRecordTransitions,
 
     /**
      * Applies the effect once: a retry recognises its own earlier success. Nothing the

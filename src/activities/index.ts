@@ -10,7 +10,7 @@ import { createProofActivities, type ProofActivityDeps } from './proofs.activiti
 import { createScenarioActivities, type ScenarioActivityDeps } from './scenarios.activities';
 import { createRepairActivities, type RepairActivityDeps } from './repairs.activities';
 import { createSubstrateActivities, type SubstrateActivityDeps } from './substrates.activities';
-import type { WorkerTrust } from './trust';
+import type { WorkerTrust } from '../domain/worker-trust';
 
 export type ProbeActivities = ReturnType<typeof createProbeActivities>;
 export type ActionActivities = ReturnType<typeof createActionActivities>;

@@ -9,7 +9,7 @@ import { FINAL_REPAIR_STATUSES } from '../domain/repairs/schemas';
 import type { Repos } from '../store';
 import type { RepairFinding, RepairRecord } from '../store/repairs.repo';
 import { schedulingWorkflow } from './scheduling-workflow';
-import type { ClaimSignature } from '../lib/signed-claims';
+import type { ClaimSignature } from '../signing/signed-claims';
 import {
   ACTION_ERRORS,
   proposalClaimOf,
@@ -17,7 +17,7 @@ import {
   type ActionContract,
   type ActionWorkflowInput,
 } from '../workflows/shared';
-import type { WorkerTrust } from './trust';
+import type { WorkerTrust } from '../domain/worker-trust';
 
 export interface RepairActivityDeps {
   repos: EvidenceRepos & Pick<Repos, 'repairs' | 'approvalRules'>;

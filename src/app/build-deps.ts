@@ -21,7 +21,7 @@ import { RequestLedgerWriter } from '../observability/request-ledger-writer';
 import { ServiceEventRecorder } from '../observability/service-events';
 import { ServiceMonitor } from '../observability/service-monitor';
 import { WorkflowFailureWatcher } from '../observability/workflow-failures';
-import { createClosedRunFollower } from '../observability/closed-runs';
+import { createClosedRunFollower } from '../domain/closed-runs';
 import { ResetRunWatcher } from '../observability/reset-runs';
 import { FINAL_ACTION_STATUSES } from '../workflows/shared';
 import { refuseResetOfFinalAction } from '../domain/external-actions/refuse-final-reset';

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/authenticator';
 import type { DecisionSigner } from '../auth/decision-signer';
 import type { Config } from '../config';
-import type { ClosedRunFollower } from '../observability/closed-runs';
+import type { ClosedRunFollower } from './closed-runs';
 import type { Metrics } from '../observability/metrics';
 import type { RequestLedgerWriter } from '../observability/request-ledger-writer';
 import type { ServiceEventRecorder } from '../observability/service-events';

@@ -1,5 +1,5 @@
-import type { ApproverAssertion } from '../lib/approver-challenge';
-import type { ClaimSignature } from '../lib/signed-claims';
+import type { ApproverAssertion } from '../signing/approver-challenge';
+import type { ClaimSignature } from '../signing/signed-claims';
 import type { ActionKind } from '../domain/external-actions/schemas';
 import type { DisplayNames } from './action-text';
 
@@ -42,7 +42,7 @@ export interface ActionActor {
 }
 
 /**
- * What the api signs when it proposes an action (`src/lib/signed-claims.ts`, kind
+ * What the api signs when it proposes an action (`src/signing/signed-claims.ts`, kind
  * `proposal`): the worker records nothing and causes no effect for an action whose start
  * input does not carry a valid signature over exactly this, by a key of its own configuration.
  */
@@ -98,7 +98,7 @@ export const proposalClaimOf = (input: ActionWorkflowInput): ActionProposalClaim
 
 /**
  * What a decision update carries: who decides (the calling key's principal) and why, signed
- * by the api that authenticated them (`src/lib/decision-signature.ts`).
+ * by the api that authenticated them (`src/signing/decision-signature.ts`).
  */
 export interface ActionDecisionInput extends ActionActor {
   /** The decider's role, as the api authenticated it (rules may admit roles). */
@@ -111,6 +111,6 @@ export interface ActionDecisionInput extends ActionActor {
   signer_key?: string;
   /** The decider's name, for the Web UI only: not signed, never an identity. */
   principal_name?: string;
-  /** The approver's own signature over the decision's challenge (`src/lib/approver-challenge.ts`). */
+  /** The approver's own signature over the decision's challenge (`src/signing/approver-challenge.ts`). */
   approver_assertion?: ApproverAssertion;
 }

@@ -71,8 +71,12 @@ import {
   type PlanRefusal,
 } from './shared';
 
-const { openActionProposal, planActionContract, recordActionTransitions } =
-  proxyLocalActivities<ActionActivities>(STORE_STEP);
+// `persistTransitions` is the `recordActionTransitions` activity (its registered name).
+const {
+  openActionProposal,
+  planActionContract,
+  recordActionTransitions: persistTransitions,
+} = proxyLocalActivities<ActionActivities>(STORE_STEP);
 
 // Webhooks leave the process (a regular activity); our own store's effects are local.
 const { applyAction: applyExternalEffect } = proxyActivities<ActionActivities>(EFFECT_STEP);
@@ -182,7 +186,7 @@ async function actionRun(
       batch[0].state.ledger_head = machine.state.ledger_head;
       const inputs = batch.map(({ summary: _summary, ...input }) => input);
       const options = { ...STORE_STEP, summary: batch.map((b) => b.summary).join('; ') };
-      const head = await recordActionTransitions
+      const head = await persistTransitions
         .executeWithOptions(options, [inputs])
         .catch((error: unknown) => {
           // Refused by the ledger: nothing more is recorded, and the run ends.

@@ -1,6 +1,6 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ApproverAssertion } from '../lib/approver-challenge';
+import type { ApproverAssertion } from '../signing/approver-challenge';
 import type { ActionKind, ActionStatus } from '../domain/external-actions/schemas';
 import type { ProofRunRecord } from '../store/proofs.repo';
 import type { ScenarioRunRecord } from '../store/scenario-runs.repo';
@@ -15,7 +15,7 @@ import type {
   ActionRule,
   SignedActionProposal,
 } from './action-contract';
-import type { ClaimSignature } from '../lib/signed-claims';
+import type { ClaimSignature } from '../signing/signed-claims';
 
 // What the Web UI shows of an action before it starts: built by its starter (api, repair).
 export {

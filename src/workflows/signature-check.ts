@@ -1,4 +1,4 @@
-import { verifyDecision, type DecisionClaim } from '../lib/decision-signature';
+import { verifyDecision, type DecisionClaim } from '../signing/decision-signature';
 import type { ActionDecisionInput } from './shared';
 
 /** A signature older than this (by the workflow's clock) is refused: a stale or replayed one. */

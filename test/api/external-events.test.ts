@@ -1031,7 +1031,7 @@ describe('recovery', () => {
     const object = await worldObject();
     const body = event({ world_object_ref: object._id, payload: { status: 'maintenance' } });
     const eventId = newId('evt');
-    const { eventKey } = await import('../../src/domain/external-events/events.service');
+    const { eventKey } = await import('../../src/domain/external-events/external-events.service');
     await storedIn(app.deps.db).externalEvents.insertOne({
       _id: eventKey(body.source_family, body.source_event_id),
       event_id: eventId,

@@ -1,4 +1,4 @@
-import { DIVERGED_RESET_REASON } from '../../src/observability/closed-runs';
+import { DIVERGED_RESET_REASON } from '../../src/domain/closed-runs';
 import { ActionStatusKey } from '../../src/workflows/shared';
 import { proposeUpdate } from '../helpers/actions';
 import { storedIn } from '../helpers/collections';

@@ -4,8 +4,8 @@ import {
   webauthnChallengeOf,
   type ApproverAssertion,
   type ApproverChallenge,
-} from '../../lib/approver-challenge';
-import { verifyEd25519 } from '../../lib/ed25519-node';
+} from '../../signing/approver-challenge';
+import { verifyEd25519 } from '../../signing/ed25519-node';
 import type { ApproverKey } from '../../store/approver-keys.repo';
 import type { ActionRule } from '../../workflows/shared';
 

@@ -4,7 +4,7 @@ import {
   webauthnChallengeOf,
   type ApproverAssertion,
   type ApproverChallenge,
-} from '../../lib/approver-challenge';
+} from '../../signing/approver-challenge';
 import { Forbidden, found, InvalidState } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { DomainInfra } from '../infra';
@@ -17,7 +17,7 @@ type Deps = Pick<DomainInfra, 'config' | 'repos'>;
 /**
  * `POST /v1/external-actions/{action_id}/challenge`: a single-use nonce with a short expiry
  * and the exact bytes the caller signs to approve or reject this action's plan
- * (`src/lib/approver-challenge.ts`), with their passkeys for `navigator.credentials.get`.
+ * (`src/signing/approver-challenge.ts`), with their passkeys for `navigator.credentials.get`.
  */
 export async function issueDecisionChallenge(
   deps: Deps,

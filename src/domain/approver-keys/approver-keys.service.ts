@@ -1,6 +1,6 @@
 import { generateRegistrationOptions, verifyRegistrationResponse } from '@simplewebauthn/server';
 import type { AuthContext } from '../../auth/auth-context';
-import { ed25519Fingerprint, parseEd25519PublicKey } from '../../lib/ed25519-public-key';
+import { ed25519Fingerprint, parseEd25519PublicKey } from '../../signing/ed25519-public-key';
 import { Conflict, Forbidden, found, invalidAt, InvalidState } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { ApproverKey } from '../../store/approver-keys.repo';

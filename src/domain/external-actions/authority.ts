@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import { decisionMessage } from '../../lib/decision-signature';
-import { claimMessage, signatureProblem, type ClaimSignature } from '../../lib/signed-claims';
+import { decisionMessage } from '../../signing/decision-signature';
+import { claimMessage, signatureProblem, type ClaimSignature } from '../../signing/signed-claims';
 import {
   mayDecideUnder,
   type ActionDecision,

@@ -95,7 +95,7 @@ export function createTransitionRecorder(deps: TransitionRecorderDeps) {
    * chained to its state's `ledger_head`), then writes the projection of the last one and
    * tells subscribers of each; returns the new ledger head (the stored one, on a retry).
    */
-  return async function recordActionTransitions(
+  return async function appendTransitionsToLedger(
     inputs: RecordTransitionInput[],
     recorder: Recorder = { run_id: null },
   ): Promise<string> {

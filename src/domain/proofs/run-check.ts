@@ -10,7 +10,7 @@ import type { RepairLedgerEntry } from '../../store/repairs.repo';
 import type { WorldHistoryEvent } from '../../store/world-history.repo';
 import type { WorldObject } from '../../store/world-objects.repo';
 import { sha256Hex } from '../../store/artifacts.repo';
-import { eventKey } from '../external-events/events.service';
+import { eventKey } from '../external-events/external-events.service';
 import { actionsMatchLedger } from './ledger-seal-check';
 import { actionsMatchWorkflow } from './workflow-check';
 import {

@@ -1,4 +1,4 @@
-import * as actionsService from '../../../domain/external-actions/actions.service';
+import * as actionsService from '../../../domain/external-actions/external-actions.service';
 import { issueDecisionChallenge } from '../../../domain/approver-keys/approver-challenges.service';
 import * as keySchemas from '../../../domain/approver-keys/schemas';
 import { listActions } from '../../../domain/external-actions/list.service';

@@ -1,4 +1,4 @@
-import * as eventsService from '../../../domain/external-events/events.service';
+import * as eventsService from '../../../domain/external-events/external-events.service';
 import * as eventsSchemas from '../../../domain/external-events/schemas';
 import { pathParams, prefixedId } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';

@@ -1,4 +1,4 @@
-import { externalStates } from '../../../domain/external-events/events.service';
+import { externalStates } from '../../../domain/external-events/external-events.service';
 import { externalStateView } from '../../../domain/external-events/schemas';
 import * as worldSchemas from '../../../domain/world/schemas';
 import { createTask, updateTask } from '../../../domain/world/tasks.service';

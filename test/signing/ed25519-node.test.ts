@@ -1,6 +1,6 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519';
-import { verifyEd25519 } from '../../src/lib/ed25519-node';
+import { verifyEd25519 } from '../../src/signing/ed25519-node';
 
 const rawHex = (publicKey: ReturnType<typeof generateKeyPairSync>['publicKey']): string =>
   Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url').toString('hex');

@@ -1,7 +1,7 @@
-import type { ActionAuthority } from '../domain/external-actions/authority';
-import type { RelyingParty } from '../domain/approver-keys/approver-assertion';
-import type { LedgerSeal } from '../domain/external-actions/ledger-seal';
-import type { ClaimKind, ClaimSignature } from '../lib/signed-claims';
+import type { ActionAuthority } from './external-actions/authority';
+import type { RelyingParty } from './approver-keys/approver-assertion';
+import type { LedgerSeal } from './external-actions/ledger-seal';
+import type { ClaimKind, ClaimSignature } from '../signing/signed-claims';
 
 /** Something refused because the api did not sign it. */
 export interface SecurityEvent {

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ClosureOutcome, WorkflowClosure } from '../domain/workflow-closure';
+import type { ClosureOutcome, WorkflowClosure } from './workflow-closure';
 import type { TemporalGateway } from '../temporal/gateway';
 import { closureOf, currentRunOf } from '../temporal/closures';
 import { updatesDroppedByReset } from '../temporal/reset-divergence';

@@ -5,7 +5,7 @@ import {
   decisionMessage,
   verifyDecision,
   type DecisionClaim,
-} from '../../src/lib/decision-signature';
+} from '../../src/signing/decision-signature';
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 
