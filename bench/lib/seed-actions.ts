@@ -3,7 +3,7 @@ import { newId } from '../../src/lib/ids';
 import { listEntryOf } from '../../src/domain/external-actions/action-views';
 import { createActionInboxRepo } from '../../src/store/action-inbox.repo';
 import type { ActionRecord } from '../../src/store/external-actions.repo';
-import type { ActionContract } from '../../src/workflows/shared';
+import type { ActionContract } from '../../src/workflows/external-action.contract';
 import { witnessAction } from '../../src/store/external-actions.repo';
 import { createWitnessJournalRepo } from '../../src/store/witness-journal.repo';
 

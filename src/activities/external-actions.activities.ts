@@ -26,7 +26,7 @@ import {
   type ActionState,
   type ActionWorkflowInput,
   type PlanRefusal,
-} from '../workflows/shared';
+} from '../workflows/external-action.contract';
 import { restoreObject } from './restore-object';
 import type { SecurityEvent, WorkerTrust } from '../domain/worker-trust';
 import { postWebhook } from './webhook-post';

@@ -13,10 +13,10 @@ import type { ClaimSignature } from '../signing/signed-claims';
 import {
   ACTION_ERRORS,
   proposalClaimOf,
-  repairRequestClaimOf,
   type ActionContract,
   type ActionWorkflowInput,
-} from '../workflows/shared';
+} from '../workflows/external-action.contract';
+import { repairRequestClaimOf } from '../workflows/repair.contract';
 import type { WorkerTrust } from '../domain/worker-trust';
 
 export interface RepairActivityDeps {

@@ -5,7 +5,7 @@ import type { Repos } from '../store';
 import type { RepairPlan } from '../store/repairs.repo';
 import type { WorldHistoryEvent } from '../store/world-history.repo';
 import { revisionRecord, type ExternalState } from '../store/world-external-state.repo';
-import { EXECUTION_FAILURES, type ActionState } from '../workflows/shared';
+import { EXECUTION_FAILURES, type ActionState } from '../workflows/external-action.contract';
 
 type RestoreRepos = Pick<Repos, 'worldObjects' | 'worldHistory' | 'worldExternalState'>;
 

@@ -23,7 +23,7 @@ import { ServiceMonitor } from '../observability/service-monitor';
 import { WorkflowFailureWatcher } from '../observability/workflow-failures';
 import { createClosedRunFollower } from '../domain/closed-runs';
 import { ResetRunWatcher } from '../observability/reset-runs';
-import { FINAL_ACTION_STATUSES } from '../workflows/shared';
+import { FINAL_ACTION_STATUSES } from '../workflows/external-action.contract';
 import { refuseResetOfFinalAction } from '../domain/external-actions/refuse-final-reset';
 import { createNotifier } from '../activities/notifications.activities';
 import { reflectClosure } from '../domain/reflect-closure';

@@ -1,7 +1,7 @@
 import type { DomainInfra } from './infra';
 import { Unavailable } from '../lib/errors';
 import type { SearchAttributePair } from '@temporalio/common';
-import { OpsStatusKey, ProposedByKey, SharedContextIdKey } from '../workflows/shared';
+import { OpsStatusKey, ProposedByKey, SharedContextIdKey } from '../workflows/shared.contract';
 
 /** What starting one continuous-ops workflow (a checkpoint, a repair) takes. */
 export interface OpsWorkflowStart {

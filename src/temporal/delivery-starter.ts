@@ -5,7 +5,7 @@ import {
   deliveryText,
   notificationWorkflowId,
   type NotificationDeliveryInput,
-} from '../workflows/shared';
+} from '../workflows/notification-delivery.contract';
 
 export interface DeliveryStarterOptions {
   /** The client to start with, connected on first use. */

@@ -54,12 +54,9 @@ import { decisionRefusal } from './action-validation';
 import { createDecisionGate } from './decision-gate';
 import {
   ACTION_ERRORS,
-  ActionStatusKey,
-  ApprovalsRemainingKey,
   EXECUTION_FAILURES,
   actionStateQuery,
   approveActionUpdate,
-  childActionStatusSignal,
   executeActionUpdate,
   planSettledUpdate,
   rejectActionUpdate,
@@ -69,7 +66,9 @@ import {
   type ActionStatus,
   type ActionWorkflowInput,
   type PlanRefusal,
-} from './shared';
+} from './external-action.contract';
+import { childActionStatusSignal } from './repair.contract';
+import { ActionStatusKey, ApprovalsRemainingKey } from './shared.contract';
 
 // `persistTransitions` is the `recordActionTransitions` activity (its registered name).
 const {

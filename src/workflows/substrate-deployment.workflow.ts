@@ -17,16 +17,15 @@ import type { LocalActivityOptions } from '@temporalio/common';
 import type { SubstrateActivities } from '../activities';
 import { clock } from '../lib/workflow-text';
 import { deploymentCurrentDetails } from './deployment-details';
+import { DeploymentStageKey, computeTaskQueueOf } from './shared.contract';
 import {
   DEPLOYMENT_ERRORS,
-  DeploymentStageKey,
   PIPELINE_PACK_ID,
-  computeTaskQueueOf,
   deploymentStateQuery,
   type DeploymentProgressState,
   type DeploymentWorkflowInput,
   type SubstrateDeploymentWorkflow,
-} from './shared';
+} from './substrate-deployment.contract';
 
 // Deterministic failures: retrying cannot bring back a snapshot or a deleted record.
 const NON_RETRYABLE = [DEPLOYMENT_ERRORS.snapshotMissing, DEPLOYMENT_ERRORS.deploymentMissing];

@@ -9,7 +9,7 @@ import type {
   ActionPlan,
   ActionState,
   ActionStatus,
-} from '../../src/workflows/shared';
+} from '../../src/workflows/external-action.contract';
 import { signedDecision, signedInput, signingWorld, stateOf } from '../helpers/signed-actions';
 
 // Found by `npm run chaos` (docs/chaos.md): a worker died after its execution had applied a

@@ -11,7 +11,7 @@ import {
   type ActionDecision,
   type ActionState,
   type ActionWorkflowInput,
-} from '../../src/workflows/shared';
+} from '../../src/workflows/external-action.contract';
 
 /** A signer standing in for the api, and a worker trust that accepts it (and reports). */
 export function signingWorld(seed = randomBytes(32)): {

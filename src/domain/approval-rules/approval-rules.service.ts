@@ -2,7 +2,7 @@ import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
 import { newId } from '../../lib/ids';
 import type { ApprovalRule, ApprovalRulesRepo } from '../../store/approval-rules.repo';
-import type { ActionContract, ActionRule } from '../../workflows/shared';
+import type { ActionContract, ActionRule } from '../../workflows/external-action.contract';
 import { createdActive } from '../governance/audit';
 import * as tenant from '../governance/tenant-resource';
 import type {

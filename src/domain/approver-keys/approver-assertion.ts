@@ -7,7 +7,7 @@ import {
 } from '../../signing/approver-challenge';
 import { verifyEd25519 } from '../../signing/ed25519-node';
 import type { ApproverKey } from '../../store/approver-keys.repo';
-import type { ActionRule } from '../../workflows/shared';
+import type { ActionRule } from '../../workflows/external-action.contract';
 
 /** Where passkeys are valid: the relying party id and the origins a ceremony may come from. */
 export interface RelyingParty {

@@ -2,7 +2,8 @@ import { ScheduleAlreadyRunning, type ScheduleOptions } from '@temporalio/client
 import type { Logger } from 'pino';
 import type { TemporalGateway } from '../../temporal/gateway';
 import { checkpointScheduleNote, scheduledCheckpointText } from './checkpoint-text';
-import { OpsStatusKey, ProposedByKey, type CheckpointWorkflowInput } from '../../workflows/shared';
+import { type CheckpointWorkflowInput } from '../../workflows/checkpoint.contract';
+import { OpsStatusKey, ProposedByKey } from '../../workflows/shared.contract';
 import { SCOPE_COLLECTIONS } from './schemas';
 
 /** The schedule's id: one per task queue, so every api instance of a deployment shares it. */

@@ -1,6 +1,7 @@
 import type { DomainInfra } from '../infra';
 import { found } from '../../lib/errors';
-import { actionWorkflowId, deploymentWorkflowId } from '../../workflows/shared';
+import { actionWorkflowId } from '../../workflows/external-action.contract';
+import { deploymentWorkflowId } from '../../workflows/substrate-deployment.contract';
 import { loadContext } from '../shared-contexts/records';
 import { actionLedgerChain, worldHistoryReplay } from '../proofs/checks';
 import type { DossierSubjectKind } from './schemas';

@@ -1,6 +1,6 @@
 import type { Repos } from '../../store';
 import type { ActionLedgerEntry, ActionRecord } from '../../store/external-actions.repo';
-import { FINAL_ACTION_STATUSES, type ActionState } from '../../workflows/shared';
+import { FINAL_ACTION_STATUSES, type ActionState } from '../../workflows/external-action.contract';
 import type { Notify } from '../notifications/notifiable-event';
 import { closureDetail, type WorkflowClosure } from '../workflow-closure';
 import type { LedgerSealer } from './ledger-seal';

@@ -2,7 +2,7 @@ import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
 import { FAMILIES, entitlementRank } from '../../auth/families';
 import type { ActionListEntry, ActionRecord } from '../../store/external-actions.repo';
-import { mayDecideUnder, type ActionDecision } from '../../workflows/shared';
+import { mayDecideUnder, type ActionDecision } from '../../workflows/external-action.contract';
 import { targetOf } from '../approval-rules/approval-rules.service';
 import { workflowUrlOf } from '../workflow-links';
 

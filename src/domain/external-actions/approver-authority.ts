@@ -1,5 +1,5 @@
 import type { ApproverKeysRepo } from '../../store/approver-keys.repo';
-import type { ActionDecision, ActionState } from '../../workflows/shared';
+import type { ActionDecision, ActionState } from '../../workflows/external-action.contract';
 import {
   assertionProblem,
   type KeyStanding,

@@ -6,7 +6,7 @@ import {
   type ActionDecision,
   type ActionState,
   type SignedActionProposal,
-} from '../../workflows/shared';
+} from '../../workflows/external-action.contract';
 
 /** Statuses an action reaches only with its approvals complete. */
 const APPROVED_STATUSES = new Set<ActionState['status']>(['approved', 'executing', 'executed']);

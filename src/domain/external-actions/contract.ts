@@ -1,6 +1,6 @@
 import { MAX_NOTIFY_MESSAGE_LENGTH, type ExternalActionRequest } from './schemas';
 import { Invalid, type ValidationIssue } from '../../lib/errors';
-import type { ActionContract } from '../../workflows/shared';
+import type { ActionContract } from '../../workflows/external-action.contract';
 
 const DEFAULT_EXPIRES_IN_SECONDS = 86_400;
 const DEFAULT_REQUIRED_APPROVALS = 1;

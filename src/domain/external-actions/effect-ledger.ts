@@ -1,5 +1,5 @@
 import type { ActionLedgerEntry, ExternalActionsRepo } from '../../store/external-actions.repo';
-import type { ActionState } from '../../workflows/shared';
+import type { ActionState } from '../../workflows/external-action.contract';
 import { isFinalStatus } from './ledger-agreement';
 
 const REFUSAL_EVENTS = new Set(['decision_refused', 'decisions_refused']);

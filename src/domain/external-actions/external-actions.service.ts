@@ -1,3 +1,4 @@
+import { actionRecordOf } from './action-record';
 import {
   WithStartWorkflowOperation,
   WorkflowUpdateFailedError,
@@ -19,18 +20,10 @@ import type {
   ExternalActionRequest,
 } from './schemas';
 import { newId } from '../../lib/ids';
-import type { ActionRecord } from '../../store/external-actions.repo';
 import { decodePageCursor } from '../../store/paging';
 import {
   ACTION_ERRORS,
   FINAL_ACTION_STATUSES,
-  ActionKindKey,
-  ActionStatusKey,
-  ApprovalRuleIdKey,
-  ApprovalsRemainingKey,
-  ProposedByKey,
-  SharedContextIdKey,
-  WorldObjectIdKey,
   actionStaticDetails,
   actionStaticSummary,
   actionStateQuery,
@@ -42,7 +35,16 @@ import {
   rejectActionUpdate,
   type ActionState,
   type ActionWorkflowInput,
-} from '../../workflows/shared';
+} from '../../workflows/external-action.contract';
+import {
+  ActionKindKey,
+  ActionStatusKey,
+  ApprovalRuleIdKey,
+  ApprovalsRemainingKey,
+  ProposedByKey,
+  SharedContextIdKey,
+  WorldObjectIdKey,
+} from '../../workflows/shared.contract';
 import { verifiedAssertion } from '../approver-keys/approver-challenges.service';
 import { ruleFor } from '../approval-rules/approval-rules.service';
 import { linksOf } from '../workflow-links';
@@ -149,7 +151,7 @@ export async function proposeAction(deps: Deps, auth: AuthContext, body: Externa
     );
   }
   deps.metrics.workflowStarts.inc({ workflow_type: 'externalActionWorkflow' });
-  return toActionView(deps, toRecord(state), auth);
+  return toActionView(deps, actionRecordOf(state), auth);
 }
 
 /** The plan a contract would get now, creating nothing. */
@@ -285,7 +287,7 @@ export async function decideAction(
       return toActionView(deps, record, auth);
     }
   }
-  return toActionView(deps, toRecord(state), auth);
+  return toActionView(deps, actionRecordOf(state), auth);
 }
 
 async function settledAfterExecute(handle: WorkflowHandle): Promise<ActionState> {
@@ -386,8 +388,3 @@ async function temporalClient(deps: Deps) {
     );
   }
 }
-
-const toRecord = ({ action_id, ...rest }: ActionState): ActionRecord => ({
-  _id: action_id,
-  ...rest,
-});

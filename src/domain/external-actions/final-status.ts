@@ -1,6 +1,6 @@
 import { InvalidState } from '../../lib/errors';
 import type { ActionEnd } from '../../store/external-actions.repo';
-import { actionWorkflowId } from '../../workflows/shared';
+import { actionWorkflowId } from '../../workflows/external-action.contract';
 import type { DomainInfra } from '../infra';
 
 type FinalStatusDeps = Pick<DomainInfra, 'closedRuns' | 'logger' | 'repos'>;

@@ -1,5 +1,9 @@
 import type { ActionLedgerEntry } from '../../store/external-actions.repo';
-import { FINAL_ACTION_STATUSES, type ActionActor, type ActionStatus } from '../../workflows/shared';
+import {
+  FINAL_ACTION_STATUSES,
+  type ActionActor,
+  type ActionStatus,
+} from '../../workflows/external-action.contract';
 
 /**
  * Whether a run's transitions agree with the action's ledger (docs/actions.md, "Resets").

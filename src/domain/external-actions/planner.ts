@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import type { RepairPlan } from '../../store/repairs.repo';
 import type { WorldObject } from '../../store/world-objects.repo';
-import type { ActionContract, ActionPlan } from '../../workflows/shared';
+import type { ActionContract, ActionPlan } from '../../workflows/external-action.contract';
 
 export interface PlanContext {
   /** The target object of `world.update_object` or `world.restore_object`, as it is now (null when missing). */

@@ -1,8 +1,9 @@
 import type { Repos } from '../../store';
 import type { ActionLedgerEntry } from '../../store/external-actions.repo';
-import type { ActionActor, ActionState } from '../../workflows/shared';
+import type { ActionActor, ActionState } from '../../workflows/external-action.contract';
 import type { Notify } from '../notifications/notifiable-event';
 import { NOTIFICATION_EVENTS, type NotificationEvent } from '../notifications/schemas';
+import { actionRecordOf } from './action-record';
 import { diffSummary, listEntryOf } from './action-views';
 import { canonicalDigest } from '../../lib/canonical-digest';
 import { isFinalStatus, ledgerAgreement, type LedgerAgreement } from './ledger-agreement';
@@ -120,7 +121,7 @@ export function createTransitionRecorder(deps: TransitionRecorderDeps) {
     // continues the ledger. One that found an entry there already is a retry, a reset's run
     // redoing what the ledger holds, or a run the ledger contradicts: judged on the ledger.
     if (!fresh) await judgeAgainstLedger(repos, inputs, recorder);
-    const { action_id, ...rest } = last.state;
+    const { action_id } = last.state;
     const ended = entries.find((entry) => isFinalStatus(entry.status));
     // After the entries are in (a checkpoint never names an entry that is not, nor an end
     // an entry that is not), before the projection; a retry appends the same (seq, head)
@@ -143,8 +144,7 @@ export function createTransitionRecorder(deps: TransitionRecorderDeps) {
     await repos.externalActions.projectTransitions(
       entries,
       {
-        ...rest,
-        _id: action_id,
+        ...actionRecordOf(last.state),
         approved_by: last.state.approvals.map((approval) => approval.principal_id),
         eligible: eligibleTokens(last.state.rule),
       },

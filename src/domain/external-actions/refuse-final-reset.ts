@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { resetOriginOf } from '../../temporal/reset-divergence';
-import { actionWorkflowId } from '../../workflows/shared';
+import { actionWorkflowId } from '../../workflows/external-action.contract';
 import { isFinalStatus } from './ledger-agreement';
 import { refuseRun, type RefuseRunDeps } from './refuse-run';
 

@@ -1,4 +1,4 @@
-import type { ActionState } from '../../workflows/shared';
+import type { ActionState } from '../../workflows/external-action.contract';
 import { isFinalStatus } from './ledger-agreement';
 import {
   createTransitionRecorder,

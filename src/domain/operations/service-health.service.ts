@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { API_VERSION } from '../../lib/version';
 import type { DomainInfra } from '../infra';
-import type { ServiceProbeInput, ServiceProbeResult } from '../../workflows/shared';
+import type { ServiceProbeInput, ServiceProbeResult } from '../../workflows/service-probe.contract';
 
 type Deps = Pick<
   DomainInfra,

@@ -8,7 +8,11 @@ import type { ActionAuthority } from '../external-actions/authority';
 import { digestHolds } from '../../lib/canonical-digest';
 import { ledgerDigestHolds } from '../external-actions/ledger-seal';
 import { sealViolations, type Sealing } from './ledger-seal-check';
-import type { ActionDecision, ActionState, SignedActionProposal } from '../../workflows/shared';
+import type {
+  ActionDecision,
+  ActionState,
+  SignedActionProposal,
+} from '../../workflows/external-action.contract';
 import { LEDGER_GENESIS } from '../repairs/ledger';
 import { replayVersions } from '../repairs/diagnosis';
 import type { Violation } from './schemas';

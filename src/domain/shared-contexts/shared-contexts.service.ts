@@ -1,6 +1,6 @@
 import type { DomainInfra } from '../infra';
 import { Unavailable } from '../../lib/errors';
-import { SharedContextIdKey } from '../../workflows/shared';
+import { SharedContextIdKey } from '../../workflows/shared.contract';
 import type { StoredReconciliation } from '../../store/external-events.repo';
 import type { WitnessInput } from '../witnesses/inputs';
 import { loadContext, timesOf, type ContextRecords } from './records';

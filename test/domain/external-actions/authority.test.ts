@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { createDecisionSigner } from '../../../src/auth/decision-signer';
 import { createActionAuthority } from '../../../src/domain/external-actions/authority';
-import type { ActionContract, ActionRule, ActionState } from '../../../src/workflows/shared';
+import type {
+  ActionContract,
+  ActionRule,
+  ActionState,
+} from '../../../src/workflows/external-action.contract';
 import { signedDecision, signedInput, stateOf } from '../../helpers/signed-actions';
 
 // The check the effect activity runs before it touches the world, and the proofs run over

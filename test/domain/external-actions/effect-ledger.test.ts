@@ -1,6 +1,6 @@
 import { effectLedgerProblem } from '../../../src/domain/external-actions/effect-ledger';
 import type { ActionLedgerEntry } from '../../../src/store/external-actions.repo';
-import type { ActionState } from '../../../src/workflows/shared';
+import type { ActionState } from '../../../src/workflows/external-action.contract';
 
 const entry = (seq: number, event: string, status: string): ActionLedgerEntry =>
   ({ _id: `act_X:${seq}`, seq, event, status, digest: `d${seq}` }) as ActionLedgerEntry;

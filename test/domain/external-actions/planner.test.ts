@@ -1,6 +1,6 @@
 import { planAction } from '../../../src/domain/external-actions/planner';
 import type { WorldObject } from '../../../src/store/world-objects.repo';
-import type { ActionContract } from '../../../src/workflows/shared';
+import type { ActionContract } from '../../../src/workflows/external-action.contract';
 
 const now = '2026-01-01T00:00:00.000Z';
 const object: WorldObject = {

@@ -1,4 +1,4 @@
-import { PIPELINE_PACK_ID } from '../../../workflows/shared';
+import { PIPELINE_PACK_ID } from '../../../workflows/substrate-deployment.contract';
 
 /** The assays a certification pack can run (src/domain/substrates/certification-assays.ts). */
 export type AssayName = 'determinism' | 'envelope_conformance' | 'liveness' | 'period';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SEARCH_ATTRIBUTES } from '../../src/workflows/shared';
+import { SEARCH_ATTRIBUTES } from '../../src/workflows/shared.contract';
 
 const repo = join(__dirname, '..', '..');
 
