@@ -1,4 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { WorkflowTypes } from '../workflows/workflow-types';
 import { deliveryStaticDetails } from '../domain/notifications/delivery-text';
 import { oneLine } from '../lib/workflow-text';
 import {
@@ -34,13 +35,16 @@ export function createDeliveryStarter(options: DeliveryStarterOptions) {
     try {
       await (
         await options.client()
-      ).workflow.start('notificationDeliveryWorkflow', {
-        workflowId: notificationWorkflowId(notificationId),
-        taskQueue: options.taskQueue,
-        args: [input],
-        staticSummary: oneLine(deliveryText(input)),
-        staticDetails: deliveryStaticDetails(input, options.publicBaseUrl ?? ''),
-      });
+      ).workflow.start<WorkflowTypes['notificationDeliveryWorkflow']>(
+        'notificationDeliveryWorkflow',
+        {
+          workflowId: notificationWorkflowId(notificationId),
+          taskQueue: options.taskQueue,
+          args: [input],
+          staticSummary: oneLine(deliveryText(input)),
+          staticDetails: deliveryStaticDetails(input, options.publicBaseUrl ?? ''),
+        },
+      );
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     }

@@ -10,7 +10,7 @@ import type { ProofCheck } from '../domain/proofs/schemas';
 import type { ProofRunRecord } from '../store/proofs.repo';
 import { RECORD_STEP_OPTIONS } from './activity-options';
 import { proofCurrentDetails } from './ops-details';
-import { type ProofWorkflowInput } from './proof.contract';
+import type { ProofWorkflowInput } from './proof.contract';
 import { OpsStatusKey } from './shared.contract';
 
 const { recordProofRun } = proxyActivities<ProofActivities>(RECORD_STEP_OPTIONS);

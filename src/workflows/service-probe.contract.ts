@@ -9,6 +9,3 @@ export interface ServiceProbeResult {
   activityAt: string;
   workerIdentity: string;
 }
-
-/** The probe's signature: clients start it by this type. */
-export type ServiceProbeWorkflow = (input: ServiceProbeInput) => Promise<ServiceProbeResult>;

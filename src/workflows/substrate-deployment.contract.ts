@@ -26,7 +26,7 @@ export interface DeploymentWorkflowInput {
  */
 export const PIPELINE_PACK_ID = 'conformance';
 
-/** The deployment workflow's signature: clients start it by this type. */
+/** The deployment workflow's signature, which the workflow checks itself against. */
 export type SubstrateDeploymentWorkflow = (
   input: DeploymentWorkflowInput,
 ) => Promise<DeploymentProgressState>;

@@ -212,7 +212,7 @@ export async function substrateDeploymentWorkflow(
   }
 }
 
-// Clients start the workflow by the signature in shared.ts: it must stay this function's.
+// Starters use the signature in its contract (workflow-types.ts): it must stay this function's.
 const startedAs: SubstrateDeploymentWorkflow = substrateDeploymentWorkflow;
 void startedAs;
 

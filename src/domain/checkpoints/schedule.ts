@@ -1,8 +1,13 @@
-import { ScheduleAlreadyRunning, type ScheduleOptions } from '@temporalio/client';
+import {
+  ScheduleAlreadyRunning,
+  type ScheduleOptions,
+  type ScheduleOptionsStartWorkflowAction,
+} from '@temporalio/client';
+import type { WorkflowTypes } from '../../workflows/workflow-types';
 import type { Logger } from 'pino';
 import type { TemporalGateway } from '../../temporal/gateway';
 import { checkpointScheduleNote, scheduledCheckpointText } from './checkpoint-text';
-import { type CheckpointWorkflowInput } from '../../workflows/checkpoint.contract';
+import type { CheckpointWorkflowInput } from '../../workflows/checkpoint.contract';
 import { OpsStatusKey, ProposedByKey } from '../../workflows/shared.contract';
 import { SCOPE_COLLECTIONS } from './schemas';
 
@@ -23,7 +28,9 @@ export async function ensureCheckpointSchedule(
   const input: CheckpointWorkflowInput = { collections: SCOPE_COLLECTIONS };
   const scheduleId = checkpointScheduleId(temporal.taskQueue);
   const note = checkpointScheduleNote(spec);
-  const options: ScheduleOptions = {
+  const options: ScheduleOptions<
+    ScheduleOptionsStartWorkflowAction<WorkflowTypes['checkpointWorkflow']>
+  > = {
     scheduleId,
     spec: /^\d+[smhd]$/.test(spec)
       ? { intervals: [{ every: spec as `${number}${'s' | 'm' | 'h' | 'd'}` }] }

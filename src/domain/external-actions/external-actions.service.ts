@@ -1,4 +1,5 @@
 import { actionRecordOf } from './action-record';
+import type { WorkflowTypes } from '../../workflows/workflow-types';
 import {
   WithStartWorkflowOperation,
   WorkflowUpdateFailedError,
@@ -108,7 +109,9 @@ export async function proposeAction(deps: Deps, auth: AuthContext, body: Externa
   };
   const client = await temporalClient(deps);
   // Start and wait for the dry run in one call (update-with-start).
-  const startWorkflowOperation = new WithStartWorkflowOperation('externalActionWorkflow', {
+  const startWorkflowOperation = new WithStartWorkflowOperation<
+    WorkflowTypes['externalActionWorkflow']
+  >('externalActionWorkflow', {
     workflowId: actionWorkflowId(actionId),
     workflowIdConflictPolicy: 'FAIL',
     taskQueue: deps.temporal.taskQueue,
