@@ -5,7 +5,7 @@ import {
   createNotifier,
   type NotificationDeps,
 } from './notifications.activities';
-import { createProbeActivities } from './probe.activities';
+import { createProbeActivities } from './operations.activities';
 import { createProofActivities, type ProofActivityDeps } from './proofs.activities';
 import { createScenarioActivities, type ScenarioActivityDeps } from './scenarios.activities';
 import { createRepairActivities, type RepairActivityDeps } from './repairs.activities';
