@@ -1,5 +1,5 @@
 // Layer rules (docs/architecture.md): dependencies point one way,
-// api → domain → store → lib; workflows import only types and workflows/shared; no cycles.
+// api → domain → store → signing → lib; workflows import only types, the workflow contracts and the lib-like leaves (lib, signing); no cycles.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -16,7 +16,7 @@ module.exports = {
       comment:
         'Only the api knows HTTP: domain, store, auth, workflows and activities never import it.',
       from: {
-        path: '^src/(domain|store|auth|workflows|activities|lib|observability|temporal|worker)',
+        path: '^src/(domain|store|auth|workflows|activities|lib|signing|observability|temporal|worker)',
       },
       to: { path: '^src/api' },
     },
@@ -24,12 +24,11 @@ module.exports = {
       name: 'store-below-domain',
       severity: 'error',
       comment:
-        'Repositories serve the domain and never call back up into it; they may name the vocabularies that sit below them (domain schemas, auth families, the workflow contract).',
+        'Repositories serve the domain and never call back up into it; they may name the vocabularies that sit below them (domain schemas, auth families). They declare their own records: no workflow type reaches the store.',
       from: { path: '^src/store' },
       to: {
         path: '^src/(domain|auth|workflows|activities|observability|temporal|app)',
-        pathNot:
-          '^src/(domain/[^/]+/schemas[.]ts|auth/(families|auth-context)[.]ts|workflows/shared[.]ts)$',
+        pathNot: '^src/(domain/[^/]+/schemas[.]ts|auth/(families|auth-context)[.]ts)$',
       },
     },
     {
@@ -40,7 +39,8 @@ module.exports = {
       from: { path: '^src/domain/[^/]+/schemas[.]ts$' },
       to: {
         path: '^src/',
-        pathNot: '^src/(lib/|domain/[^/]+/schemas[.]ts$|auth/(families|auth-context)[.]ts$)',
+        pathNot:
+          '^src/(lib/|signing/|domain/[^/]+/schemas[.]ts$|auth/(families|auth-context)[.]ts$)',
       },
     },
     {
@@ -49,6 +49,14 @@ module.exports = {
       comment: 'src/lib is shared by every layer and depends on none of them.',
       from: { path: '^src/lib' },
       to: { path: '^src/(?!lib)' },
+    },
+    {
+      name: 'signing-sits-on-lib',
+      severity: 'error',
+      comment:
+        'src/signing (decision signatures, signed claims, approver challenges, ed25519) is cryptography any layer may use, workflows included: it depends on src/lib only.',
+      from: { path: '^src/signing' },
+      to: { path: '^src/(?!lib|signing)' },
     },
     {
       name: 'only-the-api-and-entry-points-know-the-composition-root',
@@ -72,7 +80,7 @@ module.exports = {
       name: 'workflows-import-types-only',
       severity: 'error',
       comment:
-        'Workflow code runs in the deterministic sandbox: activities, store and domain code are imported as types only (constants of the workflow contract live in workflows/shared).',
+        'Workflow code runs in the deterministic sandbox: activities, store and domain code are imported as types only (the constants of each workflow contract live in its `<name>.contract.ts`, the task queues and search attributes in `shared.contract.ts`).',
       from: { path: '^src/workflows' },
       to: {
         path: '^src/(activities|store|app|observability|temporal|worker|auth|domain)',

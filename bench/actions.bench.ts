@@ -11,7 +11,7 @@ import { decisionSigningMsPerAction } from './lib/decision-signing';
 import { approverSignatureVariant } from './lib/approver-variant';
 import { percentile, runConcurrently, timed } from './lib/stats';
 import { cpuMsPerUnit, serverPid } from './lib/cpu';
-import { actionWorkflowId } from '../src/workflows/shared';
+import { actionWorkflowId } from '../src/workflows/external-action.contract';
 import { benchPort } from './lib/ports';
 
 // Shifted like the servers' ports, so two checkouts can bench at once.

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import stringify from 'safe-stable-stringify';
-import { eventKey } from '../src/domain/events/events.service';
+import { eventKey } from '../src/domain/external-events/external-events.service';
 import { newId } from '../src/lib/ids';
 import { createUnlimitedKey, mongoCommands } from './lib/api';
 import { cpuMsPerUnit, serverPid } from './lib/cpu';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createDecisionSigner } from '../../src/auth/decision-signer';
-import { verifyDecision } from '../../src/lib/decision-signature';
+import { verifyDecision } from '../../src/signing/decision-signature';
 
 /**
  * What signed decisions cost one action, in ms: the api signs its two decisions (approve,

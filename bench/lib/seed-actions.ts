@@ -1,9 +1,9 @@
 import { MongoClient } from 'mongodb';
 import { newId } from '../../src/lib/ids';
-import { listEntryOf } from '../../src/domain/actions/action-views';
+import { listEntryOf } from '../../src/domain/external-actions/action-views';
 import { createActionInboxRepo } from '../../src/store/action-inbox.repo';
 import type { ActionRecord } from '../../src/store/external-actions.repo';
-import type { ActionContract } from '../../src/workflows/shared';
+import type { ActionContract } from '../../src/workflows/external-action.contract';
 import { witnessAction } from '../../src/store/external-actions.repo';
 import { createWitnessJournalRepo } from '../../src/store/witness-journal.repo';
 

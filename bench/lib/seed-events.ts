@@ -1,5 +1,5 @@
 import { MongoClient } from 'mongodb';
-import { eventRecordOf } from '../../src/domain/events/events.service';
+import { eventRecordOf } from '../../src/domain/external-events/external-events.service';
 import {
   createExternalEventsRepo,
   type ExternalEventRecord,

@@ -1,16 +1,16 @@
-import { createActionActivities, type ActionActivityDeps } from './actions.activities';
+import { createActionActivities, type ActionActivityDeps } from './external-actions.activities';
 import { createCheckpointActivities, type CheckpointActivityDeps } from './checkpoints.activities';
 import {
   createNotificationActivities,
   createNotifier,
   type NotificationDeps,
 } from './notifications.activities';
-import { createProbeActivities } from './probe.activities';
+import { createProbeActivities } from './operations.activities';
 import { createProofActivities, type ProofActivityDeps } from './proofs.activities';
 import { createScenarioActivities, type ScenarioActivityDeps } from './scenarios.activities';
 import { createRepairActivities, type RepairActivityDeps } from './repairs.activities';
 import { createSubstrateActivities, type SubstrateActivityDeps } from './substrates.activities';
-import type { WorkerTrust } from './trust';
+import type { WorkerTrust } from '../domain/worker-trust';
 
 export type ProbeActivities = ReturnType<typeof createProbeActivities>;
 export type ActionActivities = ReturnType<typeof createActionActivities>;

@@ -4,7 +4,7 @@ import type { NotifiableEvent } from '../domain/notifications/notifiable-event';
 import type { NotificationEvent } from '../domain/notifications/schemas';
 import type { Repos } from '../store';
 import type { Subscription } from '../store/subscriptions.repo';
-import type { NotificationDeliveryInput } from '../workflows/shared';
+import type { NotificationDeliveryInput } from '../workflows/notification-delivery.contract';
 
 export type { NotifiableEvent } from '../domain/notifications/notifiable-event';
 

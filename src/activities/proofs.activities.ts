@@ -3,7 +3,7 @@ import { runProofCheck } from '../domain/proofs/run-check';
 import type { ProofCheck } from '../domain/proofs/schemas';
 import type { Repos } from '../store';
 import type { ProofRunRecord } from '../store/proofs.repo';
-import type { WorkerTrust } from './trust';
+import type { WorkerTrust } from '../domain/worker-trust';
 
 export interface ProofActivityDeps {
   repos: Pick<Repos, 'proofs' | 'collectionReader' | 'artifacts' | 'approverKeys'>;

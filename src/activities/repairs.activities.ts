@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import stringify from 'safe-stable-stringify';
-import { ACTION_BOUNDS } from '../domain/actions/schemas';
-import { ruleFor } from '../domain/approvals/rules.service';
+import { ACTION_BOUNDS } from '../domain/external-actions/schemas';
+import { ruleFor } from '../domain/approval-rules/approval-rules.service';
 import { diagnose, RepairNotPossible, type Diagnosis } from '../domain/repairs/diagnosis';
 import { externalHeadOf, gatherEvidence, type EvidenceRepos } from '../domain/repairs/evidence';
 import { finishRepair } from '../domain/repairs/finish-repair';
@@ -9,15 +9,15 @@ import { FINAL_REPAIR_STATUSES } from '../domain/repairs/schemas';
 import type { Repos } from '../store';
 import type { RepairFinding, RepairRecord } from '../store/repairs.repo';
 import { schedulingWorkflow } from './scheduling-workflow';
-import type { ClaimSignature } from '../lib/signed-claims';
+import type { ClaimSignature } from '../signing/signed-claims';
 import {
   ACTION_ERRORS,
   proposalClaimOf,
-  repairRequestClaimOf,
   type ActionContract,
   type ActionWorkflowInput,
-} from '../workflows/shared';
-import type { WorkerTrust } from './trust';
+} from '../workflows/external-action.contract';
+import { repairRequestClaimOf } from '../workflows/repair.contract';
+import type { WorkerTrust } from '../domain/worker-trust';
 
 export interface RepairActivityDeps {
   repos: EvidenceRepos & Pick<Repos, 'repairs' | 'approvalRules'>;

@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { LRUCache } from 'lru-cache';
-import type { RecordTransitionInput } from '../domain/actions/record-transitions';
-import type { ResetOrigin } from '../domain/actions/refuse-run';
+import type { RecordTransitionInput } from '../domain/external-actions/record-transitions';
+import type { ResetOrigin } from '../domain/external-actions/refuse-run';
 import { resetOriginOf } from '../temporal/reset-divergence';
 import { schedulingWorkflow } from './scheduling-workflow';
 

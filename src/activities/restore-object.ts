@@ -1,11 +1,11 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { settledConditions } from '../domain/events/conditions';
+import { settledConditions } from '../domain/external-events/conditions';
 import { OBJECT_REPAIRED } from '../domain/repairs/diagnosis';
 import type { Repos } from '../store';
 import type { RepairPlan } from '../store/repairs.repo';
 import type { WorldHistoryEvent } from '../store/world-history.repo';
 import { revisionRecord, type ExternalState } from '../store/world-external-state.repo';
-import { EXECUTION_FAILURES, type ActionState } from '../workflows/shared';
+import { EXECUTION_FAILURES, type ActionState } from '../workflows/external-action.contract';
 
 type RestoreRepos = Pick<Repos, 'worldObjects' | 'worldHistory' | 'worldExternalState'>;
 

@@ -13,7 +13,10 @@ import type {
   NormalizedSpec,
 } from '../store/substrate-deployments.repo';
 import type { TrailPoint } from '../store/substrate-snapshots.repo';
-import { DEPLOYMENT_ERRORS, type DeploymentProgressState } from '../workflows/shared';
+import {
+  DEPLOYMENT_ERRORS,
+  type DeploymentProgressState,
+} from '../workflows/substrate-deployment.contract';
 import type { Notify } from '../domain/notifications/notifiable-event';
 import { recordDeploymentState } from '../domain/substrates/record-deployment';
 

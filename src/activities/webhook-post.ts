@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import stringify from 'safe-stable-stringify';
-import { EXECUTION_FAILURES, type ActionState } from '../workflows/shared';
+import { EXECUTION_FAILURES, type ActionState } from '../workflows/external-action.contract';
 
 /**
  * The effect of a `webhook.post` action: one signed POST, with the action id as its

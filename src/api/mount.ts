@@ -6,13 +6,10 @@ import { PUBLIC_FAMILY } from '../auth/families';
 import { NotFound } from '../lib/errors';
 import { validationError, type ValidationIssue } from './errors';
 import { jsonBody } from './middleware/body';
-import {
-  authenticateGate,
-  guardFamilyGate,
-  limitAccessRequestsGate,
-  rateLimitGate,
-  type Gate,
-} from './middleware/governance';
+import { authenticateGate } from './middleware/authenticate';
+import { guardFamilyGate } from './middleware/family-guard';
+import type { Gate } from './middleware/gate';
+import { limitAccessRequestsGate, rateLimitGate } from './middleware/rate-limit';
 import { idempotency } from './middleware/idempotency';
 import { createResponseChecker, type ResponseChecker } from './response-check';
 import { PLAIN_PATH, type RouteDefinition, type RouteRequest } from './route';

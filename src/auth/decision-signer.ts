@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, hkdfSync, sign } from 'node:crypto';
-import { decisionMessage, type DecisionClaim } from '../lib/decision-signature';
+import { decisionMessage, type DecisionClaim } from '../signing/decision-signature';
 import { newId } from '../lib/ids';
-import { claimMessage, type ClaimKind, type ClaimSignature } from '../lib/signed-claims';
+import { claimMessage, type ClaimKind, type ClaimSignature } from '../signing/signed-claims';
 
 /** The signature fields a forwarded decision carries. */
 export interface DecisionSignature {
@@ -19,7 +19,7 @@ export interface DecisionSigner {
   /** The same public key as PEM (SPKI), for `openssl pkeyutl -verify`. */
   publicKeyPem: string;
   sign(claim: Omit<DecisionClaim, 'decision_id' | 'signed_at'>): DecisionSignature;
-  /** Signs a proposal or a repair request (`src/lib/signed-claims.ts`), now. */
+  /** Signs a proposal or a repair request (`src/signing/signed-claims.ts`), now. */
   signClaim(kind: ClaimKind, claim: object): ClaimSignature;
   /** Ed25519 over any message (a repair certificate), hex: the same key signs both. */
   signMessage(message: Uint8Array): string;

@@ -1,6 +1,6 @@
 import type { Repos } from '../store';
 import type { Notify } from './notifications/notifiable-event';
-import { abortAction, type AbortActionDeps } from './actions/abort-action';
+import { abortAction, type AbortActionDeps } from './external-actions/abort-action';
 import { failCheckpointAfterClosure } from './checkpoints/checkpoint-closure';
 import { failRepairAfterClosure } from './repairs/repair-closure';
 import { failDeploymentAfterClosure } from './substrates/deployment-closure';

@@ -1,13 +1,20 @@
 import type { DomainInfra } from './infra';
 import { Unavailable } from '../lib/errors';
 import type { SearchAttributePair } from '@temporalio/common';
-import { OpsStatusKey, ProposedByKey, SharedContextIdKey } from '../workflows/shared';
+import { OpsStatusKey, ProposedByKey, SharedContextIdKey } from '../workflows/shared.contract';
+import type { WorkflowName, WorkflowTypes } from '../workflows/workflow-types';
+
+/** A start names a registered workflow and passes exactly its function's arguments. */
+type WorkflowArgs<N extends WorkflowName> = Parameters<WorkflowTypes[N]>;
+
+type OpsWorkflowName =
+  'checkpointWorkflow' | 'repairWorkflow' | 'proofWorkflow' | 'scenarioWorkflow';
 
 /** What starting one continuous-ops workflow (a checkpoint, a repair) takes. */
-export interface OpsWorkflowStart {
-  workflowType: 'checkpointWorkflow' | 'repairWorkflow' | 'proofWorkflow' | 'scenarioWorkflow';
+export interface OpsWorkflowStart<N extends OpsWorkflowName> {
+  workflowType: N;
   workflowId: string;
-  args: unknown[];
+  args: WorkflowArgs<N>;
   /** Its first `OpsStatus` (`checkpoint.running`, `repair.diagnosing`). */
   opsStatus: string;
   staticSummary: string;
@@ -21,10 +28,10 @@ export interface OpsWorkflowStart {
 }
 
 /** What starting any of the api's workflows takes (its search attributes already chosen). */
-export interface WorkflowStart {
-  workflowType: string;
+export interface WorkflowStart<N extends WorkflowName> {
+  workflowType: N;
   workflowId: string;
-  args: unknown[];
+  args: WorkflowArgs<N>;
   searchAttributes: SearchAttributePair[];
   staticSummary: string;
   staticDetails: string;
@@ -35,13 +42,13 @@ export interface WorkflowStart {
  * caller's id is new), counted in the workflow-start metric. Temporal not answering is 503:
  * nothing was written and no workflow runs, so the caller may simply retry.
  */
-export async function startWorkflow(
+export async function startWorkflow<N extends WorkflowName>(
   deps: Pick<DomainInfra, 'metrics' | 'temporal'>,
-  start: WorkflowStart,
+  start: WorkflowStart<N>,
 ): Promise<void> {
   try {
     const client = await deps.temporal.getClient();
-    await client.workflow.start(start.workflowType, {
+    await client.workflow.start<WorkflowTypes[N]>(start.workflowType, {
       workflowId: start.workflowId,
       workflowIdConflictPolicy: 'FAIL',
       taskQueue: deps.temporal.taskQueue,
@@ -59,9 +66,9 @@ export async function startWorkflow(
 }
 
 /** Starts an ops workflow, with the search attributes every ops workflow carries. */
-export const startOpsWorkflow = (
+export const startOpsWorkflow = <N extends OpsWorkflowName>(
   deps: Pick<DomainInfra, 'metrics' | 'temporal'>,
-  start: OpsWorkflowStart,
+  start: OpsWorkflowStart<N>,
 ): Promise<void> =>
   startWorkflow(deps, {
     ...start,

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { TemporalGateway } from '../temporal/gateway';
-import type { ClosedRunFollower } from './closed-runs';
+import type { ClosedRunFollower } from '../domain/closed-runs';
 
 export interface ResetRunWatcherOptions {
   temporal: TemporalGateway;

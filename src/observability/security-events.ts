@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Counter } from 'prom-client';
-import type { SecurityEvent } from '../activities/trust';
+import type { SecurityEvent } from '../domain/worker-trust';
 import { stableEventId, type ServiceEventRecorder } from './service-events';
 
 /**

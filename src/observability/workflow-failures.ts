@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { ServiceEventsRepo } from '../store/service-events.repo';
 import type { TemporalGateway } from '../temporal/gateway';
-import type { ClosedRunFollower } from './closed-runs';
+import type { ClosedRunFollower } from '../domain/closed-runs';
 import { stableEventId, type ServiceEventRecorder } from './service-events';
 
 export interface WorkflowFailureWatcherOptions {
@@ -12,7 +12,7 @@ export interface WorkflowFailureWatcherOptions {
   logger: Logger;
   /** How far back the first scan of a process looks when no failure was recorded yet. */
   lookbackMs?: number;
-  /** Reflects each run closed from outside our code in its resource (`closed-runs.ts`). */
+  /** Reflects each run closed from outside our code in its resource (`src/domain/closed-runs.ts`). */
   closedRuns?: Pick<ClosedRunFollower, 'follow'>;
 }
 

@@ -1,15 +1,15 @@
 import type { Db } from 'mongodb';
-import type { ApprovalRuleListQuery, RuleMatch } from '../domain/approvals/schemas';
+import type { ApprovalRuleListQuery, RuleMatch } from '../domain/approval-rules/schemas';
 import type { ListFilter } from '../lib/schema';
-import type { ActionRule } from '../workflows/shared';
+import type { StoredActionRule } from './external-action-record';
 import { tenantRecords, type TenantRecord } from './tenant-records';
 
 /**
  * An approval rule: which actions it governs and what approving them takes (the settings an
- * action records as its `ActionRule`). `version` is 1 at creation and one more at every
+ * action records as its `StoredActionRule`). `version` is 1 at creation and one more at every
  * change: actions record the version they were proposed under.
  */
-export interface ApprovalRule extends Omit<ActionRule, 'rule_id'>, TenantRecord {
+export interface ApprovalRule extends Omit<StoredActionRule, 'rule_id'>, TenantRecord {
   /** Always set on a rule (the tenant record's is optional). */
   version: number;
   match: RuleMatch;

@@ -1,19 +1,11 @@
 import { countBy } from './count-by';
 import type { Db, Filter } from 'mongodb';
-import type { ActionState } from '../workflows/shared';
+import type { ActionStatus } from '../domain/external-actions/schemas';
+import type { ActionRecord } from './external-action-record';
 import { isDuplicateKey, replaceIfNewer } from './mongo';
 import { newestByIdPage, toPage, type PagePosition } from './paging';
 
-/**
- * The MongoDB projection of an action's workflow state, for reads and listings, with two
- * fields derived for the inbox query: who approved, and who may decide (`*`: anyone but the
- * proposer; else `principal:<id>` and `role:<role>` tokens from the rule in force).
- */
-export type ActionRecord = Omit<ActionState, 'action_id'> & {
-  _id: string;
-  approved_by?: string[];
-  eligible?: string[];
-};
+export type * from './external-action-record';
 
 /** One transition of one action; each entry carries the digest of the one before it. */
 export interface ActionLedgerEntry {
@@ -23,8 +15,8 @@ export interface ActionLedgerEntry {
   seq: number;
   at: string;
   event: string;
-  status: ActionState['status'];
-  action_kind: ActionState['action_kind'];
+  status: ActionStatus;
+  action_kind: ActionRecord['action_kind'];
   shared_context_id: string | null;
   actor: { principal_id: string; key_id: string } | null;
   detail: Record<string, unknown>;
@@ -138,7 +130,7 @@ export const witnessLedgerEntry = (entry: ActionLedgerEntry): ActionChange => {
 export interface ActionEnd {
   /** The action id. */
   _id: string;
-  status: ActionState['status'];
+  status: ActionStatus;
   seq: number;
   digest: string;
 }

@@ -24,7 +24,7 @@ export interface ExternalEventRecord {
   payload_sha256: string;
 }
 
-/** A field conflict an event took part in (see `src/domain/events/merge.ts`). */
+/** A field conflict an event took part in (see `src/domain/external-events/merge.ts`). */
 export interface StoredConflict {
   field: string;
   resolution: 'won' | 'lost';
@@ -35,7 +35,7 @@ export interface StoredConflict {
  * The reconciliation output of one event, written once; `_id` is the event id. Stored
  * compactly (the insert of these rows is on the ingest path): what the event record already
  * says (its object and context) is not repeated, and the list fields are left out when they
- * hold their usual value, which `src/domain/events/views.ts` puts back.
+ * hold their usual value, which `src/domain/external-events/views.ts` puts back.
  */
 export interface StoredReconciliation {
   _id: string;

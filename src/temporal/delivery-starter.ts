@@ -1,11 +1,12 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { WorkflowTypes } from '../workflows/workflow-types';
 import { deliveryStaticDetails } from '../domain/notifications/delivery-text';
 import { oneLine } from '../lib/workflow-text';
 import {
   deliveryText,
   notificationWorkflowId,
   type NotificationDeliveryInput,
-} from '../workflows/shared';
+} from '../workflows/notification-delivery.contract';
 
 export interface DeliveryStarterOptions {
   /** The client to start with, connected on first use. */
@@ -34,13 +35,16 @@ export function createDeliveryStarter(options: DeliveryStarterOptions) {
     try {
       await (
         await options.client()
-      ).workflow.start('notificationDeliveryWorkflow', {
-        workflowId: notificationWorkflowId(notificationId),
-        taskQueue: options.taskQueue,
-        args: [input],
-        staticSummary: oneLine(deliveryText(input)),
-        staticDetails: deliveryStaticDetails(input, options.publicBaseUrl ?? ''),
-      });
+      ).workflow.start<WorkflowTypes['notificationDeliveryWorkflow']>(
+        'notificationDeliveryWorkflow',
+        {
+          workflowId: notificationWorkflowId(notificationId),
+          taskQueue: options.taskQueue,
+          args: [input],
+          staticSummary: oneLine(deliveryText(input)),
+          staticDetails: deliveryStaticDetails(input, options.publicBaseUrl ?? ''),
+        },
+      );
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     }

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { planSettledUpdate } from '../workflows/shared';
+import { planSettledUpdate } from '../workflows/external-action.contract';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 const RESET_CAUSE =

@@ -14,7 +14,7 @@ import {
   WORKFLOW_PRELOAD_MODULES,
   WORKFLOWS_PATH,
 } from './workflow-bundle';
-import { computeTaskQueueOf } from '../workflows/shared';
+import { computeTaskQueueOf } from '../workflows/shared.contract';
 
 export interface CreateWorkerOptions {
   address: string;

@@ -1,8 +1,8 @@
-import type { SecurityEvent, WorkerTrust } from '../activities/trust';
+import type { SecurityEvent, WorkerTrust } from '../domain/worker-trust';
 import { acceptedSignerKeys, createDecisionSigner, decisionSeed } from '../auth/decision-signer';
-import { createActionAuthority } from '../domain/actions/authority';
-import { createLedgerSeal, ledgerSealSeed } from '../domain/actions/ledger-seal';
-import { claimMessage, signatureProblem } from '../lib/signed-claims';
+import { createActionAuthority } from '../domain/external-actions/authority';
+import { createLedgerSeal, ledgerSealSeed } from '../domain/external-actions/ledger-seal';
+import { claimMessage, signatureProblem } from '../signing/signed-claims';
 
 /**
  * The worker's trust, from its own configuration: the keys it accepts (`DECISION_VERIFY_KEYS`,

@@ -22,5 +22,5 @@ export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [
  * this one only memoizes a pure function of its arguments.
  */
 export const WORKFLOW_PRELOAD_MODULES: readonly string[] = [
-  require.resolve('../lib/decision-signature'),
+  require.resolve('../signing/decision-signature'),
 ];

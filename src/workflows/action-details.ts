@@ -1,6 +1,6 @@
 import { clock, code, mdText } from '../lib/workflow-text';
 import { actionTargetText, who } from './action-text';
-import type { ActionState, DisplayNames } from './shared';
+import type { ActionState, DisplayNames } from './external-action.contract';
 
 /**
  * What an action's workflow tells a person while it runs: its current details (set at

@@ -1,5 +1,5 @@
-import { proposalClaimOf } from './action-contract';
-import { EXECUTION_FAILURES } from './shared';
+import { proposalClaimOf } from './external-action.contract';
+import { EXECUTION_FAILURES } from './external-action.contract';
 import type {
   ActionActor,
   ActionDecision,
@@ -9,7 +9,7 @@ import type {
   ActionStatus,
   ActionWorkflowInput,
   PlanRefusal,
-} from './shared';
+} from './external-action.contract';
 
 /**
  * The action's lifecycle as a pure state machine (docs/actions.md "Lifecycle"): each

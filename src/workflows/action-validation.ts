@@ -5,7 +5,7 @@ import {
   type ActionDecisionInput,
   type ActionState,
   type ActionStatus,
-} from './shared';
+} from './external-action.contract';
 
 /**
  * The checks an action's update validators run before a decision is taken: the status it

@@ -13,7 +13,8 @@ import type { CheckpointActivities } from '../activities';
 import type { CheckpointRecord, CollectionCopy } from '../store/checkpoints.repo';
 import { RECORD_STEP_OPTIONS } from './activity-options';
 import { checkpointCurrentDetails } from './ops-details';
-import { OpsStatusKey, type CheckpointWorkflowInput } from './shared';
+import type { CheckpointWorkflowInput } from './checkpoint.contract';
+import { OpsStatusKey } from './shared.contract';
 
 const { recordCheckpoint, worldPosition, writeCheckpointManifest } =
   proxyActivities<CheckpointActivities>(RECORD_STEP_OPTIONS);

@@ -6,7 +6,7 @@ import {
   type ActionDecision,
   type ActionDecisionInput,
   type ActionStatus,
-} from './shared';
+} from './external-action.contract';
 
 type DecisionKind = ActionDecision['decision'];
 

@@ -1,5 +1,5 @@
 import { clock } from '../lib/workflow-text';
-import type { DeploymentProgressState } from './shared';
+import type { DeploymentProgressState } from './substrate-deployment.contract';
 
 /** What each stage of a deployment waits for next, in words. */
 const NEXT: Record<string, string> = {

@@ -14,7 +14,7 @@ import {
 } from '@temporalio/workflow';
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import type { ActionActivities } from '../activities';
-import type { RecordTransitionInput } from '../activities/actions.activities';
+import type { RecordTransitionInput } from '../activities/external-actions.activities';
 import {
   ACTION_EFFECT_STEP as EFFECT_STEP,
   ACTION_STORE_STEP as STORE_STEP,
@@ -54,12 +54,9 @@ import { decisionRefusal } from './action-validation';
 import { createDecisionGate } from './decision-gate';
 import {
   ACTION_ERRORS,
-  ActionStatusKey,
-  ApprovalsRemainingKey,
   EXECUTION_FAILURES,
   actionStateQuery,
   approveActionUpdate,
-  childActionStatusSignal,
   executeActionUpdate,
   planSettledUpdate,
   rejectActionUpdate,
@@ -69,10 +66,16 @@ import {
   type ActionStatus,
   type ActionWorkflowInput,
   type PlanRefusal,
-} from './shared';
+} from './external-action.contract';
+import { childActionStatusSignal } from './repair.contract';
+import { ActionStatusKey, ApprovalsRemainingKey } from './shared.contract';
 
-const { openActionProposal, planActionContract, recordActionTransitions } =
-  proxyLocalActivities<ActionActivities>(STORE_STEP);
+// `persistTransitions` is the `recordActionTransitions` activity (its registered name).
+const {
+  openActionProposal,
+  planActionContract,
+  recordActionTransitions: persistTransitions,
+} = proxyLocalActivities<ActionActivities>(STORE_STEP);
 
 // Webhooks leave the process (a regular activity); our own store's effects are local.
 const { applyAction: applyExternalEffect } = proxyActivities<ActionActivities>(EFFECT_STEP);
@@ -182,7 +185,7 @@ async function actionRun(
       batch[0].state.ledger_head = machine.state.ledger_head;
       const inputs = batch.map(({ summary: _summary, ...input }) => input);
       const options = { ...STORE_STEP, summary: batch.map((b) => b.summary).join('; ') };
-      const head = await recordActionTransitions
+      const head = await persistTransitions
         .executeWithOptions(options, [inputs])
         .catch((error: unknown) => {
           // Refused by the ledger: nothing more is recorded, and the run ends.

@@ -7,7 +7,7 @@ import {
 import type { NotificationActivities } from '../activities';
 import { clock, oneLine } from '../lib/workflow-text';
 import { deliveryCurrentDetails, type DeliveryStage } from './ops-details';
-import { deliveryText, type NotificationDeliveryInput } from './shared';
+import { deliveryText, type NotificationDeliveryInput } from './notification-delivery.contract';
 
 // Each POST is one attempt, recorded on the notification; Temporal's retry policy is the
 // backoff (1 s doubling to 10 min) for a day, so a receiver that recovers gets it.

@@ -10,7 +10,8 @@ import type { ProofCheck } from '../domain/proofs/schemas';
 import type { ProofRunRecord } from '../store/proofs.repo';
 import { RECORD_STEP_OPTIONS } from './activity-options';
 import { proofCurrentDetails } from './ops-details';
-import { OpsStatusKey, type ProofWorkflowInput } from './shared';
+import type { ProofWorkflowInput } from './proof.contract';
+import { OpsStatusKey } from './shared.contract';
 
 const { recordProofRun } = proxyActivities<ProofActivities>(RECORD_STEP_OPTIONS);
 // One check per call: it reads at most `max_records` of each collection it checks.

@@ -1,7 +1,7 @@
 import type { RepairStatus } from '../domain/repairs/schemas';
 import type { Diagnosis } from '../domain/repairs/diagnosis';
 import type { RepairFinding, RepairRecord, RepairStep } from '../store/repairs.repo';
-import type { ActionState } from './shared';
+import type { ActionState } from './external-action.contract';
 
 /**
  * A repair's stages as pure transitions (docs/repair.md): each takes the record and what a

@@ -29,19 +29,23 @@ import {
   type RepairStage,
 } from './repair-stages';
 import {
+  actionStaticDetails,
+  actionStaticSummary,
+  actionWorkflowId,
+  type ActionState,
+} from './external-action.contract';
+import {
+  childActionStatusSignal,
+  repairStateQuery,
+  type RepairWorkflowInput,
+} from './repair.contract';
+import {
   ActionKindKey,
   ActionStatusKey,
   OpsStatusKey,
   ProposedByKey,
   WorldObjectIdKey,
-  actionStaticDetails,
-  actionStaticSummary,
-  actionWorkflowId,
-  childActionStatusSignal,
-  repairStateQuery,
-  type ActionState,
-  type RepairWorkflowInput,
-} from './shared';
+} from './shared.contract';
 
 // Reads and writes of our own store: local activities, run inside the workflow task with no
 // round trip through the server per step (a repair that finds nothing to do is then about

@@ -10,7 +10,8 @@ import type { ScenarioName } from '../domain/scenarios/schemas';
 import type { ScenarioRunRecord } from '../store/scenario-runs.repo';
 import { RECORD_STEP_OPTIONS } from './activity-options';
 import { scenarioCurrentDetails, type ScenarioStage } from './ops-details';
-import { OpsStatusKey, type ScenarioWorkflowInput } from './shared';
+import type { ScenarioWorkflowInput } from './scenario.contract';
+import { OpsStatusKey } from './shared.contract';
 
 const { recordScenarioRun, reportScenario } =
   proxyActivities<ScenarioActivities>(RECORD_STEP_OPTIONS);

@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { ProbeActivities } from '../activities';
-import type { ServiceProbeInput, ServiceProbeResult } from './shared';
+import type { ServiceProbeInput, ServiceProbeResult } from './service-probe.contract';
 
 const { probeWorker } = proxyActivities<ProbeActivities>({
   startToCloseTimeout: '10 seconds',

@@ -1,5 +1,5 @@
-import { verifyDecision, type DecisionClaim } from '../lib/decision-signature';
-import type { ActionDecisionInput } from './shared';
+import { verifyDecision, type DecisionClaim } from '../signing/decision-signature';
+import type { ActionDecisionInput } from './external-action.contract';
 
 /** A signature older than this (by the workflow's clock) is refused: a stale or replayed one. */
 const MAX_SIGNATURE_AGE_MS = 15 * 60_000;

@@ -17,16 +17,15 @@ import type { LocalActivityOptions } from '@temporalio/common';
 import type { SubstrateActivities } from '../activities';
 import { clock } from '../lib/workflow-text';
 import { deploymentCurrentDetails } from './deployment-details';
+import { DeploymentStageKey, computeTaskQueueOf } from './shared.contract';
 import {
   DEPLOYMENT_ERRORS,
-  DeploymentStageKey,
   PIPELINE_PACK_ID,
-  computeTaskQueueOf,
   deploymentStateQuery,
   type DeploymentProgressState,
   type DeploymentWorkflowInput,
   type SubstrateDeploymentWorkflow,
-} from './shared';
+} from './substrate-deployment.contract';
 
 // Deterministic failures: retrying cannot bring back a snapshot or a deleted record.
 const NON_RETRYABLE = [DEPLOYMENT_ERRORS.snapshotMissing, DEPLOYMENT_ERRORS.deploymentMissing];
@@ -213,7 +212,7 @@ export async function substrateDeploymentWorkflow(
   }
 }
 
-// Clients start the workflow by the signature in shared.ts: it must stay this function's.
+// Starters use the signature in its contract (workflow-types.ts): it must stay this function's.
 const startedAs: SubstrateDeploymentWorkflow = substrateDeploymentWorkflow;
 void startedAs;
 

@@ -25,7 +25,7 @@ import type {
   WorkflowInboundCallsInterceptor,
   WorkflowInterceptors,
 } from '@temporalio/workflow';
-import { approveActionUpdate, executeActionUpdate } from './shared';
+import { approveActionUpdate, executeActionUpdate } from './external-action.contract';
 
 /** The activity that executes an action's effect, and the updates that can release it. */
 const EFFECT_ACTIVITY = 'applyAction';

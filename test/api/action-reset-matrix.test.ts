@@ -1,4 +1,4 @@
-import { actionStateQuery, type ActionState } from '../../src/workflows/shared';
+import { actionStateQuery, type ActionState } from '../../src/workflows/external-action.contract';
 import { ledgerOfAction, seedObject, type LedgerEntryView } from '../helpers/actions';
 import { storedIn } from '../helpers/collections';
 import { eventually } from '../helpers/eventually';

@@ -1,4 +1,4 @@
-import { ActionStatusKey } from '../../src/workflows/shared';
+import { ActionStatusKey } from '../../src/workflows/shared.contract';
 import { ledgerOfAction, seedObject } from '../helpers/actions';
 import { storedIn } from '../helpers/collections';
 import { eventually } from '../helpers/eventually';

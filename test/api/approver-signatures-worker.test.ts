@@ -1,6 +1,9 @@
 import { createDecisionSigner, decisionSeed } from '../../src/auth/decision-signer';
 import { newId } from '../../src/lib/ids';
-import { actionWorkflowId, type ActionDecisionInput } from '../../src/workflows/shared';
+import {
+  actionWorkflowId,
+  type ActionDecisionInput,
+} from '../../src/workflows/external-action.contract';
 import { proposeUpdate } from '../helpers/actions';
 import {
   challengeFor,

@@ -1,5 +1,5 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import * as eventsService from '../../src/domain/events/events.service';
+import * as eventsService from '../../src/domain/external-events/external-events.service';
 import { seedObject } from '../helpers/actions';
 import { storedIn } from '../helpers/collections';
 import { createTestKey, type TestKey } from '../helpers/keys';

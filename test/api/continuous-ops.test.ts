@@ -5,7 +5,7 @@ import {
   ensureCheckpointSchedule,
 } from '../../src/domain/checkpoints/schedule';
 import { newId } from '../../src/lib/ids';
-import { OpsStatusKey } from '../../src/workflows/shared';
+import { OpsStatusKey } from '../../src/workflows/shared.contract';
 import { storedIn } from '../helpers/collections';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';

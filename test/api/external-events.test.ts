@@ -664,7 +664,7 @@ describe('order independence', () => {
     }
   });
   it('loses no update when reconcilers race on one object: losers re-read and re-merge', async () => {
-    const { createReconciler } = await import('../../src/domain/events/reconciler');
+    const { createReconciler } = await import('../../src/domain/external-events/reconciler');
     const repo = app.deps.repos.worldExternalState;
     let lost = 0;
     // In the racing part, the first three claims wait for each other, so a race happens
@@ -719,7 +719,7 @@ describe('order independence', () => {
     expect(got!.external_state!.revision).toBe(revisions);
   });
   it('puts the newest revision back when its own late projection overwrote it', async () => {
-    const { createReconciler } = await import('../../src/domain/events/reconciler');
+    const { createReconciler } = await import('../../src/domain/external-events/reconciler');
     const repo = app.deps.repos.worldExternalState;
     // Writer A's projection of revision 1 is held until writer B has committed and
     // projected revision 2; then A's write lands over B's.
@@ -1031,7 +1031,7 @@ describe('recovery', () => {
     const object = await worldObject();
     const body = event({ world_object_ref: object._id, payload: { status: 'maintenance' } });
     const eventId = newId('evt');
-    const { eventKey } = await import('../../src/domain/events/events.service');
+    const { eventKey } = await import('../../src/domain/external-events/external-events.service');
     await storedIn(app.deps.db).externalEvents.insertOne({
       _id: eventKey(body.source_family, body.source_event_id),
       event_id: eventId,

@@ -1,5 +1,5 @@
-import { DIVERGED_RESET_REASON } from '../../src/observability/closed-runs';
-import { ActionStatusKey } from '../../src/workflows/shared';
+import { DIVERGED_RESET_REASON } from '../../src/domain/closed-runs';
+import { ActionStatusKey } from '../../src/workflows/shared.contract';
 import { proposeUpdate } from '../helpers/actions';
 import { storedIn } from '../helpers/collections';
 import { eventually } from '../helpers/eventually';

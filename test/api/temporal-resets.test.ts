@@ -3,11 +3,8 @@ import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { SCOPE_COLLECTIONS } from '../../src/domain/checkpoints/schemas';
 import { newCheckpoint } from '../../src/domain/checkpoints/checkpoints.service';
-import {
-  DeploymentStageKey,
-  actionWorkflowId,
-  planSettledUpdate,
-} from '../../src/workflows/shared';
+import { actionWorkflowId, planSettledUpdate } from '../../src/workflows/external-action.contract';
+import { DeploymentStageKey } from '../../src/workflows/shared.contract';
 import { eventually } from '../helpers/eventually';
 import { deploy, deploymentOf, latticeSpec } from '../helpers/heavy-work';
 import { call } from '../helpers/http';

@@ -6,7 +6,7 @@ import {
   actionWorkflowId,
   proposalClaimOf,
   type ActionWorkflowInput,
-} from '../../src/workflows/shared';
+} from '../../src/workflows/external-action.contract';
 import { proposeUpdate } from '../helpers/actions';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';

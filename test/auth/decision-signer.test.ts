@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createDecisionSigner, decisionSeed } from '../../src/auth/decision-signer';
-import { verifyDecision, type DecisionClaim } from '../../src/lib/decision-signature';
+import { verifyDecision, type DecisionClaim } from '../../src/signing/decision-signature';
 
 const pepper = 'p'.repeat(64);
 const claim = {

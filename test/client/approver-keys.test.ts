@@ -15,7 +15,7 @@ import {
   signDecision,
   type DecisionChallenge,
 } from '../../packages/client/src/sign-decision';
-import { approverChallengeMessage } from '../../src/lib/approver-challenge';
+import { approverChallengeMessage } from '../../src/signing/approver-challenge';
 
 // The client reads approver keys in the formats people have (PKCS#8 PEM, OpenSSH) and signs
 // exactly the bytes the service defines. ssh-keygen, when the machine has it, makes the
@@ -112,7 +112,7 @@ describe('signDecision', () => {
   };
 
   it('builds the bytes the service defines and signs them', () => {
-    // The service's own definition (src/lib/approver-challenge.ts) of the same challenge.
+    // The service's own definition (src/signing/approver-challenge.ts) of the same challenge.
     expect(approverChallengeBytes(fields)).toEqual(Buffer.from(approverChallengeMessage(fields)));
     const assertion = signDecision(challenge(), { keyId: 'apk_1', privateKey }, intended);
     expect(assertion).toMatchObject({

@@ -4,7 +4,7 @@ import type {
   ActionPlan,
   ActionRule,
   ActionWorkflowInput,
-} from '../../src/workflows/shared';
+} from '../../src/workflows/external-action.contract';
 
 // Inputs for the pure action modules' tests (machine, validation): no server, no signer.
 

@@ -1,6 +1,6 @@
 import { newId } from '../../src/lib/ids';
 import type { DeploymentRecord, NormalizedSpec } from '../../src/store/substrate-deployments.repo';
-import { deploymentWorkflowId } from '../../src/workflows/shared';
+import { deploymentWorkflowId } from '../../src/workflows/substrate-deployment.contract';
 
 /** A fresh deployment record of `spec` at stage `validating`, as the api makes one. */
 export function deploymentRecordOf(

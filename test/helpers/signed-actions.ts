@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createDecisionSigner, type DecisionSigner } from '../../src/auth/decision-signer';
-import type { SecurityEvent, WorkerTrust } from '../../src/activities/trust';
+import type { SecurityEvent, WorkerTrust } from '../../src/domain/worker-trust';
 import { newId } from '../../src/lib/ids';
 import { createWorkerTrust } from '../../src/worker/trust';
 import { openAction } from '../../src/workflows/action-machine';
@@ -11,7 +11,7 @@ import {
   type ActionDecision,
   type ActionState,
   type ActionWorkflowInput,
-} from '../../src/workflows/shared';
+} from '../../src/workflows/external-action.contract';
 
 /** A signer standing in for the api, and a worker trust that accepts it (and reports). */
 export function signingWorld(seed = randomBytes(32)): {

@@ -1,5 +1,5 @@
 import type { CommandStartedEvent, Db, MongoClient } from 'mongodb';
-import { eventRecordOf } from '../../src/domain/events/events.service';
+import { eventRecordOf } from '../../src/domain/external-events/external-events.service';
 import { createEventFeed, FEED_COLLECTION } from '../../src/store/event-feed';
 import {
   decodeHistoryCursor,

@@ -1,5 +1,5 @@
 import type { Db, MongoClient } from 'mongodb';
-import { eventRecordOf } from '../../src/domain/events/events.service';
+import { eventRecordOf } from '../../src/domain/external-events/external-events.service';
 import { newId } from '../../src/lib/ids';
 import { createEventFeed } from '../../src/store/event-feed';
 import { createEventHistory } from '../../src/store/event-history';

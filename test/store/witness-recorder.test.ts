@@ -1,5 +1,5 @@
 import type { Db, MongoClient } from 'mongodb';
-import { eventRecordOf } from '../../src/domain/events/events.service';
+import { eventRecordOf } from '../../src/domain/external-events/external-events.service';
 import { createRepos } from '../../src/store';
 import type { ExternalEventRecord } from '../../src/store/external-events.repo';
 import { connectMongo } from '../../src/store/mongo';

@@ -16,6 +16,6 @@ describe('the workflow bundle', () => {
     );
     expect(preload).not.toBeNull();
     expect(WORKFLOW_PRELOAD_MODULES.some((path) => path.includes('decision-signature'))).toBe(true);
-    expect(preload![1]).toMatch(/lib\/decision-signature/);
+    expect(preload![1]).toMatch(/signing\/decision-signature/);
   });
 });

@@ -1,6 +1,6 @@
 import { openAction, planned, decided } from '../../src/workflows/action-machine';
 import { decisionRefusal, statusRefusal } from '../../src/workflows/action-validation';
-import { ACTION_ERRORS, type ActionState } from '../../src/workflows/shared';
+import { ACTION_ERRORS, type ActionState } from '../../src/workflows/external-action.contract';
 import {
   CREATED_AT,
   LATER,

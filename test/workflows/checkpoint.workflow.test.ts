@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { newId } from '../../src/lib/ids';
 import type { CheckpointRecord } from '../../src/store/checkpoints.repo';
-import { checkpointWorkflowId } from '../../src/workflows/shared';
+import { checkpointWorkflowId } from '../../src/workflows/checkpoint.contract';
 import { storedIn } from '../helpers/collections';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';

@@ -1,9 +1,9 @@
 import {
-  ActionStatusKey,
   actionWorkflowId,
   planSettledUpdate,
   type ActionState,
-} from '../../src/workflows/shared';
+} from '../../src/workflows/external-action.contract';
+import { ActionStatusKey } from '../../src/workflows/shared.contract';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';

@@ -7,7 +7,7 @@ import {
   proofCurrentDetails,
   scenarioCurrentDetails,
 } from '../../src/workflows/ops-details';
-import { deliveryText } from '../../src/workflows/shared';
+import { deliveryText } from '../../src/workflows/notification-delivery.contract';
 
 // The current details of the continuous-ops workflows, at the ends the live tests do not
 // reach: failures, errors, a delivery with no names.

@@ -8,7 +8,7 @@ import {
   stepFailed,
   verified,
 } from '../../src/workflows/repair-stages';
-import type { ActionState } from '../../src/workflows/shared';
+import type { ActionState } from '../../src/workflows/external-action.contract';
 import { CREATED_AT, LATER } from '../helpers/action-fixtures';
 
 // A repair's stages without a server: what each step makes of the record and where the

@@ -1,5 +1,5 @@
 import type { RepairRecord } from '../../src/store/repairs.repo';
-import { repairWorkflowId } from '../../src/workflows/shared';
+import { repairWorkflowId } from '../../src/workflows/repair.contract';
 import { seedRecordedObject } from '../helpers/actions';
 import { storedIn } from '../helpers/collections';
 import { call } from '../helpers/http';

@@ -4,12 +4,12 @@ import type { History } from '@temporalio/common/lib/proto-utils';
 import type { NormalizedSpec } from '../../src/store/substrate-deployments.repo';
 import type { RepairRecord } from '../../src/store/repairs.repo';
 import { createSubstrate } from '../../src/domain/substrates/engine';
+import { actionWorkflowId } from '../../src/workflows/external-action.contract';
+import { repairWorkflowId } from '../../src/workflows/repair.contract';
 import {
-  actionWorkflowId,
   deploymentStateQuery,
-  repairWorkflowId,
   type DeploymentProgressState,
-} from '../../src/workflows/shared';
+} from '../../src/workflows/substrate-deployment.contract';
 import { proposeUpdate, seedRecordedObject } from '../helpers/actions';
 import { storedIn } from '../helpers/collections';
 import { deploymentRecordOf } from '../helpers/deployments';

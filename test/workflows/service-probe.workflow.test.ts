@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createWorker } from '../../src/worker/create-worker';
-import type { ServiceProbeResult } from '../../src/workflows/shared';
+import type { ServiceProbeResult } from '../../src/workflows/service-probe.contract';
 import { WORKFLOW_BUNDLE_PATH } from '../test-env';
 
 let env: TestWorkflowEnvironment;

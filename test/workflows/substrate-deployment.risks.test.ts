@@ -4,12 +4,12 @@ import { chunkPlan } from '../../src/domain/substrates/chunking';
 import { deploy } from '../../src/domain/substrates/deployments.service';
 import type { DeploymentRecord, NormalizedSpec } from '../../src/store/substrate-deployments.repo';
 import type { TemporalGateway } from '../../src/temporal/gateway';
+import { computeTaskQueueOf } from '../../src/workflows/shared.contract';
 import {
-  computeTaskQueueOf,
   deploymentWorkflowId,
   type DeploymentProgressState,
   type DeploymentWorkflowInput,
-} from '../../src/workflows/shared';
+} from '../../src/workflows/substrate-deployment.contract';
 import type { AuthContext } from '../../src/auth/auth-context';
 import { CLASS_LIMITS } from '../../src/auth/limits';
 import { deploymentRecordOf } from '../helpers/deployments';

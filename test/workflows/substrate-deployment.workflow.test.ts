@@ -1,11 +1,11 @@
 import { createSubstrate } from '../../src/domain/substrates/engine';
 import type { DeploymentRecord } from '../../src/store/substrate-deployments.repo';
+import { DeploymentStageKey } from '../../src/workflows/shared.contract';
 import {
-  DeploymentStageKey,
   deploymentStateQuery,
   deploymentWorkflowId,
   type DeploymentWorkflowInput,
-} from '../../src/workflows/shared';
+} from '../../src/workflows/substrate-deployment.contract';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';

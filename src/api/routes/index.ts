@@ -3,8 +3,8 @@ import { accessRoutes } from './access';
 import { adminRoutes } from './admin';
 import { approverKeyRoutes } from './approver-keys';
 import { artifactRoutes } from './artifacts';
-import { continuousOpsRoutes } from './continuous-ops';
-import { repairRoutes } from './repair';
+import { checkpointRoutes } from './checkpoints';
+import { repairRoutes } from './repairs';
 import { sharedContextRoutes } from './shared-contexts';
 import { intentionalityRoutes } from './intentionality';
 import { membraneRoutes } from './membrane';
@@ -20,7 +20,7 @@ import { principalsRoutes } from './principals';
 import { runtimeWitnessRoutes } from './runtime/witnesses.routes';
 import { sessionsRoutes } from './sessions';
 import { substratesRoutes } from './substrates';
-import { worldsRoutes } from './worlds';
+import { worldRoutes } from './world';
 
 /**
  * The whole /v1 API, one table per area under its OpenAPI tag; the system routes are added
@@ -36,13 +36,13 @@ export const apiRoutes = (catalog: () => readonly RouteDefinition[]): RouteDefin
     ...runtimeWitnessRoutes,
     ...platformRoutes(() => catalog().filter((route) => route.path.startsWith('/v1/'))),
   ]),
-  ...tagged('worlds', worldsRoutes),
+  ...tagged('worlds', worldRoutes),
   ...tagged('external-events', externalEventsRoutes),
   ...tagged('external-actions', externalActionsRoutes),
   ...tagged('approver-keys', approverKeyRoutes),
   ...tagged('substrates', substratesRoutes),
   ...tagged('artifacts', artifactRoutes),
-  ...tagged('continuous-ops', continuousOpsRoutes),
+  ...tagged('continuous-ops', checkpointRoutes),
   ...tagged('repair', repairRoutes),
   ...tagged('shared-contexts', sharedContextRoutes),
   ...tagged('intentionality', intentionalityRoutes),

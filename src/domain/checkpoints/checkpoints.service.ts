@@ -5,7 +5,10 @@ import { newId } from '../../lib/ids';
 import { startOpsWorkflow } from '../workflow-start';
 import type { CheckpointRecord } from '../../store/checkpoints.repo';
 import { pageById } from '../../store/paging';
-import { checkpointWorkflowId, type CheckpointWorkflowInput } from '../../workflows/shared';
+import {
+  checkpointWorkflowId,
+  type CheckpointWorkflowInput,
+} from '../../workflows/checkpoint.contract';
 import { workflowUrlOf, type LinkDeps } from '../workflow-links';
 import { checkpointStartText } from './checkpoint-text';
 import {

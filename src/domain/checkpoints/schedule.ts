@@ -1,8 +1,14 @@
-import { ScheduleAlreadyRunning, type ScheduleOptions } from '@temporalio/client';
+import {
+  ScheduleAlreadyRunning,
+  type ScheduleOptions,
+  type ScheduleOptionsStartWorkflowAction,
+} from '@temporalio/client';
+import type { WorkflowTypes } from '../../workflows/workflow-types';
 import type { Logger } from 'pino';
 import type { TemporalGateway } from '../../temporal/gateway';
 import { checkpointScheduleNote, scheduledCheckpointText } from './checkpoint-text';
-import { OpsStatusKey, ProposedByKey, type CheckpointWorkflowInput } from '../../workflows/shared';
+import type { CheckpointWorkflowInput } from '../../workflows/checkpoint.contract';
+import { OpsStatusKey, ProposedByKey } from '../../workflows/shared.contract';
 import { SCOPE_COLLECTIONS } from './schemas';
 
 /** The schedule's id: one per task queue, so every api instance of a deployment shares it. */
@@ -22,7 +28,9 @@ export async function ensureCheckpointSchedule(
   const input: CheckpointWorkflowInput = { collections: SCOPE_COLLECTIONS };
   const scheduleId = checkpointScheduleId(temporal.taskQueue);
   const note = checkpointScheduleNote(spec);
-  const options: ScheduleOptions = {
+  const options: ScheduleOptions<
+    ScheduleOptionsStartWorkflowAction<WorkflowTypes['checkpointWorkflow']>
+  > = {
     scheduleId,
     spec: /^\d+[smhd]$/.test(spec)
       ? { intervals: [{ every: spec as `${number}${'s' | 'm' | 'h' | 'd'}` }] }

@@ -1,7 +1,8 @@
 import type { DomainInfra } from '../infra';
 import { found } from '../../lib/errors';
-import { actionWorkflowId, deploymentWorkflowId } from '../../workflows/shared';
-import { loadContext } from '../contexts/records';
+import { actionWorkflowId } from '../../workflows/external-action.contract';
+import { deploymentWorkflowId } from '../../workflows/substrate-deployment.contract';
+import { loadContext } from '../shared-contexts/records';
 import { actionLedgerChain, worldHistoryReplay } from '../proofs/checks';
 import type { DossierSubjectKind } from './schemas';
 

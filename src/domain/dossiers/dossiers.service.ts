@@ -9,7 +9,7 @@ import {
   contextCommitments,
   contextDisagreement,
   contextEvidence,
-} from '../contexts/contexts.service';
+} from '../shared-contexts/shared-contexts.service';
 import { toMarkdown } from '../membrane/render';
 import { gather, newestTime } from './collect';
 import type { DossierBody, DossierDepth } from './schemas';

@@ -1,7 +1,7 @@
 import type { DomainInfra } from '../infra';
 import { Invalid, notFound } from '../../lib/errors';
-import { loadContext } from '../contexts/records';
-import { aboutnessOf, contextHeader } from '../contexts/views';
+import { loadContext } from '../shared-contexts/records';
+import { aboutnessOf, contextHeader } from '../shared-contexts/views';
 import { inputsOf, type WitnessInput } from '../witnesses/inputs';
 import { threadIdOf } from './threads';
 

@@ -12,8 +12,8 @@ import type { WitnessAction } from '../../store/external-actions.repo';
 import type { WitnessEvent } from '../../store/external-events.repo';
 import type { ThreadSubject } from '../../store/threads.repo';
 import type { WorldHistoryEvent } from '../../store/world-history.repo';
-import { loadContext } from '../contexts/records';
-import { aboutnessOf } from '../contexts/views';
+import { loadContext } from '../shared-contexts/records';
+import { aboutnessOf } from '../shared-contexts/views';
 import { MAX_WITNESS_RECORDS } from '../witnesses/inputs';
 
 type Deps = Pick<DomainInfra, 'repos' | 'witnesses'>;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DomainInfra } from '../infra';
 import { found, Invalid } from '../../lib/errors';
-import { contextCommitments, contextEvidence } from '../contexts/contexts.service';
+import { contextCommitments, contextEvidence } from '../shared-contexts/shared-contexts.service';
 import { aboutness } from '../intentionality/aboutness';
 import { listRepairs, toRepairView } from '../repairs/repairs.service';
 import { toDeploymentView, getDeployment } from '../substrates/deployments.service';

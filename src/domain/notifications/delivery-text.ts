@@ -1,5 +1,5 @@
 import { clock, code, detailsMarkdown, mdText } from '../../lib/workflow-text';
-import type { NotificationDeliveryInput } from '../../workflows/shared';
+import type { NotificationDeliveryInput } from '../../workflows/notification-delivery.contract';
 
 /**
  * A delivery workflow's static details (Markdown): what it delivers, to which subscription,

@@ -4,7 +4,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import * as schema from '../../lib/schema';
-import { ACTION_KINDS } from '../actions/schemas';
+import { ACTION_KINDS } from '../external-actions/schemas';
 import { tenantStatusBody, tenantStatus } from '../governance/schemas';
 import { idCursor, timeCursor } from '../../lib/cursor';
 

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import type { WorkflowTypes } from '../../workflows/workflow-types';
 import { API_VERSION } from '../../lib/version';
 import type { DomainInfra } from '../infra';
-import type { ServiceProbeInput, ServiceProbeResult } from '../../workflows/shared';
+import type { ServiceProbeInput, ServiceProbeResult } from '../../workflows/service-probe.contract';
 
 type Deps = Pick<
   DomainInfra,
@@ -33,16 +34,19 @@ async function probeWorker(deps: Deps): Promise<HealthComponent> {
   try {
     const client = await deps.temporal.getClient();
     const input: ServiceProbeInput = { requestedAt: new Date().toISOString() };
-    const handle = await client.workflow.start('serviceProbeWorkflow', {
-      taskQueue: deps.temporal.taskQueue,
-      workflowId: `service-probe-${deps.instanceId}-${Date.now()}-${randomBytes(3).toString('hex')}`,
-      args: [input],
-      workflowExecutionTimeout: '1 minute',
-    });
+    const handle = await client.workflow.start<WorkflowTypes['serviceProbeWorkflow']>(
+      'serviceProbeWorkflow',
+      {
+        taskQueue: deps.temporal.taskQueue,
+        workflowId: `service-probe-${deps.instanceId}-${Date.now()}-${randomBytes(3).toString('hex')}`,
+        args: [input],
+        workflowExecutionTimeout: '1 minute',
+      },
+    );
     deps.metrics.workflowStarts.inc({ workflow_type: 'serviceProbeWorkflow' });
     let timer: NodeJS.Timeout | undefined;
     const outcome = await Promise.race<ProbeOutcome>([
-      (handle.result() as Promise<ServiceProbeResult>).then(
+      handle.result().then(
         (result) => ({ result }),
         (error: unknown) => ({ error }),
       ),

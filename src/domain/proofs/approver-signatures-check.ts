@@ -1,8 +1,11 @@
 import type { ApproverKeysRepo } from '../../store/approver-keys.repo';
 import type { ActionLedgerEntry } from '../../store/external-actions.repo';
-import type { ActionDecision, SignedActionProposal } from '../../workflows/shared';
-import { approverSignaturesProblem } from '../actions/approver-authority';
-import type { RelyingParty } from '../approvals/approver-assertion';
+import type {
+  ActionDecision,
+  SignedActionProposal,
+} from '../../workflows/external-action.contract';
+import { approverSignaturesProblem } from '../external-actions/approver-authority';
+import type { RelyingParty } from '../approver-keys/approver-assertion';
 import { chainsByAction, type CheckFindings } from './checks';
 
 /**

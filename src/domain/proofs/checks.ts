@@ -4,11 +4,15 @@ import type { ExternalEventRecord } from '../../store/external-events.repo';
 import type { RepairLedgerEntry } from '../../store/repairs.repo';
 import type { WorldHistoryEvent } from '../../store/world-history.repo';
 import type { WorldObject } from '../../store/world-objects.repo';
-import type { ActionAuthority } from '../actions/authority';
+import type { ActionAuthority } from '../external-actions/authority';
 import { digestHolds } from '../../lib/canonical-digest';
-import { ledgerDigestHolds } from '../actions/ledger-seal';
+import { ledgerDigestHolds } from '../external-actions/ledger-seal';
 import { sealViolations, type Sealing } from './ledger-seal-check';
-import type { ActionDecision, ActionState, SignedActionProposal } from '../../workflows/shared';
+import type {
+  ActionDecision,
+  ActionState,
+  SignedActionProposal,
+} from '../../workflows/external-action.contract';
 import { LEDGER_GENESIS } from '../repairs/ledger';
 import { replayVersions } from '../repairs/diagnosis';
 import type { Violation } from './schemas';

@@ -1,7 +1,7 @@
 import type { ActionLedgerEntry, ActionRecord } from '../../store/external-actions.repo';
-import type { LedgerCheckpoint } from '../actions/ledger-checkpoints';
-import { checkpointProblem, sealProblem } from '../actions/ledger-seal';
-import type { ActionDecision } from '../../workflows/shared';
+import type { LedgerCheckpoint } from '../external-actions/ledger-checkpoints';
+import { checkpointProblem, sealProblem } from '../external-actions/ledger-seal';
+import type { ActionDecision } from '../../workflows/external-action.contract';
 import type { Violation } from './schemas';
 
 /**

@@ -2,7 +2,7 @@ import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
 import { newId } from '../../lib/ids';
 import type { ProofRunRecord, StoredCheckResult } from '../../store/proofs.repo';
-import { proofWorkflowId, type ProofWorkflowInput } from '../../workflows/shared';
+import { proofWorkflowId, type ProofWorkflowInput } from '../../workflows/proof.contract';
 import { resultWithin, startOpsWorkflow } from '../workflow-start';
 import { workflowUrlOf, type LinkDeps } from '../workflow-links';
 import { proofRunStartText } from './proof-text';

@@ -1,6 +1,6 @@
-import type { ActionAuthority } from '../actions/authority';
-import type { LedgerSealVerifier } from '../actions/ledger-seal';
-import type { RelyingParty } from '../approvals/approver-assertion';
+import type { ActionAuthority } from '../external-actions/authority';
+import type { LedgerSealVerifier } from '../external-actions/ledger-seal';
+import type { RelyingParty } from '../approver-keys/approver-assertion';
 import { approverSignaturesCheck } from './approver-signatures-check';
 import type { Repos } from '../../store';
 import type { ActionLedgerEntry, ActionRecord } from '../../store/external-actions.repo';
@@ -10,7 +10,7 @@ import type { RepairLedgerEntry } from '../../store/repairs.repo';
 import type { WorldHistoryEvent } from '../../store/world-history.repo';
 import type { WorldObject } from '../../store/world-objects.repo';
 import { sha256Hex } from '../../store/artifacts.repo';
-import { eventKey } from '../events/events.service';
+import { eventKey } from '../external-events/external-events.service';
 import { actionsMatchLedger } from './ledger-seal-check';
 import { actionsMatchWorkflow } from './workflow-check';
 import {

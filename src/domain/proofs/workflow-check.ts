@@ -1,5 +1,5 @@
 import type { ActionRecord } from '../../store/external-actions.repo';
-import { FINAL_ACTION_STATUSES } from '../../workflows/shared';
+import { FINAL_ACTION_STATUSES } from '../../workflows/external-action.contract';
 import type { Violation } from './schemas';
 
 /**

@@ -4,7 +4,12 @@ import type { FieldChange, RepairFinding, RepairPlan } from '../../store/repairs
 import type { WorldHistoryEvent } from '../../store/world-history.repo';
 import type { WorldObject } from '../../store/world-objects.repo';
 import type { ExternalState } from '../../store/world-external-state.repo';
-import { emptyMerged, mergeEvent, type MergedFields, type MergeEvent } from '../events/merge';
+import {
+  emptyMerged,
+  mergeEvent,
+  type MergedFields,
+  type MergeEvent,
+} from '../external-events/merge';
 import type { RepairStrategy } from './schemas';
 
 /**

@@ -6,12 +6,11 @@ import { startOpsWorkflow } from '../workflow-start';
 import { pageById } from '../../store/paging';
 import type { RepairRecord } from '../../store/repairs.repo';
 import {
-  RepairStrategyKey,
-  WorldObjectIdKey,
   repairWorkflowId,
   type RepairWorkflowInput,
   repairRequestClaimOf,
-} from '../../workflows/shared';
+} from '../../workflows/repair.contract';
+import { RepairStrategyKey, WorldObjectIdKey } from '../../workflows/shared.contract';
 import { workflowUrlOf, type LinkDeps } from '../workflow-links';
 import { repairStartText } from './repair-text';
 import { diagnose, RepairNotPossible } from './diagnosis';

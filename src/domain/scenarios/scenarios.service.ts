@@ -4,7 +4,7 @@ import { Invalid } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { createValidatorFactory, type InputValidator } from '../../lib/validation';
 import type { ScenarioRunRecord } from '../../store/scenario-runs.repo';
-import { scenarioWorkflowId, type ScenarioWorkflowInput } from '../../workflows/shared';
+import { scenarioWorkflowId, type ScenarioWorkflowInput } from '../../workflows/scenario.contract';
 import { resultWithin, startOpsWorkflow } from '../workflow-start';
 import { workflowUrlOf, type LinkDeps } from '../workflow-links';
 import { scenarioStartText } from './scenario-text';

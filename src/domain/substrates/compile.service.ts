@@ -3,7 +3,7 @@ import type { SubstrateSpecRequest } from './schemas';
 import type { Repos } from '../../store';
 import type { NormalizedSpec } from '../../store/substrate-deployments.repo';
 import { sha256Hex } from '../../store/artifacts.repo';
-import { toArtifactView } from './artifacts.service';
+import { toArtifactView } from '../artifacts/artifacts.service';
 import { buildManifest, manifestBytes, manifestPath } from './manifest';
 import { validateSpec, type SpecViolation } from './validation';
 

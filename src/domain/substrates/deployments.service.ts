@@ -12,9 +12,11 @@ import {
   DeploymentEnvelopeKey,
   DeploymentStageKey,
   ProposedByKey,
+} from '../../workflows/shared.contract';
+import {
   deploymentWorkflowId,
   type DeploymentWorkflowInput,
-} from '../../workflows/shared';
+} from '../../workflows/substrate-deployment.contract';
 import { chunkPlan } from './chunking';
 import { admitDeployment, type HeavyWorkAdmission } from './heavy-work';
 import { compileNormalized, requireValidSpec } from './compile.service';

@@ -10,7 +10,7 @@ import type {
 import type { Repos } from '../../store';
 import { sha256Hex } from '../../store/artifacts.repo';
 import type { DeploymentRecord } from '../../store/substrate-deployments.repo';
-import { assayReportPath, runAssays } from './assays';
+import { assayReportPath, runAssays } from './certification-assays';
 import { getDeployment } from './deployments.service';
 import type { Box, Substrate } from './engine';
 import { countByMotif, recognize } from './recognition';

@@ -1,5 +1,5 @@
 import type { Repos } from '../../store';
-import type { DeploymentProgressState } from '../../workflows/shared';
+import type { DeploymentProgressState } from '../../workflows/substrate-deployment.contract';
 import type { Notify } from '../notifications/notifiable-event';
 
 export interface DeploymentRecorderDeps {

@@ -2,7 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLedgerSeal, type LedgerSeal } from '../../../src/domain/actions/ledger-seal';
+import {
+  createLedgerSeal,
+  type LedgerSeal,
+} from '../../../src/domain/external-actions/ledger-seal';
 import { actionLedgerChain, chainsByAction } from '../../../src/domain/proofs/checks';
 import {
   actionsMatchLedger,
@@ -12,7 +15,7 @@ import {
 } from '../../../src/domain/proofs/ledger-seal-check';
 import { canonicalDigest } from '../../../src/lib/canonical-digest';
 import type { ActionLedgerEntry, ActionRecord } from '../../../src/store/external-actions.repo';
-import type { ActionDecision } from '../../../src/workflows/shared';
+import type { ActionDecision } from '../../../src/workflows/external-action.contract';
 
 // The seal, checkpoint and projection rules of `action_ledger_chain` and
 // `actions_match_ledger` (docs/proofs.md), over ledgers built and sealed here with real keys

@@ -4,7 +4,7 @@ import {
   actionWorkflowId,
   planSettledUpdate,
   type ActionWorkflowInput,
-} from '../../../src/workflows/shared';
+} from '../../../src/workflows/external-action.contract';
 import { proposeUpdate, seedObject } from '../../helpers/actions';
 import { storedIn } from '../../helpers/collections';
 import { call } from '../../helpers/http';

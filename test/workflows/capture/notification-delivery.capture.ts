@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { newId } from '../../../src/lib/ids';
-import { notificationWorkflowId } from '../../../src/workflows/shared';
+import { notificationWorkflowId } from '../../../src/workflows/notification-delivery.contract';
 import { proposeUpdate } from '../../helpers/actions';
 import { call } from '../../helpers/http';
 import { createTestKey, type TestKey } from '../../helpers/keys';

@@ -1,9 +1,7 @@
 import type { Client } from '@temporalio/client';
-import {
-  checkpointWorkflowId,
-  proofWorkflowId,
-  type ServiceProbeInput,
-} from '../../../src/workflows/shared';
+import { checkpointWorkflowId } from '../../../src/workflows/checkpoint.contract';
+import { proofWorkflowId } from '../../../src/workflows/proof.contract';
+import type { ServiceProbeInput } from '../../../src/workflows/service-probe.contract';
 import { proposeUpdate } from '../../helpers/actions';
 import { call } from '../../helpers/http';
 import { createTestKey, type TestKey } from '../../helpers/keys';

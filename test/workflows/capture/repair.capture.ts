@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { RepairRecord } from '../../../src/store/repairs.repo';
-import { actionWorkflowId, repairWorkflowId } from '../../../src/workflows/shared';
+import { actionWorkflowId } from '../../../src/workflows/external-action.contract';
+import { repairWorkflowId } from '../../../src/workflows/repair.contract';
 import { seedRecordedObject } from '../../helpers/actions';
 import { storedIn } from '../../helpers/collections';
 import { call } from '../../helpers/http';

@@ -4,7 +4,7 @@ import {
   deploymentStateQuery,
   deploymentWorkflowId,
   type DeploymentWorkflowInput,
-} from '../../../src/workflows/shared';
+} from '../../../src/workflows/substrate-deployment.contract';
 import { deploymentRecordOf } from '../../helpers/deployments';
 import { call } from '../../helpers/http';
 import { createTestKey, type TestKey } from '../../helpers/keys';

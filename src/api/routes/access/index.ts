@@ -1,4 +1,4 @@
-import { requestSandboxAccess } from '../../../domain/governance/access-request.service';
+import { requestSandboxAccess } from '../../../domain/access/access-request.service';
 import { sandboxAccessBody } from '../../../domain/governance/schemas';
 import { accessGrantView } from '../../../domain/governance/view-schemas';
 import { defineRoute, type RouteDefinition } from '../../route';

@@ -1,6 +1,6 @@
-import * as rulesService from '../../../domain/approvals/rules.service';
-import * as approvalsSchemas from '../../../domain/approvals/schemas';
-import { approvalRuleView } from '../../../domain/approvals/view-schemas';
+import * as rulesService from '../../../domain/approval-rules/approval-rules.service';
+import * as approvalsSchemas from '../../../domain/approval-rules/schemas';
+import { approvalRuleView } from '../../../domain/approval-rules/view-schemas';
 import { tenantRoutes } from './tenant-routes';
 
 /** Approval rules (docs/approvals.md), operator keys only. */

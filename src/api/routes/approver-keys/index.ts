@@ -1,5 +1,5 @@
-import * as keysService from '../../../domain/approvals/approver-keys.service';
-import * as keySchemas from '../../../domain/approvals/approver-key-schemas';
+import * as keysService from '../../../domain/approver-keys/approver-keys.service';
+import * as keySchemas from '../../../domain/approver-keys/schemas';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope, fromQuery, page } from '../common';
 

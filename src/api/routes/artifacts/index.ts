@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { getArtifactByPath, rawArtifact } from '../../../domain/substrates/artifacts.service';
+import { getArtifactByPath, rawArtifact } from '../../../domain/artifacts/artifacts.service';
 import { count, dateTime, nullable, pathParams, prefixedId, text, view } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope } from '../common';

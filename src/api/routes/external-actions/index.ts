@@ -1,10 +1,10 @@
-import * as actionsService from '../../../domain/actions/actions.service';
-import { issueDecisionChallenge } from '../../../domain/approvals/approver-challenges.service';
-import * as keySchemas from '../../../domain/approvals/approver-key-schemas';
-import { listActions } from '../../../domain/actions/list.service';
-import { actionNames } from '../../../domain/actions/names.service';
-import * as actionsSchemas from '../../../domain/actions/schemas';
-import * as actionsViews from '../../../domain/actions/view-schemas';
+import * as actionsService from '../../../domain/external-actions/external-actions.service';
+import { issueDecisionChallenge } from '../../../domain/approver-keys/approver-challenges.service';
+import * as keySchemas from '../../../domain/approver-keys/schemas';
+import { listActions } from '../../../domain/external-actions/list.service';
+import { actionNames } from '../../../domain/external-actions/names.service';
+import * as actionsSchemas from '../../../domain/external-actions/schemas';
+import * as actionsViews from '../../../domain/external-actions/view-schemas';
 import { pathParams, prefixedId } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope, fromBody, fromQuery, handOn, page } from '../common';

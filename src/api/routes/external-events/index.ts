@@ -1,5 +1,5 @@
-import * as eventsService from '../../../domain/events/events.service';
-import * as eventsSchemas from '../../../domain/events/schemas';
+import * as eventsService from '../../../domain/external-events/external-events.service';
+import * as eventsSchemas from '../../../domain/external-events/schemas';
 import { pathParams, prefixedId } from '../../../lib/schema';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope, fromBody, fromQuery, handOn, page } from '../common';

@@ -1,5 +1,5 @@
-import { whoAmI } from '../../../domain/governance/whoami.service';
-import { whoAmIView } from '../../../domain/governance/whoami-view';
+import { whoAmI } from '../../../domain/principals/whoami.service';
+import { whoAmIView } from '../../../domain/principals/whoami-view';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope } from '../common';
 

@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { AppDeps } from '../../../app/deps';
-import * as contexts from '../../../domain/contexts/contexts.service';
-import * as contextViews from '../../../domain/contexts/view-schemas';
+import * as contexts from '../../../domain/shared-contexts/shared-contexts.service';
+import * as contextViews from '../../../domain/shared-contexts/view-schemas';
 import type { RouteFamily } from '../../../auth/families';
 import { defineRoute, type RouteDefinition } from '../../route';
 import { envelope } from '../common';

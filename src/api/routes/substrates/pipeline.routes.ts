@@ -1,4 +1,4 @@
-import { getArtifact } from '../../../domain/substrates/artifacts.service';
+import { getArtifact } from '../../../domain/artifacts/artifacts.service';
 import { compileSpec } from '../../../domain/substrates/compile.service';
 import * as deploymentsService from '../../../domain/substrates/deployments.service';
 import * as substratesSchemas from '../../../domain/substrates/schemas';

@@ -1,6 +1,6 @@
-import { PIPELINE_PACK_ID } from '../../../workflows/shared';
+import { PIPELINE_PACK_ID } from '../../../workflows/substrate-deployment.contract';
 
-/** The assays a certification pack can run (src/domain/substrates/assays.ts). */
+/** The assays a certification pack can run (src/domain/substrates/certification-assays.ts). */
 export type AssayName = 'determinism' | 'envelope_conformance' | 'liveness' | 'period';
 
 export const ASSAY_DESCRIPTIONS: Record<AssayName, string> = {
