@@ -1,9 +1,9 @@
-import type { IncomingMessage } from 'node:http';
 import { Type } from '@sinclair/typebox';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { NotFound, Unavailable } from '../../lib/errors';
 import { ApiError } from '../errors';
 import { defineRoute, type HttpMethod, type RouteDefinition, type RouteRequest } from '../route';
+import { inProcessFetch } from './in-process-fetch';
 import { MAX_MCP_SESSIONS, McpSessions } from './sessions';
 
 /** The path of the Streamable HTTP transport. */
@@ -72,16 +72,9 @@ async function serve(sessions: McpSessions, req: RouteRequest) {
     session = await sessions.start({
       apiKey: ctx.get('X-API-Key'),
       keyId: auth.keyId,
-      selfUrl: selfUrl(ctx.req),
+      fetch: inProcessFetch(ctx.app, ctx.ip),
     });
   }
   await session.transport.handleRequest(ctx.req, ctx.res, req.body);
   return { answered: true };
-}
-
-/** This api's base URL as the request reached it: tool calls go back to the same listener. */
-function selfUrl(request: IncomingMessage): string {
-  const { localAddress, localPort } = request.socket;
-  const address = (localAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
-  return `http://${address.includes(':') ? `[${address}]` : address}:${localPort}`;
 }

@@ -17,18 +17,21 @@ export interface McpSession {
   lastUsed: number;
 }
 
-/** What opens a session: the caller's key, and where the api answers this process's own requests. */
+/** What opens a session: the caller's key, and how its requests reach this api. */
 export interface SessionOrigin {
   apiKey: string;
   keyId: string;
-  /** The api's own base URL as this request reached it (`http://127.0.0.1:8080`). */
-  selfUrl: string;
+  /** Into this api's own middleware chain (`inProcessFetch`). */
+  fetch: (request: Request) => Promise<Response>;
 }
+
+/** The base URL of the in-process requests: never dialled, it only shapes their URLs. */
+const IN_PROCESS_URL = 'http://governed-runtime.in-process';
 
 /**
  * The MCP sessions of one api process. A session's tool calls are its key's own requests
- * to this api (the request ledger, families, limits and quotas apply to each as to any
- * request), so a session holds the key it was opened with and is refused to any other key.
+ * to this api, dispatched in process through the api's whole middleware chain (the request
+ * ledger, families, limits and quotas apply to each as to any request), so a session holds the key it was opened with and is refused to any other key.
  * Sessions live in this process: behind a load balancer, `/mcp` needs affinity on the
  * `Mcp-Session-Id` header, and a client told 404 for its session starts a new one.
  */
@@ -51,8 +54,9 @@ export class McpSessions {
   /** A new session; it is kept once its `initialize` has been answered a session id. */
   async start(origin: SessionOrigin): Promise<McpSession> {
     const server = createGovernedMcpServer({
-      baseUrl: origin.selfUrl,
+      baseUrl: IN_PROCESS_URL,
       apiKey: origin.apiKey,
+      fetch: origin.fetch,
       version: API_VERSION,
     });
     const session: McpSession = {
