@@ -72,7 +72,11 @@ export async function mcpBench(ctx: BenchContext): Promise<BenchReport> {
       suite: 'mcp',
       description: `Reading one action: the \`get_action\` tool over Streamable HTTP (\`/mcp\`, the MCP SDK's client) vs \`GET /v1/external-actions/{id}\` with fetch, ${REQUESTS} sequential calls each per round (blocks of ${BLOCK}, interleaved), µs`,
       results: {
-        'GET /v1/external-actions/{id}': { p50Us: p50.http, p99Us: p99.http, ...perRound(roundP50.http) },
+        'GET /v1/external-actions/{id}': {
+          p50Us: p50.http,
+          p99Us: p99.http,
+          ...perRound(roundP50.http),
+        },
         'get_action over /mcp': { p50Us: p50.mcp, p99Us: p99.mcp, ...perRound(roundP50.mcp) },
       },
       ratios: { mcpP50: ratio },

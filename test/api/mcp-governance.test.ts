@@ -67,7 +67,9 @@ it('counts a tool call’s requests against the key’s quota, and tells the age
     expect(refused?.text).toMatch(/^The service refused: daily quota of 12 requests exceeded/);
     expect(refused?.text).toContain("A person (an operator) can raise the key's limits");
     // And the next /mcp request itself is refused by the same quota.
-    await expect(callTool(agent, 'list_world_objects', { limit: 1 })).rejects.toThrow(/quota_exceeded/);
+    await expect(callTool(agent, 'list_world_objects', { limit: 1 })).rejects.toThrow(
+      /quota_exceeded/,
+    );
   } finally {
     await agent.close().catch(() => undefined);
   }

@@ -74,7 +74,6 @@ function answerOf(ctx: Context, res: ServerResponse): Response {
   if (status === 204 || status === 304 || body === null || body === undefined) {
     return new Response(null, { status, headers });
   }
-  const text =
-    typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+  const text = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
   return new Response(text, { status, headers });
 }

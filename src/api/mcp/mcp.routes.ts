@@ -4,6 +4,7 @@ import { NotFound, Unavailable } from '../../lib/errors';
 import { ApiError } from '../errors';
 import { defineRoute, type HttpMethod, type RouteDefinition, type RouteRequest } from '../route';
 import { inProcessFetch } from './in-process-fetch';
+import { exchange } from './web-exchange';
 import { MAX_MCP_SESSIONS, McpSessions } from './sessions';
 
 /** The path of the Streamable HTTP transport. */
@@ -75,6 +76,7 @@ async function serve(sessions: McpSessions, req: RouteRequest) {
       fetch: inProcessFetch(ctx.app, ctx.ip),
     });
   }
-  await session.transport.handleRequest(ctx.req, ctx.res, req.body);
+  const { transport } = session;
+  await exchange(ctx, (request) => transport.handleRequest(request, { parsedBody: req.body }));
   return { answered: true };
 }

@@ -1,6 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { createGovernedMcpServer, refusingDecisions } from '../../../packages/client/src/mcp/server';
+import {
+  createGovernedMcpServer,
+  refusingDecisions,
+} from '../../../packages/client/src/mcp/server';
 import { ToolRefusal } from '../../../packages/client/src/mcp/refusals';
 import { call } from '../../helpers/http';
 import { startTestApp, type TestApp } from '../../helpers/test-app';
@@ -22,19 +25,18 @@ type Document = {
 };
 
 /** The tool of each operation, and the fields the tool sets itself (not the agent). */
-const TOOL_OPERATIONS: Record<string, { operation: string; own?: string[]; omitted?: string[] }> =
-  {
-    propose_action: { operation: 'actions.propose' },
-    get_action: { operation: 'actions.get' },
-    wait_for_decision: { operation: 'actions.get', own: ['timeout_seconds'] },
-    execute_action: { operation: 'actions.execute', omitted: ['approver_assertion'] },
-    list_my_actions: {
-      operation: 'actions.list',
-      omitted: ['cursor', 'proposed_by', 'awaiting_me'],
-    },
-    list_world_objects: { operation: 'worlds.objects.list', omitted: ['cursor'] },
-    get_world_object: { operation: 'worlds.objects.get' },
-  };
+const TOOL_OPERATIONS: Record<string, { operation: string; own?: string[]; omitted?: string[] }> = {
+  propose_action: { operation: 'actions.propose' },
+  get_action: { operation: 'actions.get' },
+  wait_for_decision: { operation: 'actions.get', own: ['timeout_seconds'] },
+  execute_action: { operation: 'actions.execute', omitted: ['approver_assertion'] },
+  list_my_actions: {
+    operation: 'actions.list',
+    omitted: ['cursor', 'proposed_by', 'awaiting_me'],
+  },
+  list_world_objects: { operation: 'worlds.objects.list', omitted: ['cursor'] },
+  get_world_object: { operation: 'worlds.objects.get' },
+};
 
 beforeAll(async () => {
   app = await startTestApp('mcp_schemas');
@@ -56,7 +58,8 @@ it('gives every tool an operation of the served document, and its fields the doc
   const document = (await call<Document>(app.url, 'GET', '/openapi.json')).body;
   const operations = new Map<string, Operation>();
   for (const methods of Object.values(document.paths)) {
-    for (const operation of Object.values(methods)) operations.set(operation.operationId, operation);
+    for (const operation of Object.values(methods))
+      operations.set(operation.operationId, operation);
   }
   expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(TOOL_OPERATIONS).sort());
   for (const tool of tools) {
@@ -74,7 +77,10 @@ it('gives every tool an operation of the served document, and its fields the doc
     for (const name of omitted) delete expected[name];
     const properties = { ...(tool.inputSchema['properties'] as Record<string, unknown>) };
     for (const name of own) delete properties[name];
-    expect({ tool: tool.name, properties }).toEqual({ tool: tool.name, properties: asDefs(expected) });
+    expect({ tool: tool.name, properties }).toEqual({
+      tool: tool.name,
+      properties: asDefs(expected),
+    });
     // Every component a field refers to is carried along, as the document has it.
     const defs = (tool.inputSchema['$defs'] ?? {}) as Record<string, unknown>;
     for (const [name, schema] of Object.entries(defs)) {
@@ -104,10 +110,12 @@ it('never sends a decision or an approver key request, whatever the key could do
     '/v1/principals/me/keys/register',
     '/v1/admin/keys/create',
   ]) {
-    await expect(fetch(new Request(`${app.url}${path}`, { method: 'POST' }))).rejects.toBeInstanceOf(
-      ToolRefusal,
-    );
+    await expect(
+      fetch(new Request(`${app.url}${path}`, { method: 'POST' })),
+    ).rejects.toBeInstanceOf(ToolRefusal);
   }
-  await fetch(new Request(`${app.url}/v1/external-actions/act_0123456789/execute`, { method: 'POST' }));
+  await fetch(
+    new Request(`${app.url}/v1/external-actions/act_0123456789/execute`, { method: 'POST' }),
+  );
   expect(sent).toEqual([`POST ${app.url}/v1/external-actions/act_0123456789/execute`]);
 });
