@@ -80,12 +80,12 @@ it('proposes, waits while ben approves over HTTP, executes, and the world object
   expect(proposed.text).toContain('expires');
   expect(proposed.text).toContain(`action-${id}`);
 
-  const progress: string[] = [];
+  const progress: { progress: number; message?: string }[] = [];
   const waiting = callTool(
     agent,
     'wait_for_decision',
     { action_id: id, timeout_seconds: 120 },
-    { onprogress: (p) => progress.push(p.message ?? ''), timeout: 150_000 },
+    { onprogress: (p) => progress.push(p), timeout: 150_000 },
   );
   // The wait has reported at least once (it is waiting) before ben decides.
   while (progress.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -94,7 +94,10 @@ it('proposes, waits while ben approves over HTTP, executes, and the world object
   expect(decided.isError).toBe(false);
   expect(decided.structured['decision']).toBe('approved');
   expect(decided.text).toMatch(/^APPROVED by .*"looks right"/);
-  expect(progress[0]).toContain('awaiting_approval');
+  expect(progress[0].message).toBe('awaiting_approval: 0 approval(s) so far');
+  // Progress grows with each notification, as the protocol requires.
+  const values = progress.map((p) => p.progress);
+  expect(values).toEqual([...new Set(values)].sort((a, b) => a - b));
 
   const executed = await callTool(agent, 'execute_action', { action_id: id });
   expect(executed.isError).toBe(false);

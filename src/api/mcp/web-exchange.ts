@@ -33,7 +33,7 @@ export async function exchange(
     ctx.res.end();
     return;
   }
-  const reader = response.body.getReader();
+  const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
   gone.signal.addEventListener('abort', () => void reader.cancel().catch(() => undefined));
   try {
     for (;;) {

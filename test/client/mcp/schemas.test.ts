@@ -12,7 +12,7 @@ import { startTestApp, type TestApp } from '../../helpers/test-app';
 // packages/client/src/mcp/operation-inputs.ts), checked here against the document the
 // service serves, so a change to a route's schema cannot leave a tool describing the old one.
 let app: TestApp;
-let tools: { name: string; inputSchema: Record<string, unknown> }[];
+let tools: Awaited<ReturnType<Client['listTools']>>['tools'];
 
 type Operation = {
   operationId: string;
@@ -45,7 +45,7 @@ beforeAll(async () => {
   await server.connect(served);
   const agent = new Client({ name: 'schema-check', version: '0' });
   await agent.connect(client);
-  tools = (await agent.listTools()).tools as typeof tools;
+  tools = (await agent.listTools()).tools;
   await agent.close();
 });
 afterAll(() => app.close());

@@ -25,7 +25,7 @@ const proposeAction: GovernedTool = {
       body: input as never,
       signal: context.signal,
     });
-    const action = data!.payload as Action;
+    const action = data!.payload;
     if (action.status === 'dry_run_failed') {
       return { text: dryRunRefusal(action), structured: actionFields(action), isError: true };
     }
@@ -57,7 +57,7 @@ const executeAction: GovernedTool = {
       body: picked(input, ['reason', 'plan_digest']),
       signal: context.signal,
     });
-    const action = await settle(context, data!.payload as Action);
+    const action = await settle(context, data!.payload);
     if (action.status === 'failed') {
       const reason = action.execution?.reason ?? 'no reason recorded';
       const drift = /plan_drift/.test(reason)

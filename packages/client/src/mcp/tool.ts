@@ -1,5 +1,6 @@
 import type { GovernedClient } from '../client';
 import { OPERATION_INPUTS } from './operation-inputs';
+import { ToolRefusal } from './refusals';
 import type { NameBook } from './render';
 
 /** A JSON Schema object, as tools/list publishes a tool's input. */
@@ -64,8 +65,11 @@ export function inputOf(
 }
 
 /** The text of an input string field the service itself checks (a wrong shape is its 404 or 422). */
-export const textOf = (input: Record<string, unknown>, name: string): string =>
-  typeof input[name] === 'string' ? input[name] : String(input[name] ?? '');
+export const textOf = (input: Record<string, unknown>, name: string): string => {
+  const value = input[name];
+  if (value === undefined) throw new ToolRefusal(`${name} is required. Nothing was done.`);
+  return typeof value === 'string' ? value : JSON.stringify(value);
+};
 
 /** The fields of `input` named in `names` that were given. */
 export function picked(input: Record<string, unknown>, names: readonly string[]) {

@@ -52,13 +52,16 @@ export async function waitForDecision(
   const deadline = started + bound * 1000;
   let wait = context.pollMs.first;
   let action = await readAction(context, id);
+  // Progress must grow with each notification (the protocol says so): seconds waited, to
+  // the tenth, and a reading within the same tenth is not reported again.
+  let reported = -1;
   while (UNDECIDED.has(action.status) && Date.now() < deadline) {
-    const waited = Math.min(bound, Math.round((Date.now() - started) / 1000));
-    await context.progress(
-      waited,
-      bound,
-      `${action.status}: ${action.approvals.length} approval(s) so far`,
-    );
+    const waited = Math.min(bound, Math.round((Date.now() - started) / 100) / 10);
+    if (waited > reported) {
+      reported = waited;
+      const so = `${action.status}: ${action.approvals.length} approval(s) so far`;
+      await context.progress(waited, bound, so);
+    }
     await sleep(Math.min(wait, Math.max(0, deadline - Date.now())), context.signal);
     wait = Math.min(wait * 1.5, context.pollMs.max);
     action = await readAction(context, id);
