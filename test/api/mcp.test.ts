@@ -81,14 +81,22 @@ it('proposes, waits while ben approves over HTTP, executes, and the world object
   expect(proposed.text).toContain(`action-${id}`);
 
   const progress: { progress: number; message?: string }[] = [];
+  let reported!: () => void;
+  const firstReport = new Promise<void>((resolve) => (reported = resolve));
   const waiting = callTool(
     agent,
     'wait_for_decision',
     { action_id: id, timeout_seconds: 120 },
-    { onprogress: (p) => progress.push(p), timeout: 150_000 },
+    {
+      onprogress: (p) => {
+        progress.push(p);
+        reported();
+      },
+      timeout: 150_000,
+    },
   );
-  // The wait has reported at least once (it is waiting) before ben decides.
-  while (progress.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+  // Ben decides once the wait has reported (it is waiting), or at once if it never does.
+  await Promise.race([firstReport, waiting]);
   expect(await decideOverHttp(app, ben, id, 'approve', 'looks right')).toBe(200);
   const decided = await waiting;
   expect(decided.isError).toBe(false);
