@@ -37,6 +37,9 @@ export async function mcpBench(ctx: BenchContext): Promise<BenchReport> {
         if (!response.ok) throw new Error(`GET: ${response.status}`);
         return ((await response.json()) as { payload: { action_id: string } }).payload.action_id;
       },
+      // The protocol's exchange alone (authenticated /mcp POST, JSON-RPC, the SSE answer),
+      // no tool: what get_action costs beyond it is the tool's own work.
+      ping: async () => agent.ping(),
       mcp: async () => {
         const result = await agent.callTool({
           name: 'get_action',
@@ -49,38 +52,55 @@ export async function mcpBench(ctx: BenchContext): Promise<BenchReport> {
     for (const run of Object.values(variants)) {
       for (let i = 0; i < 300; i += 1) await run(); // warm: JIT, connections, key cache
     }
-    const samples = { http: [] as number[], mcp: [] as number[] };
-    const roundP50 = { http: [] as number[], mcp: [] as number[] };
+    const names = ['http', 'ping', 'mcp'] as const;
+    const samples = { http: [] as number[], ping: [] as number[], mcp: [] as number[] };
+    const roundP50 = { http: [] as number[], ping: [] as number[], mcp: [] as number[] };
     for (let round = 0; round < ctx.rounds; round += 1) {
-      const mine = { http: [] as number[], mcp: [] as number[] };
+      const mine = { http: [] as number[], ping: [] as number[], mcp: [] as number[] };
       for (let block = 0; block < REQUESTS / BLOCK; block += 1) {
         // Alternate which goes first, so neither always follows the other's garbage.
-        const order = block % 2 === 0 ? (['http', 'mcp'] as const) : (['mcp', 'http'] as const);
+        const order = block % 2 === 0 ? names : [...names].reverse();
         for (const name of order) {
           for (let i = 0; i < BLOCK; i += 1) mine[name].push(await microseconds(variants[name]));
         }
       }
-      for (const name of ['http', 'mcp'] as const) {
+      for (const name of names) {
         samples[name].push(...mine[name]);
         roundP50[name].push(percentile(mine[name], 50));
       }
     }
-    const p50 = { http: percentile(samples.http, 50), mcp: percentile(samples.mcp, 50) };
-    const p99 = { http: percentile(samples.http, 99), mcp: percentile(samples.mcp, 99) };
+    const p50 = {
+      http: percentile(samples.http, 50),
+      ping: percentile(samples.ping, 50),
+      mcp: percentile(samples.mcp, 50),
+    };
+    const p99 = {
+      http: percentile(samples.http, 99),
+      ping: percentile(samples.ping, 99),
+      mcp: percentile(samples.mcp, 99),
+    };
     const ratio = round2(p50.mcp / p50.http);
     return {
       suite: 'mcp',
-      description: `Reading one action: the \`get_action\` tool over Streamable HTTP (\`/mcp\`, the MCP SDK's client) vs \`GET /v1/external-actions/{id}\` with fetch, ${REQUESTS} sequential calls each per round (blocks of ${BLOCK}, interleaved), µs`,
+      description: `Reading one action: the \`get_action\` tool over Streamable HTTP (\`/mcp\`, the MCP SDK's client) vs \`GET /v1/external-actions/{id}\` with fetch, and \`ping\` over \`/mcp\` (the protocol's exchange without a tool), ${REQUESTS} sequential calls each per round (blocks of ${BLOCK}, interleaved), µs`,
       results: {
         'GET /v1/external-actions/{id}': {
           p50Us: p50.http,
           p99Us: p99.http,
           ...perRound(roundP50.http),
         },
+        'ping over /mcp (no tool)': {
+          p50Us: p50.ping,
+          p99Us: p99.ping,
+          ...perRound(roundP50.ping),
+        },
         'get_action over /mcp': { p50Us: p50.mcp, p99Us: p99.mcp, ...perRound(roundP50.mcp) },
       },
       ratios: { mcpP50: ratio },
-      figures: { mcpOverheadUs: round2(p50.mcp - p50.http) },
+      figures: {
+        mcpOverheadUs: round2(p50.mcp - p50.http),
+        toolWorkBeyondPingUs: round2(p50.mcp - p50.ping),
+      },
       targets: [{ name: 'get_action p50 ≤ 1.2× the HTTP request', met: ratio <= 1.2 }],
     };
   } finally {
