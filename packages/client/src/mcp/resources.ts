@@ -47,11 +47,18 @@ export function serveActionResources(
   watchMs: number,
 ): { stop(): void } {
   const watches = new Map<string, AbortController>();
-  const failing = (error: unknown): never => {
-    throw error instanceof McpError
-      ? error
-      : new McpError(ErrorCode.InvalidRequest, refusalText(error));
-  };
+  /** A handler whose failures reach the client as the refusal's words, never a stack. */
+  const worded =
+    <Q, R>(run: (request: Q) => Promise<R>) =>
+    async (request: Q): Promise<R> => {
+      try {
+        return await run(request);
+      } catch (error) {
+        throw error instanceof McpError
+          ? error
+          : new McpError(ErrorCode.InvalidRequest, refusalText(error));
+      }
+    };
 
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
     resourceTemplates: [
@@ -66,8 +73,9 @@ export function serveActionResources(
     ],
   }));
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => {
-    try {
+  server.setRequestHandler(
+    ListResourcesRequestSchema,
+    worded(async () => {
       const ctx = context();
       const { data } = await ctx.client.GET('/v1/external-actions', {
         params: { query: { proposed_by: await ctx.me(), limit: 20 } },
@@ -80,14 +88,13 @@ export function serveActionResources(
           mimeType: 'text/plain',
         })),
       };
-    } catch (error) {
-      return failing(error);
-    }
-  });
+    }),
+  );
 
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    const { uri } = request.params;
-    try {
+  server.setRequestHandler(
+    ReadResourceRequestSchema,
+    worded(async (request: { params: { uri: string } }) => {
+      const { uri } = request.params;
       const ctx = context();
       const action = await readAction(ctx, actionIdOf(uri));
       return {
@@ -96,14 +103,13 @@ export function serveActionResources(
           { uri, mimeType: 'application/json', text: JSON.stringify(action) },
         ],
       };
-    } catch (error) {
-      return failing(error);
-    }
-  });
+    }),
+  );
 
-  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
-    const { uri } = request.params;
-    try {
+  server.setRequestHandler(
+    SubscribeRequestSchema,
+    worded(async (request: { params: { uri: string } }) => {
+      const { uri } = request.params;
       const ctx = context();
       const first = await readAction(ctx, actionIdOf(uri));
       if (!watches.has(uri)) {
@@ -114,10 +120,8 @@ export function serveActionResources(
         });
       }
       return {};
-    } catch (error) {
-      return failing(error);
-    }
-  });
+    }),
+  );
 
   server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
     watches.get(request.params.uri)?.abort();
