@@ -219,6 +219,24 @@ it('keeps an action waiting when the agent goes away mid-wait, and a new session
   }
 });
 
+it('stops a wait the agent cancels, and the action goes on waiting', async () => {
+  const objectId = await draftDocument(app);
+  const id = String(
+    (await callTool(agent, 'propose_action', reviewProposal(objectId))).structured['action_id'],
+  );
+  const cancel = new AbortController();
+  const cancelled = callTool(
+    agent,
+    'wait_for_decision',
+    { action_id: id, timeout_seconds: 60 },
+    { signal: cancel.signal, onprogress: () => cancel.abort('the agent moved on') },
+  ).catch((error: unknown) => error);
+  expect(String(await cancelled)).toContain('the agent moved on');
+  // The session goes on serving, and the action is where it was.
+  const read = await callTool(agent, 'get_action', { action_id: id });
+  expect(read.structured).toMatchObject({ status: 'awaiting_approval', approvals: 0 });
+});
+
 it('announces a subscribed action when its status changes', async () => {
   const objectId = await draftDocument(app);
   const id = String(
