@@ -78,14 +78,6 @@ export class McpSessions {
     return session;
   }
 
-  /** Closes every session (the app is stopping). */
-  async closeAll(): Promise<void> {
-    clearInterval(this.sweeper);
-    this.sweeper = undefined;
-    await Promise.all([...this.open.values()].map((s) => s.server.close()));
-    this.open.clear();
-  }
-
   /** Closes idle sessions now and then, while there are any. */
   private sweep(): void {
     if (this.sweeper) return;
