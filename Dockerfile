@@ -6,6 +6,8 @@ COPY package.json package-lock.json ./
 RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# The api's /mcp serves the MCP server of the client package (docs/agents.md), compiled with it.
+COPY packages/client/src ./packages/client/src
 COPY bench ./bench
 RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev
 

@@ -13,6 +13,7 @@ export default tseslint.config(
       'packages/*/dist/**',
       'packages/client/src/schema.ts',
       'packages/client/src/idempotent-posts.ts',
+      'packages/client/src/mcp/operation-inputs.ts',
       '*.config.*',
     ],
   },

@@ -5,6 +5,7 @@ import { actionsBench } from './actions.bench';
 import { checkpointBench } from './checkpoint.bench';
 import { clientBench } from './client.bench';
 import { eventsBench } from './events.bench';
+import { mcpBench } from './mcp.bench';
 import { repairBench } from './repair.bench';
 import { scaleBench } from './scale.bench';
 import { witnessesBench } from './witnesses.bench';
@@ -33,6 +34,7 @@ const SUITES: Record<string, (ctx: BenchContext) => Promise<BenchReport>> = {
   proofs: proofsBench,
   scale: scaleBench,
   client: clientBench,
+  mcp: mcpBench,
   tracing: tracingBench,
 };
 /** Suites only run when named: `tracing` reruns foundation and actions (traces off, on). */

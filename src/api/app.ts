@@ -6,6 +6,7 @@ import { errorHandler } from './middleware/error-handler';
 import { observe } from './middleware/observe';
 import { requestId } from './middleware/request-id';
 import { traceRequests } from './middleware/trace-requests';
+import { mcpRoutes } from './mcp/mcp.routes';
 import { directRoutes, mountRoutes } from './mount';
 import { buildOpenApiDocument } from './openapi';
 import { apiRoutes } from './routes';
@@ -16,7 +17,12 @@ import type { RouteDefinition } from './route';
 /** Every route the service answers, in registration order. */
 export function allRoutes(openApi: () => Record<string, unknown>): RouteDefinition[] {
   const routes: RouteDefinition[] = [];
-  routes.push(...systemRoutes(openApi), ...consoleRoutes(), ...apiRoutes(() => routes));
+  routes.push(
+    ...systemRoutes(openApi),
+    ...consoleRoutes(),
+    ...mcpRoutes(),
+    ...apiRoutes(() => routes),
+  );
   return routes;
 }
 

@@ -213,6 +213,10 @@ function handle(route: RouteDefinition, deps: AppDeps, checkResponse?: ResponseC
       ctx,
     };
     const result = await route.handler(request, deps);
+    if (result.answered) {
+      ctx.respond = false;
+      return;
+    }
     const status = result.status ?? 200;
     if (checkResponse && !result.raw) {
       checkResponse(route, status, result.bare ?? { ok: true, payload: result.payload ?? {} });

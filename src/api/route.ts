@@ -37,6 +37,8 @@ export interface RouteResult {
   headers?: Record<string, string>;
   /** Raw bytes with their content type (artifact `/raw`, docs assets). */
   raw?: { body: Buffer | string; contentType: string };
+  /** The handler wrote the response itself (a stream, `/mcp`): nothing more is sent. */
+  answered?: boolean;
 }
 
 /**

@@ -33,7 +33,81 @@ async function generateClientSources(document) {
     .map(([path]) => path)
     .sort();
   const posts = `${HEADER}\n/** POST paths that accept an \`Idempotency-Key\` (the client sends one on each). */\nexport const IDEMPOTENT_POSTS: ReadonlySet<string> = new Set([\n${idempotent.map((path) => `  '${path}',\n`).join('')}]);\n`;
-  return { 'schema.ts': schema, 'idempotent-posts.ts': posts };
+  const inputs = `${HEADER}\n${OPERATION_INPUTS_DOC}\nexport const OPERATION_INPUTS = ${JSON.stringify(operationInputs(document), null, 2)} as const;\n`;
+  return {
+    'schema.ts': schema,
+    'idempotent-posts.ts': posts,
+    'mcp/operation-inputs.ts': inputs,
+  };
 }
+
+/** The operations whose inputs the MCP tools take (packages/client/src/mcp/tools.ts). */
+const TOOL_OPERATIONS = [
+  'actions.propose',
+  'actions.get',
+  'actions.list',
+  'actions.execute',
+  'worlds.objects.list',
+  'worlds.objects.get',
+];
+
+const OPERATION_INPUTS_DOC = `/**
+ * Each operation's input as one JSON Schema object: its path and query parameters and its
+ * body's fields (the body's own schema when it has one), with the components they refer to
+ * under \`$defs\`. The MCP tools' input schemas are taken from here, so they are the
+ * document's own.
+ */`;
+
+/** One input schema per tool operation, from the operation's parameters and body. */
+function operationInputs(document) {
+  const operations = new Map();
+  for (const methods of Object.values(document.paths)) {
+    for (const operation of Object.values(methods))
+      operations.set(operation.operationId, operation);
+  }
+  const result = {};
+  for (const id of TOOL_OPERATIONS) {
+    const operation = operations.get(id);
+    if (!operation) throw new Error(`no operation ${id} in the document`);
+    const bodyRef = operation.requestBody?.content?.['application/json']?.schema?.$ref;
+    const body = bodyRef ? document.components.schemas[bodyRef.split('/').pop()] : undefined;
+    const input = body
+      ? { ...body, properties: { ...body.properties }, required: [...(body.required ?? [])] }
+      : { type: 'object', additionalProperties: false, properties: {}, required: [] };
+    // A body that may be left out (execute's) makes none of its fields required.
+    if (body && operation.requestBody.required === false) input.required = [];
+    for (const parameter of operation.parameters ?? []) {
+      if (parameter.in !== 'path' && parameter.in !== 'query') continue;
+      input.properties[parameter.name] = parameter.schema;
+      if (parameter.required) input.required.push(parameter.name);
+    }
+    const defs = {};
+    result[id] = { ...withDefRefs(input), $defs: referenced(document, input, defs) };
+  }
+  return result;
+}
+
+/** The components a schema refers to, transitively, by name (refs rewritten to \`$defs\`). */
+function referenced(document, schema, defs) {
+  const visit = (node) => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    const ref = node.$ref;
+    if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) {
+      const name = ref.split('/').pop();
+      if (!(name in defs)) {
+        defs[name] = withDefRefs(document.components.schemas[name]);
+        visit(document.components.schemas[name]);
+      }
+    }
+    Object.values(node).forEach(visit);
+  };
+  visit(schema);
+  return Object.fromEntries(Object.entries(defs).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** A copy of a schema whose component refs point into its own \`$defs\`. */
+const withDefRefs = (schema) =>
+  JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"#/$defs/'));
 
 module.exports = { generateClientSources };

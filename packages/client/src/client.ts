@@ -87,7 +87,7 @@ export function createClient(options: ClientOptions): GovernedClient {
  * The global fetch. A request without a body goes by its URL and parts: handing undici the
  * Request object makes it build a second one from the first (tens of µs a request).
  */
-const globalFetch = (request: Request): Promise<Response> =>
+export const globalFetch = (request: Request): Promise<Response> =>
   request.body === null
     ? globalThis.fetch(request.url, {
         method: request.method,

@@ -35,7 +35,7 @@ export function requestTimeoutMs(env: NodeJS.ProcessEnv): number {
  * route the CLI calls answers JSON, so anything else came from something other than the
  * service (a console page, a proxy's login page, another program on that port).
  */
-function answeringJson(baseUrl: string, timeoutMs: number) {
+export function answeringJson(baseUrl: string, timeoutMs: number) {
   return async (request: Request): Promise<Response> => {
     const signal = AbortSignal.timeout(timeoutMs);
     let response: Response;

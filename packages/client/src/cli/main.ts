@@ -7,6 +7,7 @@ import { registerDeploymentCommands } from './deployments';
 import { describeFailure } from './fail';
 import { registerKeyCommands } from './keys';
 import { registerLoginCommand } from './login';
+import { registerMcpCommand } from './mcp-command';
 
 /**
  * `gr`: the operator CLI. Exit codes: 0 done, 1 failed (the service's message on stderr),
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerDeploymentCommands(program);
   registerKeyCommands(program);
   registerLoginCommand(program);
+  registerMcpCommand(program, packageVersion());
   // Every subcommand exits through our catch below, not process.exit inside commander.
   for (const command of allCommands(program)) command.exitOverride();
   return program;
