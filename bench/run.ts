@@ -10,6 +10,7 @@ import { repairBench } from './repair.bench';
 import { scaleBench } from './scale.bench';
 import { witnessesBench } from './witnesses.bench';
 import { assaysBench } from './assays.bench';
+import { budgetBench } from './budget.bench';
 import { proofsBench } from './proofs.bench';
 import { foundationBench, inboxBench, worldStateBench } from './get-vs-bare.bench';
 import { sessionsBench } from './sessions.bench';
@@ -36,9 +37,13 @@ const SUITES: Record<string, (ctx: BenchContext) => Promise<BenchReport>> = {
   client: clientBench,
   mcp: mcpBench,
   tracing: tracingBench,
+  budget: budgetBench,
 };
-/** Suites only run when named: `tracing` reruns foundation and actions (traces off, on). */
-const ON_REQUEST = new Set(['tracing']);
+/**
+ * Suites only run when named: `tracing` reruns foundation and actions (traces off, on);
+ * `budget` runs its four units twice (traces on for the counts, off for the CPU).
+ */
+const ON_REQUEST = new Set(['tracing', 'budget']);
 
 /** Runs the benchmark suites named on the command line (all by default). */
 async function main(): Promise<void> {

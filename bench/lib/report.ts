@@ -24,14 +24,21 @@ export interface BenchReport {
   figures?: Record<string, number | string>;
   targets: { name: string; met: boolean }[];
   /** Further tables, each under its own heading, after the main one. */
-  sections?: { title: string; results: Record<string, Record<string, number | string>> }[];
+  sections?: {
+    title: string;
+    /** A line under the title, saying what the table's rows and columns are. */
+    note?: string;
+    /** The first column's heading (default `run`). */
+    key?: string;
+    results: Record<string, Record<string, number | string>>;
+  }[];
 }
 
 /** A Markdown table: one row per run, one column per figure any run has. */
-function tableOf(results: Record<string, Record<string, number | string>>): string[] {
+function tableOf(results: Record<string, Record<string, number | string>>, key = 'run'): string[] {
   const columns = [...new Set(Object.values(results).flatMap((r) => Object.keys(r)))];
   return [
-    `| run | ${columns.join(' | ')} |`,
+    `| ${key} | ${columns.join(' | ')} |`,
     `| --- | ${columns.map(() => '---').join(' | ')} |`,
     ...Object.entries(results).map(
       ([name, r]) => `| ${name} | ${columns.map((c) => r[c] ?? '').join(' | ')} |`,
@@ -58,7 +65,8 @@ export function writeReport(
     ...(report.sections ?? []).flatMap((section) => [
       `## ${section.title}`,
       '',
-      ...tableOf(section.results),
+      ...(section.note ? [section.note, ''] : []),
+      ...tableOf(section.results, section.key),
       '',
     ]),
     `Ratios: ${Object.entries(report.ratios)
