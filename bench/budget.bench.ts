@@ -1,4 +1,6 @@
+import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { Client } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { connectTemporal } from '../src/temporal/connect';
@@ -96,6 +98,8 @@ export async function budgetBench(ctx: BenchContext): Promise<BenchReport> {
   const world = budgetWorld(ctx);
   try {
     const traced = await tracedPass(ctx, world, client, collector);
+    // Every span received, for a closer look (not committed: the log directory is .data/).
+    writeFileSync(join(ctx.logDir, 'budget-spans.json'), JSON.stringify(collector.spans));
     const untraced = await untracedPass(ctx, world, client);
     const histories = {
       ours: await historiesOf(client, traced.action),
@@ -340,7 +344,7 @@ function report(
       'Where the milliseconds and the CPU of one unit go: one action (propose → approve → execute over HTTP, notify kind), one authenticated GET /v1/runtime/status, one ingest batch (500 events, 20 objects), one inbox page (GET /v1/external-actions?status=awaiting_approval, 10,000 actions stored), one at a time.',
       'Counts and span times come from a pass with traces on (every span parsed by a receiver in the bench); CPU and wallP50Ms from a pass with traces off.',
       "Step tables: count = spans per unit; pathMs = the step's share of the requests' critical paths (its self time on the path; the rows sum to the requests' server-side time, `total`); spanMs = the spans' durations per unit (a parent's includes its children's); msEach = mean span duration.",
-      "`http <route>`: the request's own work between its children (middleware, validation, JSON); a Temporal client span's share (StartWorkflowUpdate:…): waiting on the Temporal server and the worker beyond the worker spans beneath it. Workflow spans (HandleUpdate:…, StartActivity:…) carry workflow time (the workflow task's start), so their own ms are coarse.",
+      "`http <route>`: the request's own work between its children (middleware, validation, JSON). `temporal <call>` (a Temporal client call of the api): waiting on the Temporal server and the worker's workflow tasks, beyond the activity spans beneath it. Process `workflow`: spans the workflow makes in its sandbox (RunWorkflow, HandleUpdate, StartActivity), stamped in workflow time: counted, never on the critical path (their children count under the client call). Span starts are whole milliseconds (durations are exact), so a share can be off by a millisecond.",
       "Headline: pathMs = server-side critical path per unit; mongo_api / mongo_worker = MongoDB commands in the unit's traces; apiCommandsAll = every command the api sent during the run (metrics), background included.",
     ].join('\n\n'),
     results,

@@ -159,16 +159,20 @@ export function workRows(ours: HistoryBudget, bare: HistoryBudget): Record<strin
     'workflow task queue wait ms (sum)': { ours: ours.taskWaitMs, bare: bare.taskWaitMs },
     'workflow task run ms (sum)': { ours: ours.taskRunMs, bare: bare.taskRunMs },
   };
-  const add = (label: string, pick: (b: HistoryBudget) => Record<string, number>) => {
-    rows[`${label}s`] = { ours: sumOf(pick(ours)), bare: sumOf(pick(bare)) };
+  const add = (
+    label: string,
+    plural: string,
+    pick: (b: HistoryBudget) => Record<string, number>,
+  ) => {
+    rows[plural] = { ours: sumOf(pick(ours)), bare: sumOf(pick(bare)) };
     for (const name of keysByCount(pick(ours), pick(bare))) {
       rows[`${label} ${name}`] = { ours: pick(ours)[name] ?? 0, bare: pick(bare)[name] ?? 0 };
     }
   };
-  add('activity', (b) => b.activities);
-  add('local activity', (b) => b.localActivities);
-  add('update', (b) => b.updates);
-  if (sumOf(ours.signals) + sumOf(bare.signals) > 0) add('signal', (b) => b.signals);
+  add('activity', 'activities (regular)', (b) => b.activities);
+  add('local activity', 'local activities', (b) => b.localActivities);
+  add('update', 'updates', (b) => b.updates);
+  if (sumOf(ours.signals) + sumOf(bare.signals) > 0) add('signal', 'signals', (b) => b.signals);
   return rows;
 }
 

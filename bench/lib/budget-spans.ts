@@ -28,20 +28,47 @@ export function tracesOf(spans: readonly CollectedSpan[]): { traces: Trace[]; or
 }
 
 /**
+ * A span the workflow made inside the sandbox (`RunWorkflow:…`, `HandleUpdate:…`,
+ * `StartActivity:…`): the worker's span sink stamps the workflow's identity on those only.
+ * Their times are workflow time (the workflow task's start, whole milliseconds), not the
+ * moments the work happened.
+ */
+export function isWorkflowSpan(span: CollectedSpan): boolean {
+  return span.attributes['workflowType'] !== undefined;
+}
+
+/**
  * Each span's share of its trace's critical path, in ms: the root's interval is walked back
  * from its end; at each moment the time belongs to the child that finished last before it
  * (recursively), or else to the span itself (its self time: its own work, or waiting on
  * something that has no span, such as the Temporal server). Children are clipped to their
  * parent's interval, so the shares of a trace sum to its root's duration exactly. Spans that
  * run after the root has ended (work the request did not wait for) get no share.
+ *
+ * Workflow spans are passed through: their times are workflow time, so they get no share
+ * and their children count as children of their nearest ancestor that is not one (an
+ * activity's `RunActivity:…` then sits under the api's `StartWorkflowUpdate:…`, whose share
+ * is the wait on the server and the workflow tasks beyond the activities).
  */
 export function criticalPath(trace: Trace): Map<CollectedSpan, number> {
+  const byId = new Map(trace.spans.map((span) => [span.spanId, span]));
+  const effectiveParent = (span: CollectedSpan): string | undefined => {
+    let parentId = span.parentSpanId;
+    for (let hops = 0; parentId !== undefined && hops < 64; hops += 1) {
+      const parent = byId.get(parentId);
+      if (!parent || !isWorkflowSpan(parent)) return parentId;
+      parentId = parent.parentSpanId;
+    }
+    return parentId;
+  };
   const children = new Map<string, CollectedSpan[]>();
   for (const span of trace.spans) {
-    if (span.parentSpanId === undefined) continue;
-    const list = children.get(span.parentSpanId);
+    if (span.parentSpanId === undefined || isWorkflowSpan(span)) continue;
+    const parentId = effectiveParent(span);
+    if (parentId === undefined) continue;
+    const list = children.get(parentId);
     if (list) list.push(span);
-    else children.set(span.parentSpanId, [span]);
+    else children.set(parentId, [span]);
   }
   const shares = new Map<CollectedSpan, number>();
   const add = (span: CollectedSpan, ms: number) => {
@@ -82,6 +109,15 @@ export function stepOf(span: CollectedSpan): { process: string; step: string } {
   }
   // A server span's share is the request's own work between its children (middleware, JSON).
   if (span.kind === 2) return { process, step: `http ${span.name}` };
+  // Made in the sandbox, in workflow time: counted, never on the critical path.
+  if (isWorkflowSpan(span)) return { process: 'workflow', step: span.name };
+  // A Temporal client call's share: the wait on the server and the worker's workflow tasks.
+  if (
+    span.attributes['temporalWorkflowId'] !== undefined &&
+    !span.name.startsWith('RunActivity:')
+  ) {
+    return { process, step: `temporal ${span.name}` };
+  }
   return { process, step: span.name };
 }
 
