@@ -8,6 +8,7 @@ import {
   eventRows,
   historyBudget,
   meanBudget,
+  temporalWaitRows,
   workRows,
   type HistoryBudget,
   type HistoryJson,
@@ -243,6 +244,7 @@ function report(
   const results: BenchReport['results'] = {};
   const sections: NonNullable<BenchReport['sections']> = [];
   const offTrace: Record<string, Record<string, number>> = {};
+  let actionRows: ReturnType<typeof stepRows> = [];
   for (const kind of KINDS) {
     const run = traced[kind];
     const mine = traces.filter(
@@ -250,6 +252,7 @@ function report(
         t.root.startMs >= run.from && t.root.startMs <= run.to && run.unit.roots.test(t.root.name),
     );
     const rows = stepRows(mine);
+    if (kind === 'action') actionRows = rows;
     const table = budgetTable(rows, run.units);
     const mongo = mongoSummary(rows, run.units);
     // Commands the api sent outside every trace (its background flushes), per unit.
@@ -313,6 +316,12 @@ function report(
       note: 'Background work the requests do not wait for (request ledger, rate counters, monitors), amortised over the units of the run.',
       key: 'unit',
       results: offTrace,
+    },
+    {
+      title: "Action: the api's waits on Temporal, ms per action",
+      note: "The `temporal …` rows of the action table split by the history: the bare column is the bare workflow's history (traces off).",
+      key: 'wait',
+      results: temporalWaitRows(actionRows, traced.action.units, histories.ours, histories.bare),
     },
     {
       title: 'Action vs bare Temporal: history events per action, by type',

@@ -186,3 +186,42 @@ function keysByCount(ours: Record<string, number>, bare: Record<string, number>)
 const sumOf = (counts: Record<string, number>): number =>
   round(Object.values(counts).reduce((s, v) => s + v, 0));
 const round = (value: number): number => Math.round(value * 10) / 10;
+
+/**
+ * The api's waits on Temporal (the `temporal …` rows' critical-path ms per action) split by
+ * the history: the workflow tasks' time in the queue, their run beyond the local activities
+ * (those have spans of their own, `RunActivity:…`), and the rest, the server's own handling
+ * of the start, the updates and the tasks' completions. Approximate: it takes every workflow
+ * task to lie on a request's path, which holds for an action driven to its end by requests.
+ */
+export function temporalWaitRows(
+  rows: readonly { step: string; pathMs: number; spanMs: number }[],
+  units: number,
+  ours: HistoryBudget,
+  bare: HistoryBudget,
+): Record<string, Partial<Side>> {
+  const per = Math.max(1, units);
+  const waitMs = rows
+    .filter((row) => row.step.startsWith('temporal '))
+    .reduce((sum, row) => sum + row.pathMs, 0);
+  const localMs = rows
+    .filter((row) => ours.localActivities[row.step.replace(/^RunActivity:/, '')] !== undefined)
+    .filter((row) => row.step.startsWith('RunActivity:'))
+    .reduce((sum, row) => sum + row.spanMs, 0);
+  const wait = round(waitMs / per);
+  const beyond = round(ours.taskRunMs - localMs / per);
+  return {
+    'waits on Temporal on the path (temporal … rows)': { ours: wait },
+    'workflow tasks in the queue (scheduled → started)': {
+      ours: ours.taskWaitMs,
+      bare: bare.taskWaitMs,
+    },
+    'workflow tasks running, beyond local activities (started → completed)': {
+      ours: beyond,
+      bare: bare.taskRunMs,
+    },
+    'the rest: the server handling starts, updates, task completions': {
+      ours: round(wait - ours.taskWaitMs - beyond),
+    },
+  };
+}
