@@ -188,40 +188,27 @@ const sumOf = (counts: Record<string, number>): number =>
 const round = (value: number): number => Math.round(value * 10) / 10;
 
 /**
- * The api's waits on Temporal (the `temporal …` rows' critical-path ms per action) split by
- * the history: the workflow tasks' time in the queue, their run beyond the local activities
- * (those have spans of their own, `RunActivity:…`), and the rest, the server's own handling
- * of the start, the updates and the tasks' completions. Approximate: it takes every workflow
- * task to lie on a request's path, which holds for an action driven to its end by requests.
+ * An action's mean end-to-end time (client side, traces off) split by its history: its
+ * workflow tasks' time in the queue (scheduled → started) and running (started → completed,
+ * local activities included), and the rest (the api's own work and store commands, the
+ * Temporal server's handling of the start, the updates, activity tasks and completions, HTTP).
+ * Approximate: an action driven by one request at a time waits on each of its workflow tasks.
  */
-export function temporalWaitRows(
-  rows: readonly { step: string; pathMs: number; spanMs: number }[],
-  units: number,
-  ours: HistoryBudget,
-  bare: HistoryBudget,
-): Record<string, Partial<Side>> {
-  const per = Math.max(1, units);
-  const waitMs = rows
-    .filter((row) => row.step.startsWith('temporal '))
-    .reduce((sum, row) => sum + row.pathMs, 0);
-  const localMs = rows
-    .filter((row) => ours.localActivities[row.step.replace(/^RunActivity:/, '')] !== undefined)
-    .filter((row) => row.step.startsWith('RunActivity:'))
-    .reduce((sum, row) => sum + row.spanMs, 0);
-  const wait = round(waitMs / per);
-  const beyond = round(ours.taskRunMs - localMs / per);
+export function actionTimeRows(
+  ours: { wallMs: readonly number[]; history: HistoryBudget },
+  bare: { wallMs: readonly number[]; history: HistoryBudget },
+): Record<string, Side> {
+  const mean = (values: readonly number[]) =>
+    round(values.reduce((s, v) => s + v, 0) / Math.max(1, values.length));
+  const side = (pick: (s: typeof ours) => number): Side => ({ ours: pick(ours), bare: pick(bare) });
   return {
-    'waits on Temporal on the path (temporal … rows)': { ours: wait },
-    'workflow tasks in the queue (scheduled → started)': {
-      ours: ours.taskWaitMs,
-      bare: bare.taskWaitMs,
-    },
-    'workflow tasks running, beyond local activities (started → completed)': {
-      ours: beyond,
-      bare: bare.taskRunMs,
-    },
-    'the rest: the server handling starts, updates, task completions': {
-      ours: round(wait - ours.taskWaitMs - beyond),
-    },
+    'end-to-end, mean (client, traces off)': side((s) => mean(s.wallMs)),
+    'workflow tasks in the queue (scheduled → started)': side((s) => s.history.taskWaitMs),
+    'workflow tasks running (started → completed, local activities included)': side(
+      (s) => s.history.taskRunMs,
+    ),
+    'the rest: api, Temporal server (start, updates, activity tasks), HTTP': side((s) =>
+      round(mean(s.wallMs) - s.history.taskWaitMs - s.history.taskRunMs),
+    ),
   };
 }

@@ -3,7 +3,7 @@ import {
   eventTypeName,
   historyBudget,
   meanBudget,
-  temporalWaitRows,
+  actionTimeRows,
   workRows,
   type HistoryEventJson,
 } from '../../../bench/lib/budget-history';
@@ -265,22 +265,16 @@ describe('the budget of a history', () => {
     expect(work['local activity recordActionTransitions']).toEqual({ ours: 2, bare: 0 });
     expect(work['activity applyEffect']).toEqual({ ours: 0, bare: 1 });
     expect(work['signal nudge']).toEqual({ ours: 1, bare: 0 });
-    // The api waited 60 ms per action on Temporal; 5 ms of the tasks' run was local activities.
-    const waits = temporalWaitRows(
-      [
-        { step: 'temporal StartWorkflowUpdate:approve', pathMs: 120, spanMs: 160 },
-        { step: 'RunActivity:recordActionTransitions', pathMs: 8, spanMs: 10 },
-        { step: 'RunActivity:postWebhook', pathMs: 4, spanMs: 4 },
-      ],
-      2,
-      o,
-      b,
+    // 100 ms end to end; the tasks waited 6.5 ms in the queue and ran 28 ms (bare: 1, 5).
+    const times = actionTimeRows(
+      { wallMs: [90, 110], history: o },
+      { wallMs: [20, 30, 40], history: b },
     );
-    expect(Object.values(waits)).toEqual([
-      { ours: 60 },
+    expect(Object.values(times)).toEqual([
+      { ours: 100, bare: 30 },
       { ours: 6.5, bare: 1 },
-      { ours: 23, bare: 5 },
-      { ours: 30.5 },
+      { ours: 28, bare: 5 },
+      { ours: 65.5, bare: 24 },
     ]);
   });
 });
