@@ -171,6 +171,10 @@ export function workRows(ours: HistoryBudget, bare: HistoryBudget): Record<strin
   };
   add('activity', 'activities (regular)', (b) => b.activities);
   add('local activity', 'local activities', (b) => b.localActivities);
+  // Markers that are not local activities: `patched()` calls (`core_patch`), mostly.
+  const otherMarkers = (b: HistoryBudget) =>
+    round((b.events['MarkerRecorded'] ?? 0) - sumOf(b.localActivities));
+  rows['other markers (patches)'] = { ours: otherMarkers(ours), bare: otherMarkers(bare) };
   add('update', 'updates', (b) => b.updates);
   if (sumOf(ours.signals) + sumOf(bare.signals) > 0) add('signal', 'signals', (b) => b.signals);
   return rows;

@@ -292,6 +292,7 @@ describe('the budget of a history', () => {
     expect(work['workflow tasks (activations)']).toEqual({ ours: 2, bare: 1 });
     expect(work['local activities']).toEqual({ ours: 3, bare: 0 });
     expect(work['local activity recordActionTransitions']).toEqual({ ours: 2, bare: 0 });
+    expect(work['other markers (patches)']).toEqual({ ours: 1, bare: 0 });
     expect(work['activity applyEffect']).toEqual({ ours: 0, bare: 1 });
     expect(work['signal nudge']).toEqual({ ours: 1, bare: 0 });
     // 100 ms end to end; the tasks waited 6.5 ms in the queue and ran 28 ms (bare: 1, 5).
