@@ -36,6 +36,7 @@ import { timed } from './lib/stats';
 const API_PORT = benchPort(18492);
 const INBOX_ACTIONS = 10_000;
 const WARMUP = 5;
+const IDLE_SECONDS = 10;
 const count = (name: string, fallback: number) =>
   Number(process.env[`BENCH_BUDGET_${name}`] ?? fallback);
 /** Units of each kind: in the traced pass (counts, spans) and the CPU pass (traces off). */
@@ -170,7 +171,7 @@ async function tracedPass(
   return runs as Record<Kind, TracedRun>;
 }
 
-type UntracedKind = Kind | 'bare' | 'actionAfterData';
+type UntracedKind = Kind | 'bare' | 'actionAfterData' | 'idleFresh' | 'idleAfterData';
 
 async function untracedPass(
   ctx: BenchContext,
@@ -190,9 +191,13 @@ async function untracedPass(
     const processes = processesOf(ctx, stack);
     type Step = [UntracedKind, Unit, number, Record<string, number | undefined>];
     const after = { ...units.action, name: 'action, after the other units’ data' };
+    // A second of nothing: what the processes spend on their own (background work, the
+    // servers' housekeeping), on the fresh database and after the other units' data.
+    const idle = (name: string): Unit => ({ name, roots: /^$/, run: () => pause(1000) });
     // Ours and the bare action in alternating blocks, so the machine's drifts fall on both.
     const half = Math.ceil(UNTRACED.action / 2);
     const plan: Step[] = [
+      ['idleFresh', idle('idle second, fresh database'), IDLE_SECONDS, processes.ours],
       ['action', units.action, half, processes.ours],
       ['bare', units.bareAction, half, processes.bare],
       ['action', units.action, half, processes.ours],
@@ -203,11 +208,17 @@ async function untracedPass(
         UNTRACED[kind],
         processes.ours,
       ]),
+      [
+        'idleAfterData',
+        idle('idle second, after the other units’ data'),
+        IDLE_SECONDS,
+        processes.ours,
+      ],
       ['actionAfterData', after, UNTRACED.action, processes.ours],
     ];
     for (const [kind, unit, n, pids] of plan) {
       if (kind === 'status') await seed(world);
-      if (!runs[kind]) await warm(unit);
+      if (!runs[kind] && !kind.startsWith('idle')) await warm(unit);
       let run: Awaited<ReturnType<typeof runUnit>> = { results: [], wallMs: [] };
       const cpu = await cpuMsPerUnit(
         pids,

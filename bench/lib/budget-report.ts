@@ -32,7 +32,10 @@ export type BudgetKind = 'action' | 'status' | 'inbox' | 'ingest';
 
 export interface BudgetRuns {
   traced: Record<BudgetKind, TracedRun>;
-  untraced: Record<BudgetKind | 'bare' | 'actionAfterData', UntracedRun>;
+  untraced: Record<
+    BudgetKind | 'bare' | 'actionAfterData' | 'idleFresh' | 'idleAfterData',
+    UntracedRun
+  >;
   histories: { ours: HistoryBudget; bare: HistoryBudget };
   collector: OtlpCollector;
   /** The order the tables follow. */
@@ -112,6 +115,8 @@ export function budgetReport(runs: BudgetRuns): BenchReport {
     'bare',
     'actionAfterData',
     ...runs.kinds.filter((k) => k !== 'action'),
+    'idleFresh',
+    'idleAfterData',
   ] as const;
   sections.push(
     {
