@@ -54,6 +54,8 @@ const UNTRACED: Record<Kind, number> = {
 };
 /** The order of a pass: the action on a fresh database (as the actions suite), then the rest. */
 const KINDS: Kind[] = ['action', 'status', 'inbox', 'ingest'];
+/** The action once more, after the other units' data is stored: what that data costs it. */
+const AFTER_DATA = 'action, after the other units’ data';
 
 /**
  * The budget (issue 44): where the milliseconds and the CPU of one action (propose → approve
@@ -132,7 +134,7 @@ async function tracedPass(
   ctx: BenchContext,
   client: Client,
   collector: OtlpCollector,
-): Promise<Record<Kind, TracedRun>> {
+): Promise<Record<Kind | 'actionAfterData', TracedRun>> {
   const world = budgetWorld(ctx);
   const stack = await startBudgetStack(ctx, world, {
     port: API_PORT,
@@ -144,31 +146,33 @@ async function tracedPass(
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     },
   });
-  const runs: Partial<Record<Kind, TracedRun>> = {};
+  const runs: Partial<Record<Kind | 'actionAfterData', TracedRun>> = {};
   try {
     const units = budgetUnits(stack, world, client);
-    for (const kind of KINDS) {
+    const afterData = { ...units.action, name: AFTER_DATA };
+    for (const kind of [...KINDS, 'actionAfterData'] as const) {
       if (kind === 'status') await seed(world);
-      const unit = units[kind];
+      const unit = kind === 'actionAfterData' ? afterData : units[kind];
+      const n = TRACED[kind === 'actionAfterData' ? 'action' : kind];
       await warm(unit);
       await pause(100);
       const before = await apiCommandCounts(stack.base, world.adminKey);
       // The metrics' own requests are traced too: the window leaves them out.
       const from = Date.now();
-      const run = await runUnit(unit, TRACED[kind]);
+      const run = await runUnit(unit, n);
       const to = Date.now();
       const after = await apiCommandCounts(stack.base, world.adminKey);
       const apiCommands = Object.fromEntries(
         Object.keys(after).map((name) => [name, after[name] - (before[name] ?? 0)]),
       );
-      runs[kind] = { unit, units: TRACED[kind], from, to, ...run, apiCommands };
-      console.log(`budget: traced ${unit.name} ×${TRACED[kind]}`);
+      runs[kind] = { unit, units: n, from, to, ...run, apiCommands };
+      console.log(`budget: traced ${unit.name} ×${n}`);
     }
   } finally {
     // Stopping flushes each process's last spans to the collector.
     await stack.stop();
   }
-  return runs as Record<Kind, TracedRun>;
+  return runs as Record<Kind | 'actionAfterData', TracedRun>;
 }
 
 type UntracedKind = Kind | 'bare' | 'actionAfterData' | 'idleFresh' | 'idleAfterData';
@@ -190,7 +194,7 @@ async function untracedPass(
     const units = budgetUnits(stack, world, client);
     const processes = processesOf(ctx, stack);
     type Step = [UntracedKind, Unit, number, Record<string, number | undefined>];
-    const after = { ...units.action, name: 'action, after the other units’ data' };
+    const after = { ...units.action, name: AFTER_DATA };
     // A second of nothing: what the processes spend on their own (background work, the
     // servers' housekeeping), on the fresh database and after the other units' data.
     const idle = (name: string): Unit => ({ name, roots: /^$/, run: () => pause(1000) });

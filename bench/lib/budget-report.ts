@@ -1,5 +1,13 @@
 import { actionTimeRows, eventRows, workRows, type HistoryBudget } from './budget-history';
-import { budgetTable, mongoSummary, stepRows, tracesOf, type StepRow } from './budget-spans';
+import {
+  addedRows,
+  budgetTable,
+  mongoSummary,
+  stepRows,
+  tracesOf,
+  type StepRow,
+  type Trace,
+} from './budget-spans';
 import type { Unit } from './budget-units';
 import type { CpuPerUnit } from './cpu';
 import type { OtlpCollector } from './otlp-collector';
@@ -31,7 +39,7 @@ export interface UntracedRun {
 export type BudgetKind = 'action' | 'status' | 'inbox' | 'ingest';
 
 export interface BudgetRuns {
-  traced: Record<BudgetKind, TracedRun>;
+  traced: Record<BudgetKind | 'actionAfterData', TracedRun>;
   untraced: Record<
     BudgetKind | 'bare' | 'actionAfterData' | 'idleFresh' | 'idleAfterData',
     UntracedRun
@@ -59,12 +67,14 @@ export function budgetReport(runs: BudgetRuns): BenchReport {
   const results: BenchReport['results'] = {};
   const sections: NonNullable<BenchReport['sections']> = [];
   const offTrace: Record<string, Record<string, number>> = {};
-  for (const kind of runs.kinds) {
-    const run = traced[kind];
-    const mine = traces.filter(
+  const tracesOfRun = (run: TracedRun): Trace[] =>
+    traces.filter(
       (t) =>
         t.root.startMs >= run.from && t.root.startMs <= run.to && run.unit.roots.test(t.root.name),
     );
+  for (const kind of runs.kinds) {
+    const run = traced[kind];
+    const mine = tracesOfRun(run);
     const rows = stepRows(mine);
     // The action's steps are many: a few more rows keep its Temporal and store steps in view.
     const table = budgetTable(rows, run.units, kind === 'action' ? 16 : 14);
@@ -124,6 +134,17 @@ export function budgetReport(runs: BudgetRuns): BenchReport {
       note: `Units run one at a time: ${cpuKinds.map((k) => `${untraced[k].units} × ${untraced[k].unit.name}`).join(', ')}. client: this bench process (the load generator).`,
       key: 'unit',
       results: Object.fromEntries(cpuKinds.map((k) => [untraced[k].unit.name, untraced[k].cpu])),
+    },
+    {
+      title: `What the other units' data costs the action: the steps that grew most (traces on, ${traced.actionAfterData.units} units)`,
+      note: "The action on an empty store, then once more after the inbox suite's 10,000 actions and the ingest batches were stored; addedMs: span ms per action added.",
+      key: 'step',
+      results: addedRows(
+        stepRows(tracesOfRun(traced.action)),
+        traced.action.units,
+        stepRows(tracesOfRun(traced.actionAfterData)),
+        traced.actionAfterData.units,
+      ),
     },
     {
       title:

@@ -193,6 +193,40 @@ export function budgetTable(
   return table;
 }
 
+/**
+ * The steps that cost a unit more in a second run (`after`) than in a first (`before`), by
+ * the ms per unit they add (the difference of their span ms per unit), the `top` most first:
+ * what stored data, a change or a load costs each step.
+ */
+export function addedRows(
+  before: readonly StepRow[],
+  beforeUnits: number,
+  after: readonly StepRow[],
+  afterUnits: number,
+  top = 8,
+): Record<string, BudgetRow> {
+  const earlier = new Map(before.map((row) => [`${row.process}\u0000${row.step}`, row]));
+  const added = after.map((row) => {
+    const was = earlier.get(`${row.process}\u0000${row.step}`);
+    const perUnit = row.spanMs / Math.max(1, afterUnits);
+    const wasPerUnit = (was?.spanMs ?? 0) / Math.max(1, beforeUnits);
+    return { row, was, addedMs: perUnit - wasPerUnit };
+  });
+  added.sort((a, b) => b.addedMs - a.addedMs);
+  return Object.fromEntries(
+    added.slice(0, top).map(({ row, was, addedMs }) => [
+      row.step,
+      {
+        process: row.process,
+        count: round(row.count / Math.max(1, afterUnits), 100),
+        msEachBefore: was && was.count > 0 ? round(was.spanMs / was.count, 100) : '',
+        msEachAfter: row.count > 0 ? round(row.spanMs / row.count, 100) : 0,
+        addedMs: round(addedMs, 10),
+      },
+    ]),
+  );
+}
+
 /** MongoDB commands of the rows (per process), and their critical-path ms, per unit. */
 export function mongoSummary(rows: readonly StepRow[], units: number): Record<string, number> {
   const per = Math.max(1, units);

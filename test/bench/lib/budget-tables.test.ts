@@ -8,6 +8,7 @@ import {
   type HistoryEventJson,
 } from '../../../bench/lib/budget-history';
 import {
+  addedRows,
   budgetTable,
   criticalPath,
   mongoSummary,
@@ -160,6 +161,34 @@ describe('the budget tables of spans', () => {
     });
     expect(table['total']).toMatchObject({ count: 9, pathMs: 100 });
     expect(mongoSummary(rows, 2)).toEqual({ mongo_api: 3, mongo_worker: 2, mongoPathMs: 21 });
+  });
+});
+
+describe('the steps a second run added to', () => {
+  it('orders the steps by the span ms per unit they added', () => {
+    const row = (step: string, count: number, spanMs: number) => ({
+      process: 'worker',
+      step,
+      count,
+      spanMs,
+      pathMs: 0,
+    });
+    const before = [row('mongo find a', 10, 10), row('mongo insert b', 10, 20)];
+    const after = [
+      row('mongo find a', 20, 200),
+      row('mongo insert b', 20, 40),
+      row('mongo find c', 2, 8),
+    ];
+    expect(addedRows(before, 10, after, 20, 2)).toEqual({
+      'mongo find a': { process: 'worker', count: 1, msEachBefore: 1, msEachAfter: 10, addedMs: 9 },
+      'mongo find c': {
+        process: 'worker',
+        count: 0.1,
+        msEachBefore: '',
+        msEachAfter: 4,
+        addedMs: 0.4,
+      },
+    });
   });
 });
 
