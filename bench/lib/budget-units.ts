@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import { MongoClient } from 'mongodb';
 import { mintApiKey } from '../../src/auth/api-key';
 import { newId } from '../../src/lib/ids';
-import { actionWorkflowId } from '../../src/workflows/shared';
+import { actionWorkflowId } from '../../src/workflows/external-action.contract';
 import { goUpdate, readyUpdate } from '../baseline/bare-action.workflow';
 import { approveAndExecute, createUnlimitedKey, proposeNotify } from './api';
 import { startNodeProcess, startNodeServer, type ServerProcess } from './processes';
