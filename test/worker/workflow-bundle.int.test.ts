@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { WORKFLOW_PRELOAD_MODULES } from '../../src/worker/workflow-bundle';
-import { WORKFLOW_BUNDLE_PATH } from '../test-env';
+import { workflowBundleCode } from '../test-env';
 
 /**
  * The Ed25519 verifier is loaded once per V8 context, so its precomputed tables outlive a
@@ -10,7 +9,7 @@ import { WORKFLOW_BUNDLE_PATH } from '../test-env';
  */
 describe('the workflow bundle', () => {
   it('preloads the decision verifier, shared by every workflow of a context', () => {
-    const code = readFileSync(WORKFLOW_BUNDLE_PATH, 'utf8');
+    const code = workflowBundleCode();
     const preload = /exports\.preloadModules = function preloadModules\(\) \{([\s\S]*?)\n\}/.exec(
       code,
     );

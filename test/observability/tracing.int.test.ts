@@ -8,7 +8,7 @@ import {
 import { startTracing, type Tracing } from '../../src/observability/tracing';
 import { proposeUpdate } from '../helpers/actions';
 import { replayFailures } from '../helpers/replay';
-import { WORKFLOW_BUNDLE_PATH } from '../test-env';
+import { workflowBundleCode } from '../test-env';
 import { eventually } from '../helpers/eventually';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
@@ -277,7 +277,7 @@ describe('a traced workflow’s history', () => {
         history: await client.workflow.getHandle(`action-${id}`).fetchHistory(),
       })),
     );
-    expect(await replayFailures(readFileSync(WORKFLOW_BUNDLE_PATH, 'utf8'), histories)).toEqual([]);
+    expect(await replayFailures(workflowBundleCode(), histories)).toEqual([]);
   });
 });
 

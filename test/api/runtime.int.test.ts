@@ -302,7 +302,7 @@ describe('GET /v1/runtime/status', () => {
 });
 
 describe('the runtime witnesses', () => {
-  it('answer with their witness header (test/api/runtime-witnesses.test.ts checks each)', async () => {
+  it('answer with their witness header (test/api/runtime-witnesses.int.test.ts checks each)', async () => {
     const witness = await createTestKey(app, { entitlement: 'institutional', accessLayer: 1 });
     for (const path of ['affect', 'development', 'self-report', 'integrated-self-world']) {
       const res = await call<Envelope<{ witness: string; inputs: { digest: string } }>>(

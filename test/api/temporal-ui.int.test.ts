@@ -8,6 +8,7 @@ import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { startTestWorker, type TestWorker } from '../helpers/test-worker';
+import { testTemporalAddress } from '../test-env';
 
 // The Temporal Web UI in a real headless browser (Debian's Chromium, as the console test):
 // an action proposed through the api is found in the workflow list, then by a search
@@ -16,7 +17,7 @@ const haveBrowser = browserAvailable('Temporal UI browser test');
 /** The dev server's UI: its port is the frontend's plus 1000 (7233 → 8233, 17233 → 18233). */
 const UI =
   process.env['TEST_TEMPORAL_UI_URL'] ??
-  `http://127.0.0.1:${Number(process.env['TEST_TEMPORAL_ADDRESS']!.split(':').pop()) + 1000}`;
+  `http://127.0.0.1:${Number(testTemporalAddress().split(':').pop()) + 1000}`;
 /** Screenshots go to .data; UPDATE_SCREENSHOTS=1 writes the ones docs/temporal-ui.md shows. */
 const SHOTS = process.env['UPDATE_SCREENSHOTS']
   ? join(__dirname, '../../docs/images')

@@ -2,8 +2,9 @@ import { connectMongo } from '../../src/store/mongo';
 import { createWorldReadCache } from '../../src/domain/world/world-read-cache';
 import { createWorldRevisionsRepo } from '../../src/store/world-revisions.repo';
 import { freshDbName } from '../helpers/test-app';
+import { testMongoUri } from '../test-env';
 
-const uri = process.env['TEST_MONGODB_URI']!;
+const uri = testMongoUri();
 
 describe('world revisions', () => {
   it('count 1, 2, 3, … without gaps when three processes advance at once', async () => {

@@ -8,8 +8,9 @@ import type { WitnessAction } from '../../../src/store/external-actions.repo';
 import type { WorldTask } from '../../../src/store/world-tasks.repo';
 import { storedIn } from '../../helpers/collections';
 import { freshDbName } from '../../helpers/test-app';
+import { testMongoUri } from '../../test-env';
 
-const uri = process.env['TEST_MONGODB_URI']!;
+const uri = testMongoUri();
 
 const action = (id: string, seq: number, status: string, context = 'ctx-a'): WitnessAction =>
   ({
@@ -148,7 +149,7 @@ const stepOf = (sessionId: string, step: number) =>
   ({ _id: `${sessionId}:${step}`, session_id: sessionId, step }) as SessionStepRecord;
 
 describe("steps counted from step leases and the sessions' slot chains", () => {
-  const uri = process.env['TEST_MONGODB_URI']!;
+  const uri = testMongoUri();
   let a: Awaited<ReturnType<typeof connectMongo>>;
   let b: Awaited<ReturnType<typeof connectMongo>>;
   beforeEach(async () => {

@@ -1,14 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createWorker } from '../../src/worker/create-worker';
 import type { ServiceProbeResult } from '../../src/workflows/shared';
-import { WORKFLOW_BUNDLE_PATH } from '../test-env';
+import { testTemporalAddress, workflowBundleCode } from '../test-env';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
   env = await TestWorkflowEnvironment.createFromExistingServer({
-    address: process.env['TEST_TEMPORAL_ADDRESS']!,
+    address: testTemporalAddress(),
   });
 });
 afterAll(() => env?.teardown());
@@ -17,12 +16,12 @@ describe('serviceProbeWorkflow', () => {
   it('runs its activity on a worker and reports which one', async () => {
     const taskQueue = `probe-${randomBytes(4).toString('hex')}`;
     const { worker } = await createWorker({
-      address: process.env['TEST_TEMPORAL_ADDRESS']!,
+      address: testTemporalAddress(),
       namespace: 'default',
       taskQueue,
       connection: env.nativeConnection,
       compute: false,
-      workflowBundle: { code: readFileSync(WORKFLOW_BUNDLE_PATH, 'utf8') },
+      workflowBundle: { code: workflowBundleCode() },
       activityDeps: {
         repos: {} as never, // the probe touches no store
         webhookAllowlist: [],

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
@@ -8,7 +7,7 @@ import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { activityDepsOf, startTestWorker } from '../helpers/test-worker';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
-import { WORKFLOW_BUNDLE_PATH } from '../test-env';
+import { testTemporalAddress, workflowBundleCode } from '../test-env';
 
 // What a person sees in the Temporal Web UI of a checkpoint, a proof run, a scenario run and
 // a notification delivery (issue 18): the static summary and details as `describe()` gives
@@ -47,13 +46,13 @@ beforeAll(async () => {
     ]),
   );
   const connection = await NativeConnection.connect({
-    address: process.env['TEST_TEMPORAL_ADDRESS']!,
+    address: testTemporalAddress(),
   });
   const worker = await Worker.create({
     connection,
     namespace: 'default',
     taskQueue: app.deps.config.taskQueue,
-    workflowBundle: { code: readFileSync(WORKFLOW_BUNDLE_PATH, 'utf8') },
+    workflowBundle: { code: workflowBundleCode() },
     activities: gatedActivities,
   });
   gated = { worker, running: worker.run(), connection };

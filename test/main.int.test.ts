@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { mintApiKey } from '../src/auth/api-key';
 import { freshDbName, TEST_PEPPER } from './helpers/test-app';
+import { testMongoUri, testTemporalAddress } from './test-env';
 
 const MAIN = join(__dirname, '..', 'dist', 'src', 'main.js');
 
@@ -55,8 +56,8 @@ describe('the api process', () => {
     const dbName = freshDbName('shutdown');
     const { child, output } = startApi({
       PORT: String(port),
-      MONGODB_URI: `${process.env['TEST_MONGODB_URI']}${dbName}`,
-      TEMPORAL_ADDRESS: process.env['TEST_TEMPORAL_ADDRESS']!,
+      MONGODB_URI: `${testMongoUri()}${dbName}`,
+      TEMPORAL_ADDRESS: testTemporalAddress(),
       KEY_PEPPER: TEST_PEPPER,
       ADMIN_API_KEY: mintApiKey('0123456789ab'),
       LOG_LEVEL: 'info',
@@ -108,7 +109,7 @@ describe('the api process', () => {
       expect(output()).toContain('draining in-flight requests');
       await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
       // Start and stop are service events (docs/operations.md).
-      const client = await MongoClient.connect(process.env['TEST_MONGODB_URI']!);
+      const client = await MongoClient.connect(testMongoUri());
       try {
         const events = await client
           .db(dbName)
@@ -126,7 +127,7 @@ describe('the api process', () => {
       }
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
-      const client = await MongoClient.connect(process.env['TEST_MONGODB_URI']!);
+      const client = await MongoClient.connect(testMongoUri());
       await client.db(dbName).dropDatabase();
       await client.close();
     }

@@ -6,8 +6,9 @@ import { connectMongo } from '../../src/store/mongo';
 import type { JournalChange } from '../../src/store/witness-journal.repo';
 import type { WorldTask } from '../../src/store/world-tasks.repo';
 import { freshDbName } from '../helpers/test-app';
+import { testMongoUri } from '../test-env';
 
-const uri = process.env['TEST_MONGODB_URI']!;
+const uri = testMongoUri();
 
 let client: MongoClient;
 let db: Db;

@@ -8,6 +8,7 @@ import { connectMongo } from '../../src/store/mongo';
 import { call, type HttpResult } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
 import { freshDbName, startTestApp, type TestApp } from '../helpers/test-app';
+import { testMongoUri } from '../test-env';
 
 interface ObjectView {
   object_id: string;
@@ -175,7 +176,7 @@ describe('the demo world of a fresh database', () => {
     const dbName = freshDbName('worlds_boot');
     // One connection per "instance", as separate api processes would have.
     const instances = await Promise.all(
-      [1, 2, 3, 4].map(() => connectMongo(process.env['TEST_MONGODB_URI']!, dbName)),
+      [1, 2, 3, 4].map(() => connectMongo(testMongoUri(), dbName)),
     );
     try {
       const repos = instances.map(({ db }) => createRepos(db));
@@ -335,7 +336,7 @@ describe('GET /v1/worlds/history and /v1/worlds/state', () => {
 describe('GET /v1/worlds/state while another process writes', () => {
   it('reflects every write of another process at once, though served from a cache', async () => {
     // Another process (the worker, a second api instance) with its own connection and repos.
-    const other = await connectMongo(process.env['TEST_MONGODB_URI']!, app.dbName);
+    const other = await connectMongo(testMongoUri(), app.dbName);
     try {
       const repos = createRepos(other.db);
       const first = (await head()).history_head;

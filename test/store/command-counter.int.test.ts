@@ -2,8 +2,9 @@ import { hookedConnectionType } from '../../src/store/command-counter';
 import type { SentCommand } from '../../src/store/command-counter';
 import { connectMongo, reportByEvents } from '../../src/store/mongo';
 import { freshDbName } from '../helpers/test-app';
+import { testMongoUri } from '../test-env';
 
-const uri = process.env['TEST_MONGODB_URI']!;
+const uri = testMongoUri();
 
 describe('command counting (the per-command metric)', () => {
   it('counts every command a client sends by name, without the driver reparsing replies', async () => {

@@ -3,6 +3,7 @@ import { MongoClient } from 'mongodb';
 import { RateLimiter, type LimitRule } from '../../src/auth/rate-limiter';
 import { createRateCountersRepo } from '../../src/store/rate-counters.repo';
 import { freshDbName } from '../helpers/test-app';
+import { testMongoUri } from '../test-env';
 
 const rules: LimitRule[] = [
   { name: 'minute', limit: 100, code: 'rate_limited' },
@@ -12,7 +13,7 @@ const rules: LimitRule[] = [
 let client: MongoClient;
 const dbName = freshDbName('limiter');
 beforeAll(async () => {
-  client = await MongoClient.connect(process.env['TEST_MONGODB_URI']!);
+  client = await MongoClient.connect(testMongoUri());
 });
 afterAll(async () => {
   await client.db(dbName).dropDatabase();

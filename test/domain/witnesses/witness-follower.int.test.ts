@@ -5,8 +5,9 @@ import { createRepos } from '../../../src/store';
 import { connectMongo } from '../../../src/store/mongo';
 import type { WorldTask } from '../../../src/store/world-tasks.repo';
 import { freshDbName } from '../../helpers/test-app';
+import { testMongoUri } from '../../test-env';
 
-const uri = process.env['TEST_MONGODB_URI']!;
+const uri = testMongoUri();
 
 const task = (id: string): WorldTask => ({
   _id: id,

@@ -11,13 +11,14 @@ import type {
   ActionStatus,
 } from '../../src/workflows/shared';
 import { signedDecision, signedInput, signingWorld, stateOf } from '../helpers/signed-actions';
+import { testMongoUri } from '../test-env';
 
 // Found by `npm run chaos` (docs/chaos.md): a worker died after its execution had applied a
 // world change but before the workflow recorded it; the retried execute re-planned, saw the
 // object moved (by the action itself) and failed the action as `plan_drift`, although its
 // change stood. The re-plan now recognises the action's own change, and applying the
 // approved plan again changes nothing.
-const client = new MongoClient(process.env['TEST_MONGODB_URI']!);
+const client = new MongoClient(testMongoUri());
 const db = client.db(`t_action_acts_${randomBytes(3).toString('hex')}`);
 const repos = createRepos(db);
 const { signer, trust, reported } = signingWorld();

@@ -9,8 +9,9 @@ import { connectMongo } from '../../src/store/mongo';
 import { byIdReader, readsByIdOf, type ReadsById } from '../../src/store/reads-by-id';
 import { inboxEntry } from '../helpers/inbox-entries';
 import { freshDbName } from '../helpers/test-app';
+import { testMongoUri } from '../test-env';
 
-const uri = process.env['TEST_MONGODB_URI']!;
+const uri = testMongoUri();
 const PAGE = 20;
 
 let client: MongoClient;

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { WORKFLOW_BUNDLE_PATH } from '../test-env';
+import { testMongoUri, testTemporalAddress, workflowBundlePath } from '../test-env';
 import { TEST_PEPPER, freshDbName } from '../helpers/test-app';
 
 // Issue 30: a worker sent SIGTERM while Temporal and the database were already down did not
@@ -32,8 +32,8 @@ async function relay(target: string): Promise<{ address: string; cut(): void }> 
 }
 
 it('exits within its grace period after SIGTERM when Temporal and the database are down', async () => {
-  const mongo = await relay(process.env['TEST_MONGODB_URI']!.replace(/^mongodb:\/\/|\/.*$/g, ''));
-  const temporal = await relay(process.env['TEST_TEMPORAL_ADDRESS']!);
+  const mongo = await relay(testMongoUri().replace(/^mongodb:\/\/|\/.*$/g, ''));
+  const temporal = await relay(testTemporalAddress());
   const worker = spawn(process.execPath, [join(__dirname, '../../dist/src/worker.js')], {
     env: {
       PATH: process.env['PATH'],
@@ -41,7 +41,7 @@ it('exits within its grace period after SIGTERM when Temporal and the database a
       TEMPORAL_ADDRESS: temporal.address,
       TEMPORAL_TASK_QUEUE: `shutdown-${Date.now()}`,
       KEY_PEPPER: TEST_PEPPER,
-      WORKFLOW_BUNDLE_PATH,
+      WORKFLOW_BUNDLE_PATH: workflowBundlePath(),
       SHUTDOWN_GRACE_MS: '2000',
       LOG_LEVEL: 'info',
     },

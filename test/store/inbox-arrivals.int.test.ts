@@ -10,8 +10,9 @@ import type { ActionListEntry, ActionListFilter } from '../../src/store/external
 import { ARRIVALS_COLLECTION } from '../../src/store/inbox-arrivals';
 import { connectMongo } from '../../src/store/mongo';
 import { freshDbName } from '../helpers/test-app';
+import { testMongoUri } from '../test-env';
 
-const uri = process.env['TEST_MONGODB_URI']!;
+const uri = testMongoUri();
 type Repo = ReturnType<typeof createActionInboxRepo>;
 
 let client: MongoClient;

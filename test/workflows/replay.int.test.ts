@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as workflows from '../../src/workflows';
 import { loadStoredHistories } from '../helpers/histories';
 import { replayFailures } from '../helpers/replay';
 import { bundleWorkflowsWith } from '../helpers/workflow-bundles';
-import { WORKFLOW_BUNDLE_PATH } from '../test-env';
+import { workflowBundleCode } from '../test-env';
 
 // Determinism against real histories (docs/workflow-versioning.md): every stored history,
 // captured from real runs of this build or kept from earlier ones, replays against the
@@ -24,7 +23,7 @@ describe('stored workflow histories', () => {
   });
 
   it('replay against the current workflow code without a determinism violation', async () => {
-    const code = readFileSync(WORKFLOW_BUNDLE_PATH, 'utf8');
+    const code = workflowBundleCode();
     expect(await replayFailures(code, stored)).toEqual([]);
   });
 });

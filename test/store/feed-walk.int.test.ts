@@ -10,8 +10,9 @@ import { connectMongo } from '../../src/store/mongo';
 import { createSlotFeed, type FeedEntry, type FeedSlot } from '../../src/store/slot-feed';
 import { freshDbName } from '../helpers/test-app';
 import { feedCursor } from '../../src/lib/cursor';
+import { testMongoUri } from '../test-env';
 
-const uri = process.env['TEST_MONGODB_URI']!;
+const uri = testMongoUri();
 
 let client: MongoClient;
 let db: Db;

@@ -9,8 +9,9 @@ import {
   SLOTS_KEPT,
 } from '../../src/store/witness-journal.repo';
 import { freshDbName } from '../helpers/test-app';
+import { testMongoUri } from '../test-env';
 
-const uri = process.env['TEST_MONGODB_URI']!;
+const uri = testMongoUri();
 
 const step = (id: string): JournalChange => ({ kind: 'step', record: { _id: id } });
 const entriesOf = (tail: JournalTail): JournalEntry[] => {

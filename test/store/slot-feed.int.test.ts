@@ -9,8 +9,9 @@ import {
   type FeedSlot,
 } from '../../src/store/slot-feed';
 import { freshDbName } from '../helpers/test-app';
+import { testMongoUri } from '../test-env';
 
-const uri = process.env['TEST_MONGODB_URI']!;
+const uri = testMongoUri();
 
 let client: MongoClient;
 let db: Db;

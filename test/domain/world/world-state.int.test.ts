@@ -6,8 +6,9 @@ import { createRepos, type Repos } from '../../../src/store';
 import type { WorldObject } from '../../../src/store/world-objects.repo';
 import { appendedChange } from '../../../src/store/world-history.repo';
 import { freshDbName } from '../../helpers/test-app';
+import { testMongoUri } from '../../test-env';
 
-const uri = process.env['TEST_MONGODB_URI']!;
+const uri = testMongoUri();
 const NOW = '2026-01-01T00:00:00.000Z';
 
 const object = (id: string, kind: string): WorldObject => ({

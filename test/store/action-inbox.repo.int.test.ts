@@ -3,11 +3,12 @@ import { createActionInboxRepo } from '../../src/store/action-inbox.repo';
 import { newId } from '../../src/lib/ids';
 import { inboxEntry } from '../helpers/inbox-entries';
 import { freshDbName } from '../helpers/test-app';
+import { testMongoUri } from '../test-env';
 
 let client: MongoClient;
 const dbName = freshDbName('inbox');
 beforeAll(async () => {
-  client = await MongoClient.connect(process.env['TEST_MONGODB_URI']!);
+  client = await MongoClient.connect(testMongoUri());
 });
 afterAll(async () => {
   await client.db(dbName).dropDatabase();
@@ -47,7 +48,7 @@ describe('the action inbox', () => {
   });
 
   it('an arrival recorded fresh is written without reading, and keeps its place when it changes while awaiting', async () => {
-    const monitored = await MongoClient.connect(process.env['TEST_MONGODB_URI']!, {
+    const monitored = await MongoClient.connect(testMongoUri(), {
       monitorCommands: true,
     });
     try {

@@ -263,7 +263,7 @@ function findings(result: RunResult): string {
   const end = result.output.search(/^=+ (WARNINGS|SUMMARY) =+$/m);
   const text =
     start >= 0 ? result.output.slice(start, end > start ? end : undefined) : result.output;
-  return `schemathesis with the ${result.label} key (seed ${SEED}) exited ${String(result.code)}:\n${text.slice(-20_000)}\nrun again: FUZZ_SEED=${SEED} FUZZ_PROFILE=${PROFILE_NAME} npx jest test/api/fuzz.test.ts, or, against an app of yours:\n${result.command}`;
+  return `schemathesis with the ${result.label} key (seed ${SEED}) exited ${String(result.code)}:\n${text.slice(-20_000)}\nrun again: FUZZ_SEED=${SEED} FUZZ_PROFILE=${PROFILE_NAME} npx jest test/api/fuzz.int.test.ts, or, against an app of yours:\n${result.command}`;
 }
 
 /** The operationIds of the document whose route family opens to this key. */

@@ -15,8 +15,9 @@ import { connectMongo } from '../../src/store/mongo';
 import { createWitnessJournalRepo } from '../../src/store/witness-journal.repo';
 import { journaledEvents } from '../../src/store/witness-recorder';
 import { freshDbName } from '../helpers/test-app';
+import { testMongoUri } from '../test-env';
 
-const uri = process.env['TEST_MONGODB_URI']!;
+const uri = testMongoUri();
 
 type Repo = ReturnType<typeof createExternalEventsRepo>;
 

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { SCOPE_COLLECTIONS } from '../../src/domain/checkpoints/schemas';
@@ -16,7 +15,7 @@ import { repairAwaitingApproval, repairOf, requestRepair } from '../helpers/repa
 import { temporalCliOk } from '../helpers/temporal-cli';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { startTestWorker, type TestWorker } from '../helpers/test-worker';
-import { WORKFLOW_BUNDLE_PATH } from '../test-env';
+import { testTemporalAddress, workflowBundleCode } from '../test-env';
 import { signedNotifyInput } from '../helpers/signed-actions';
 
 // Resets and timeouts of deployment, checkpoint and repair workflows, and timeouts of action
@@ -118,12 +117,12 @@ describe('a reset of a checkpoint', () => {
     // A worker of workflows only: the checkpoint's first task completes and its first
     // activity waits, so the reset happens while it runs.
     const connection = await NativeConnection.connect({
-      address: process.env['TEST_TEMPORAL_ADDRESS']!,
+      address: testTemporalAddress(),
     });
     const workflows = await Worker.create({
       connection,
       taskQueue: held.deps.config.taskQueue,
-      workflowBundle: { code: readFileSync(WORKFLOW_BUNDLE_PATH, 'utf8') },
+      workflowBundle: { code: workflowBundleCode() },
     });
     const polling = workflows.run();
     const started = await call<{ payload: { checkpoint_id: string; workflow_id: string } }>(
