@@ -54,7 +54,7 @@ describe('error shape and request ids', () => {
   });
 });
 
-describe('methods no route uses (issue 16 G)', () => {
+describe('methods no route uses', () => {
   /** fetch refuses TRACE; a plain request sends any method. */
   const send = (method: string, path: string) =>
     new Promise<{ status: number; allow: string | undefined; body: string }>((resolve, reject) => {

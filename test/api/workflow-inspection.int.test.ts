@@ -1,5 +1,6 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { seedObject } from '../helpers/actions';
+import { eventually } from '../helpers/eventually';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -31,7 +32,8 @@ const NAMES: Record<string, string> = {};
 
 beforeAll(async () => {
   app = await startTestApp('workflow-inspection');
-  worker = await startTestWorker(app.deps);
+  // Workflows and activities only: the deployment test adds the compute queue's worker itself.
+  worker = await startTestWorker(app.deps, undefined, { compute: false });
   ada = await createTestKey(app, {
     entitlement: 'strategic',
     accessLayer: 2,
@@ -285,6 +287,8 @@ interface DeploymentView {
   spec: { envelope: string };
 }
 
+const STAGES = ['validating', 'compiling', 'deploying', 'observing', 'assaying', 'ready'];
+
 describe('a deployment in the Temporal Web UI', () => {
   it('shows its stage and progress as the api does, at every stage it is seen in', async () => {
     const started = await call<{ payload: DeploymentView }>(
@@ -320,20 +324,45 @@ describe('a deployment in the Temporal Web UI', () => {
     const agrees = (current: string, view: DeploymentView) =>
       current.includes(`**Stage:** ${view.stage}`) &&
       current.includes(`**Progress:** tick ${view.progress.tick} of ${view.progress.ticks_total}`);
+    // Where a stage or tick stands in the deployment's order (stage first, then tick).
+    const rank = (stage: string, tick: number) => {
+      expect(STAGES).toContain(stage);
+      return STAGES.indexOf(stage) * 1_000_000 + tick;
+    };
+    const shown = (current: string) =>
+      rank(
+        /\*\*Stage:\*\* (\w+)/.exec(current)?.[1] ?? 'none',
+        Number(/\*\*Progress:\*\* tick (\d+)/.exec(current)?.[1]),
+      );
 
-    // While it runs: whenever the details hold still across a read of the api, they agree.
+    // No worker serves the compute queue yet: the deployment holds at deploying, tick 0, where
+    // the details and the api must agree exactly.
     const stagesSeen = new Set<string>();
-    let view = await read();
-    for (let i = 0; i < 300 && view.status === 'running'; i++) {
-      const before = (await inspect(handle)).current;
-      view = await read();
-      const after = (await inspect(handle)).current;
-      if (before === after && view.status === 'running') {
-        expect(agrees(after, view) || !after.includes(`**Stage:** ${view.stage}`)).toBe(true);
-        if (agrees(after, view)) stagesSeen.add(view.stage);
+    let view = await eventually(read, (v) => v.stage === 'deploying');
+    expect(view.progress.tick).toBe(0);
+    expect(agrees((await inspect(handle)).current, view)).toBe(true);
+    stagesSeen.add(view.stage);
+
+    // Running: the workflow sets its details before an activity records each change, so the
+    // api never shows a stage or tick the details have not shown; when the details hold still
+    // across a read of the api and show the same point, they agree.
+    const compute = await startTestWorker(app.deps, undefined, { compute: true });
+    try {
+      for (let i = 0; i < 300 && view.status === 'running'; i++) {
+        const before = (await inspect(handle)).current;
+        view = await read();
+        const after = (await inspect(handle)).current;
+        expect(rank(view.stage, view.progress.tick)).toBeLessThanOrEqual(shown(after));
+        if (before === after && shown(after) === rank(view.stage, view.progress.tick)) {
+          expect(agrees(after, view)).toBe(true);
+          stagesSeen.add(view.stage);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    } finally {
+      await compute.stop();
     }
+    expect(stagesSeen).toContain('deploying');
     expect(view.status).toBe('ready');
     const seen = await inspect(handle);
     expect(agrees(seen.current, view)).toBe(true);

@@ -159,12 +159,25 @@ describe('the workflow start is the source of truth (risk 6)', () => {
   it('writes nothing while the start has not happened (no record stuck at validating)', async () => {
     const before = await app.deps.db.collection('substrate_deployments').countDocuments();
     // Temporal never answers: the process may die here, and nothing must be half-written.
+    let reachTemporal!: () => void;
+    const reached = new Promise<void>((resolve) => (reachTemporal = resolve));
     const hung = {
-      getClient: () => new Promise<never>(() => undefined),
+      getClient: () => {
+        reachTemporal();
+        return new Promise<never>(() => undefined);
+      },
     } as unknown as TemporalGateway;
-    void deploy({ ...app.deps, temporal: hung }, auth, body).catch(() => undefined);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    let settled: unknown = undefined;
+    const deploying = deploy({ ...app.deps, temporal: hung }, auth, body).then(
+      (value) => (settled = { value }),
+      (error: unknown) => (settled = { error }),
+    );
+    // The deploy got as far as asking Temporal for the start (it did not end before it), and
+    // everything it wrote on the way is written by then: it awaits each write in turn.
+    await Promise.race([reached, deploying]);
+    expect(settled).toBeUndefined();
     expect(await app.deps.db.collection('substrate_deployments').countDocuments()).toBe(before);
+    expect(settled).toBeUndefined();
   });
 
   it('ends with a full record when the api dies right after the start', async () => {
