@@ -133,14 +133,14 @@ describe('a MongoDB client across a FerretDB kill and restart', () => {
   it('leaves a client alone that comes back with the database after an outage past the bound', async () => {
     const { client, db } = await connectMongo(uri, 'guard_test');
     const onStuck = jest.fn();
-    const stop = guardMongoClient(db, { uri, boundMs: 2000, intervalMs: 250, onStuck });
+    const stop = guardMongoClient(db, { uri, boundMs: 1000, intervalMs: 250, onStuck });
     try {
       await until(async () => (await pingMongo(db)) === undefined, 10_000);
       await kill();
-      // Down for longer than the bound: every check reaches the fresh client's probe, which
+      // Down for twice the bound: every check reaches the fresh client's probe, which
       // waits for the database; the first probe that reaches it must not call a client that
       // is about to reconnect (its own next ping does).
-      await sleep(4000);
+      await sleep(2000);
       start();
       await until(async () => (await pingMongo(db)) === undefined, 15_000);
       await sleep(1500);
@@ -154,7 +154,7 @@ describe('a MongoDB client across a FerretDB kill and restart', () => {
   it('calls out a client that stays failed once a fresh client reaches the database', async () => {
     const { client, db } = await connectMongo(uri, 'guard_test');
     const onStuck = jest.fn<void, [number]>();
-    const stop = guardMongoClient(db, { uri, boundMs: 3000, intervalMs: 250, onStuck });
+    const stop = guardMongoClient(db, { uri, boundMs: 1500, intervalMs: 250, onStuck });
     try {
       await until(async () => (await pingMongo(db)) === undefined, 10_000);
       await kill();
@@ -163,12 +163,12 @@ describe('a MongoDB client across a FerretDB kill and restart', () => {
       // never learns the database is back (what the chaos run's worker showed).
       await stickClient(client);
       // Down for longer than the bound: the fresh client fails too, so nothing is called.
-      await sleep(5000);
+      await sleep(2500);
       expect(onStuck).not.toHaveBeenCalled();
       start();
       await until(async () => onStuck.mock.calls.length > 0, 15_000);
       expect(onStuck).toHaveBeenCalledTimes(1);
-      expect(onStuck.mock.calls[0]?.[0]).toBeGreaterThanOrEqual(3000);
+      expect(onStuck.mock.calls[0]?.[0]).toBeGreaterThanOrEqual(1500);
       expect(await pingMongo(db)).toBeDefined();
     } finally {
       stop();
