@@ -1,10 +1,14 @@
 // `npm run histories:capture`: re-captures every stored workflow history from real runs
 // (docs/workflow-versioning.md). Not part of `npm test`, which replays what this writes.
-const base = require('./jest.config');
+const { projects, maxWorkers } = require('./jest.config');
+const { displayName: _tier, ...integration } = projects.find(
+  (p) => p.displayName === 'integration',
+);
 
 /** @type {import('jest').Config} */
 module.exports = {
-  ...base,
+  ...integration,
+  maxWorkers,
   testMatch: ['**/*.capture.ts'],
   globalSetup: '<rootDir>/test/workflows/capture/capture-setup.ts',
   testTimeout: 300_000,

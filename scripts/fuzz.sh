@@ -9,4 +9,4 @@ cd "$GR_REPO_ROOT"
 use_node_24
 bash scripts/ensure-deps.sh
 bash scripts/ensure-schemathesis.sh
-FUZZ_PROFILE=full npx jest --ci test/api/fuzz.test.ts "$@"
+FUZZ_PROFILE=full npx jest --ci test/api/fuzz.int.test.ts "$@"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite: types, lint, the Go test of our FerretDB build, then every test
-# against real FerretDB and Temporal (started on test ports by the jest global setup,
-# stopped at the end).
+# The whole test suite: types, lint, the Go test of our FerretDB build, then both jest tiers
+# in one run (jest.config.js): the unit tier without servers, and the integration tier
+# (`*.int.test.ts`) against real FerretDB and Temporal (started on test ports by its global
+# setup, stopped at the end).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 cd "$GR_REPO_ROOT"
@@ -17,7 +18,7 @@ npx depcruise src --config .dependency-cruiser.cjs --output-type err
 npx prettier --check . --log-level warn
 log "== go test (tools/ferretdb: our FerretDB's logging handler)"
 (cd tools/ferretdb && go test ./...)
-log "== tests"
+log "== tests (unit and integration tiers)"
 results="$GR_REPO_ROOT/.data/jest-results.json"
 mkdir -p "$(dirname "$results")"
 status=0
@@ -25,6 +26,6 @@ rm -rf .data/test/response-coverage .data/test/status-coverage
 npx jest --ci --json --outputFile="$results" "$@" || status=$?
 # Every built route's 2xx was checked against its response schema (whole runs only).
 if [[ $# -eq 0 ]]; then node scripts/check-response-coverage.js || status=1; fi
-# The plain closing line CI reads, whatever the runner printed.
+# The plain closing line CI reads (both tiers), whatever the runner printed.
 node -e 'const r = require(process.argv[1]); console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed`)' "$results" || true
 exit "$status"

@@ -1,6 +1,6 @@
 // Draws one captured trace as a waterfall SVG (docs/observability.md).
 //
-//   TRACE_CAPTURE_FILE=/tmp/approve-trace.json npx jest test/observability/tracing.test.ts
+//   TRACE_CAPTURE_FILE=/tmp/approve-trace.json npx jest test/observability/tracing.int.test.ts
 //   node docs/images/render-trace.js /tmp/approve-trace.json docs/images/approve-trace.svg
 //
 // The input is what the tracing test writes: the spans of the approve request's trace with
@@ -64,7 +64,7 @@ out.push(
   `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="ui-monospace, Menlo, monospace" font-size="12">`,
   `<rect width="100%" height="100%" fill="#ffffff"/>`,
   `<text x="12" y="22" font-size="15" font-weight="bold">One trace: POST /v1/external-actions/{action_id}/approve → update handler → effect activity</text>`,
-  `<text x="12" y="42" fill="#555">${rows.length} spans, ${total.toFixed(1)} ms, trace captured from a real run (test/observability/tracing.test.ts)</text>`,
+  `<text x="12" y="42" fill="#555">${rows.length} spans, ${total.toFixed(1)} ms, trace captured from a real run (test/observability/tracing.int.test.ts)</text>`,
 );
 // Time grid.
 const step = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000].find((s) => total / s <= 10) ?? 1000;

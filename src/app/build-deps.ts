@@ -5,7 +5,6 @@ import { createDecisionSigner, decisionSeed } from '../auth/decision-signer';
 import { RateLimiter } from '../auth/rate-limiter';
 import type { Config } from '../config';
 import { ensureSystemRecords } from '../domain/governance/bootstrap';
-import { createLimitsResolver } from '../domain/governance/quota-policies.service';
 import { createMetrics } from '../observability/metrics';
 import { mongoCommandSpans } from '../observability/mongo-spans';
 import { startTracing, type Tracing } from '../observability/tracing';
@@ -93,7 +92,7 @@ export async function buildDeps(
     pepper: config.keyPepper,
     adminApiKey: config.adminApiKey,
     cacheTtlMs: config.keyCacheTtlMs,
-    resolveLimits: createLimitsResolver(repos.quotaPolicies),
+    quotaPolicies: repos.quotaPolicies,
   });
   const serviceEvents = new ServiceEventRecorder(repos.serviceEvents, instanceId, log);
   // What the api records of a workflow ended from Temporal (an aborted action) tells

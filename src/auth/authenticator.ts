@@ -6,9 +6,11 @@ import type { OrganizationsRepo } from '../store/organizations.repo';
 import type { PrincipalsRepo, Principal } from '../store/principals.repo';
 import type { ApiKeysRepo } from '../store/api-keys.repo';
 import type { Organization } from '../store/organizations.repo';
+import type { QuotaPoliciesRepo } from '../store/quota-policies.repo';
 import { digestsEqual, hashApiKey, parseApiKey } from './api-key';
 import type { AuthContext } from './auth-context';
-import { CLASS_LIMITS, type KeyLimits } from './limits';
+import { effectiveLimits } from './effective-limits';
+import type { KeyLimits } from './limits';
 
 /** A key with the principal and organization its validity depends on. */
 interface KeyBundle {
@@ -34,8 +36,8 @@ export interface AuthenticatorOptions {
   adminApiKey: string | undefined;
   /** How long a looked-up key is trusted before it is read again (the revocation bound). */
   cacheTtlMs: number;
-  /** Quota-policy overrides; class defaults when it returns undefined. */
-  resolveLimits?: (key: ApiKeyRecord) => Promise<KeyLimits | undefined>;
+  /** The quota policies a key's limits come from (`effectiveLimits`). */
+  quotaPolicies: Pick<QuotaPoliciesRepo, 'activeFor'>;
   now?: () => number;
 }
 
@@ -93,12 +95,12 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     if (!key) {
       entry = { missing: true };
     } else {
-      const [principal, organization, override] = await Promise.all([
+      const [principal, organization, { limits }] = await Promise.all([
         options.principals.findById(key.principal_id),
         options.organizations.findById(key.organization_id),
-        options.resolveLimits?.(key),
+        effectiveLimits(options.quotaPolicies, key),
       ]);
-      entry = { key, principal, organization, limits: override ?? CLASS_LIMITS[key.entitlement] };
+      entry = { key, principal, organization, limits };
     }
     if (options.cacheTtlMs > 0 && startedIn === generation) cache.set(keyId, entry);
     return entry;

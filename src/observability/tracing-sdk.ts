@@ -25,7 +25,7 @@ export interface TracingSdk {
  * Why `require` here although `src` forbids `import()`: that rule keeps dependencies
  * visible to the layer check, and a `require` of a literal package name stays visible to
  * dependency-cruiser (it reads CommonJS requires), so nothing is hidden. The types come
- * from the type-only imports above; `test/observability/tracing-sdk.test.ts` checks that
+ * from the type-only imports above; `test/observability/tracing-sdk.int.test.ts` checks that
  * none of these modules is loaded until traces start.
  */
 export function loadTracingSdk(): TracingSdk {

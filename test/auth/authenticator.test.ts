@@ -46,6 +46,7 @@ function world(options: { cacheTtlMs?: number; holdFirstRead?: boolean } = {}) {
     organizations: { findById: async () => organization } as unknown as OrganizationsRepo,
     pepper: PEPPER,
     adminApiKey: undefined,
+    quotaPolicies: { activeFor: async () => [] },
     cacheTtlMs: options.cacheTtlMs ?? 50,
     now: () => clock.now,
   });

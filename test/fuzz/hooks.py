@@ -1,4 +1,4 @@
-"""Schemathesis hooks of test/api/fuzz.test.ts (docs/fuzzing.md), loaded through
+"""Schemathesis hooks of test/api/fuzz.int.test.ts (docs/fuzzing.md), loaded through
 SCHEMATHESIS_HOOKS.
 
 1. The run's own keys stay valid for the whole run. An operator pass may suspend, revoke,
@@ -16,7 +16,7 @@ SCHEMATHESIS_HOOKS.
    operation the key may call answered only 401/403.
 3. Generated query strings stay under the HTTP server's limit. Node answers a request line
    plus headers over 16 KiB with a bare 431 before the app sees the request. The document
-   bounds every query value (maxLength, maxItems: test/api/openapi.test.ts keeps the
+   bounds every query value (maxLength, maxItems: test/api/openapi.int.test.ts keeps the
    longest valid query under 12 KiB), but negative cases break those bounds, and a
    character outside ASCII is up to 12 bytes once percent-encoded; such a query (over
    8 KiB encoded) tests Node's limit, not the API, and is not sent.

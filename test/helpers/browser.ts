@@ -1,11 +1,13 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import { needsIntegrationTier } from '../test-env';
 
 /** Debian's Chromium, as scripts/ensure-browser.sh installs it (or `CHROMIUM_PATH`). */
 export const BROWSER_PATH = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
 /** Whether a browser test can run here; when not, it says why (the test then skips). */
 export function browserAvailable(test: string): boolean {
+  needsIntegrationTier('Chromium');
   if (existsSync(BROWSER_PATH)) return true;
   console.warn(
     `${test} skipped: no Chromium at ${BROWSER_PATH} (scripts/ensure-browser.sh installs it)`,

@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { historyFromJSON, type History } from '@temporalio/common/lib/proto-utils';
 
 /**
- * Workflow histories replayed by test/workflows/replay.test.ts (docs/workflow-versioning.md):
+ * Workflow histories replayed by test/workflows/replay.int.test.ts (docs/workflow-versioning.md):
  * `captured/` is rewritten as a whole by `npm run histories:capture`; `kept/` holds histories
  * of earlier builds, kept by hand while workflows with those histories may still be running.
  */

@@ -11,7 +11,7 @@ import type { AppDeps } from '../../src/app/deps';
 import { mintApiKey } from '../../src/auth/api-key';
 import { loadConfig } from '../../src/config';
 import type { Tracing } from '../../src/observability/tracing';
-import { TEST_SERVERS } from '../test-env';
+import { TEST_SERVERS, testMongoUri, testTemporalAddress } from '../test-env';
 
 export interface TestApp {
   url: string;
@@ -52,8 +52,8 @@ export async function startTestApp(label: string, options: TestAppOptions = {}):
   const config = loadConfig({
     NODE_ENV: 'test',
     PORT: '0',
-    MONGODB_URI: `${process.env['TEST_MONGODB_URI']}${dbName}`,
-    TEMPORAL_ADDRESS: process.env['TEST_TEMPORAL_ADDRESS'],
+    MONGODB_URI: `${testMongoUri()}${dbName}`,
+    TEMPORAL_ADDRESS: testTemporalAddress(),
     TEMPORAL_TASK_QUEUE: `test-${dbName}`,
     KEY_PEPPER: TEST_PEPPER,
     LEDGER_SEAL_KEY: TEST_LEDGER_SEAL_KEY,

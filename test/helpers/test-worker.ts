@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
 import type { Worker } from '@temporalio/worker';
 import type { AppDeps } from '../../src/app/deps';
 import { createSecurityEventReporter } from '../../src/observability/security-events';
 import { createWorker } from '../../src/worker/create-worker';
 import { createWorkerTrust } from '../../src/worker/trust';
-import { WORKFLOW_BUNDLE_PATH } from '../test-env';
+import { testTemporalAddress, workflowBundleCode as builtWorkflowBundle } from '../test-env';
 
 export interface TestWorker {
   worker: Worker;
@@ -43,11 +42,11 @@ export async function startTestWorker(
   const { workflowBundleCode, ...workerOptions } = options;
   const workers = await createWorker({
     ...workerOptions,
-    address: process.env['TEST_TEMPORAL_ADDRESS']!,
+    address: testTemporalAddress(),
     namespace: 'default',
     publicBaseUrl: deps.config.publicBaseUrl,
     taskQueue,
-    workflowBundle: { code: workflowBundleCode ?? readFileSync(WORKFLOW_BUNDLE_PATH, 'utf8') },
+    workflowBundle: { code: workflowBundleCode ?? builtWorkflowBundle() },
     activityDeps: activityDepsOf(deps),
     // The app's tracing, when the test started one: the worker's spans join the same traces.
     ...(deps.tracing ? { tracing: deps.tracing } : {}),

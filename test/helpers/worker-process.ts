@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { WORKFLOW_BUNDLE_PATH } from '../test-env';
+import { testMongoUri, testTemporalAddress, workflowBundlePath } from '../test-env';
 import {
   TEST_LEDGER_CHECKPOINT_DIR,
   TEST_LEDGER_SEAL_KEY,
@@ -13,14 +13,14 @@ export function startWorkerProcess(app: TestApp, env: Record<string, string> = {
   return spawn(process.execPath, [join(__dirname, '..', '..', 'dist', 'src', 'worker.js')], {
     env: {
       PATH: process.env['PATH'],
-      MONGODB_URI: `${process.env['TEST_MONGODB_URI']}${app.dbName}`,
-      TEMPORAL_ADDRESS: process.env['TEST_TEMPORAL_ADDRESS'],
+      MONGODB_URI: `${testMongoUri()}${app.dbName}`,
+      TEMPORAL_ADDRESS: testTemporalAddress(),
       TEMPORAL_TASK_QUEUE: app.deps.config.taskQueue,
       KEY_PEPPER: TEST_PEPPER,
       // The app's ledger seal key and checkpoint directory: both writers seal alike.
       LEDGER_SEAL_KEY: TEST_LEDGER_SEAL_KEY,
       LEDGER_CHECKPOINT_DIR: TEST_LEDGER_CHECKPOINT_DIR,
-      WORKFLOW_BUNDLE_PATH,
+      WORKFLOW_BUNDLE_PATH: workflowBundlePath(),
       LOG_LEVEL: 'warn',
       ...env,
     },

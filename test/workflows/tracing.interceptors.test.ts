@@ -6,7 +6,7 @@ import type { WorkflowInterceptors } from '@temporalio/workflow';
  * 1.14 every workflow evaluates its own copy of each module it loads, and OpenTelemetry's
  * modules were most of that cost in every action's first workflow task with traces off
  * (bench/results/actions-attribution.md). The traced path itself (spans from the approve
- * request to the effect) is covered end to end by test/observability/tracing.test.ts.
+ * request to the effect) is covered end to end by test/observability/tracing.int.test.ts.
  */
 describe('workflow tracing interceptors', () => {
   const OTEL_WORKFLOW = '@temporalio/interceptors-opentelemetry/lib/workflow';

@@ -1,9 +1,10 @@
 import type { DomainInfra } from '../infra';
+import { effectiveLimits, requestLimitsView } from '../../auth/effective-limits';
 import { layerName } from '../../auth/families';
 import { newId } from '../../lib/ids';
 import { SANDBOX_ORGANIZATION } from '../../store/organizations.repo';
 import { createdActive, insertUnique } from '../governance/audit';
-import { classLimitsView, issueKey } from '../governance/keys.service';
+import { issueKey } from '../governance/keys.service';
 import type { SandboxAccessRequest } from '../governance/schemas';
 
 type Deps = Pick<DomainInfra, 'authenticator' | 'config' | 'repos'>;
@@ -65,7 +66,8 @@ export async function requestSandboxAccess(
     api_key: issued.apiKey,
     entitlement: 'sandbox',
     access_layer: layerName(0),
-    limits: classLimitsView('sandbox'),
+    // What the authenticator will enforce on it: a sandbox-wide policy applies at once.
+    limits: requestLimitsView(await effectiveLimits(deps.repos.quotaPolicies, issued.record)),
     key_id: issued.record._id,
   };
 }

@@ -1,7 +1,7 @@
 import type { DomainInfra } from '../infra';
 import { hashApiKey, mintApiKey, newKeyId } from '../../auth/api-key';
 import type { AccessLayer, Entitlement } from '../../auth/families';
-import { CLASS_LIMITS } from '../../auth/limits';
+import { classDefaults, requestLimitsView } from '../../auth/effective-limits';
 import type { ApiKeyRecord } from '../../store/api-keys.repo';
 import type { Principal } from '../../store/principals.repo';
 
@@ -47,8 +47,6 @@ export async function issueKey(
   return { record, apiKey };
 }
 
-/** The limits a key gets from its class (quota policies are applied by the authenticator). */
-export const classLimitsView = (entitlement: Entitlement) => ({
-  requests_per_minute: CLASS_LIMITS[entitlement].requestsPerMinute,
-  daily_quota: CLASS_LIMITS[entitlement].dailyQuota,
-});
+/** The limits a key gets from its class (`effectiveLimits` adds the quota policies). */
+export const classLimitsView = (entitlement: Entitlement) =>
+  requestLimitsView(classDefaults(entitlement));

@@ -1,76 +1,16 @@
 import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
-import { CLASS_LIMITS, type KeyLimits } from '../../auth/limits';
+import { HEAVY_FIELDS, ORGANIZATION_FIELDS } from '../../auth/effective-limits';
 import { bootstrapKeyId } from '../../auth/authenticator';
 import { Conflict, invalidAt, notFound } from '../../lib/errors';
 import { OPERATORS_ORGANIZATION } from '../../store/organizations.repo';
 import { newId } from '../../lib/ids';
-import type { ApiKeyRecord } from '../../store/api-keys.repo';
-import type { QuotaPoliciesRepo, QuotaPolicy } from '../../store/quota-policies.repo';
+import type { QuotaPolicy } from '../../store/quota-policies.repo';
 import { createdActive } from './audit';
 import * as tenant from './tenant-resource';
 import type { CreatePolicyBody, PolicyListQuery, SetPolicyStatusBody } from './schemas';
 
 type Deps = Pick<DomainInfra, 'authenticator' | 'config' | 'repos'>;
-
-/** Specificity of a policy's scope: a key beats an organization beats a class. */
-const specificity = (policy: QuotaPolicy): number =>
-  policy.scope.key_id ? 3 : policy.scope.organization_id ? 2 : 1;
-
-/** The heavy-work fields of a policy and the `KeyLimits` field each one sets. */
-const HEAVY_FIELDS = [
-  ['concurrent_deployments', 'concurrentDeployments'],
-  ['cell_updates_per_day', 'cellUpdatesPerDay'],
-  ['organization_concurrent_deployments', 'organizationConcurrentDeployments'],
-  ['organization_cell_updates_per_day', 'organizationCellUpdatesPerDay'],
-] as const;
-
-/** Heavy-work fields that describe the organization as a whole. */
-const ORGANIZATION_FIELDS = new Set<string>([
-  'organization_concurrent_deployments',
-  'organization_cell_updates_per_day',
-]);
-
-/**
- * The limits of a key under the quota policies, or undefined for the class defaults.
- * Requests per minute and per day come from the winning policy (`best`): the most specific
- * active one, the newest among equally specific ones. Each heavy-work limit comes
- * from the most specific active policy that sets it (the newest among equals), else the
- * class default; the organization totals only from the key's organization's policies.
- */
-export async function limitsOf(
-  policies: Pick<QuotaPoliciesRepo, 'activeFor'>,
-  key: ApiKeyRecord,
-): Promise<{ limits: KeyLimits; best: QuotaPolicy | undefined } | undefined> {
-  const active = await policies.activeFor(key);
-  if (active.length === 0) return undefined;
-  // Most specific first; `activeFor` is newest first and the sort is stable.
-  const ordered = [...active].sort((a, b) => specificity(b) - specificity(a));
-  const best = ordered[0];
-  const limits: KeyLimits = {
-    ...CLASS_LIMITS[key.entitlement],
-    requestsPerMinute: best.requests_per_minute,
-    dailyQuota: best.daily_quota,
-  };
-  for (const [field, limit] of HEAVY_FIELDS) {
-    const setBy = ordered.find(
-      (policy) =>
-        policy[field] !== undefined &&
-        (!ORGANIZATION_FIELDS.has(field) || policy.scope.organization_id !== undefined),
-    );
-    if (setBy) limits[limit] = setBy[field]!;
-  }
-  return { limits, best };
-}
-
-/** The limits of a key under the quota policies (`limitsOf`), or undefined for the class defaults. */
-export function createLimitsResolver(policies: QuotaPoliciesRepo) {
-  // The bootstrap operator key (ADMIN_API_KEY) is the break-glass path: no policy throttles
-  // it, whatever its scope (an entitlement-wide policy included), so a bad policy can
-  // always be suspended with it.
-  return async (key: ApiKeyRecord): Promise<KeyLimits | undefined> =>
-    key.bootstrap ? undefined : (await limitsOf(policies, key))?.limits;
-}
 
 export function toPolicyView(policy: QuotaPolicy) {
   return {

@@ -7,7 +7,7 @@ import {
   type AccessLayer,
   type FamilyName,
 } from '../../auth/families';
-import { CLASS_LIMITS } from '../../auth/limits';
+import { classDefaults, requestLimitsView } from '../../auth/effective-limits';
 import type { KeyStatus } from '../../store/api-keys.repo';
 
 /**
@@ -56,8 +56,7 @@ export async function entitlementSummary(deps: Pick<DomainInfra, 'repos'>) {
     for (const row of byClass) if (row.entitlement === entitlement) keys[row.status] += row.n;
     return {
       entitlement,
-      requests_per_minute: CLASS_LIMITS[entitlement].requestsPerMinute,
-      daily_quota: CLASS_LIMITS[entitlement].dailyQuota,
+      ...requestLimitsView(classDefaults(entitlement)),
       policies: classPolicies.get(entitlement) ?? 0,
       active_keys: keys.active,
       keys,

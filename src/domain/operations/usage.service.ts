@@ -1,11 +1,9 @@
 import type { Filter } from 'mongodb';
 import { found } from '../../lib/errors';
 import type { DomainInfra } from '../infra';
-import { CLASS_LIMITS } from '../../auth/limits';
+import { effectiveLimits, requestLimitsView } from '../../auth/effective-limits';
 import { msUntilUtcMidnight, utcDay } from '../../lib/time';
-import type { ApiKeyRecord } from '../../store/api-keys.repo';
 import { decodePageCursor, encodePageCursor } from '../../store/paging';
-import { limitsOf } from '../governance/quota-policies.service';
 import { heavyWorkUsage } from '../substrates/heavy-work';
 import type { UsageRollup } from '../../store/usage-rollups.repo';
 import {
@@ -96,18 +94,6 @@ export async function listUsage(deps: Pick<DomainInfra, 'repos'>, raw: UsageQuer
   };
 }
 
-/** The effective limits of a key and where they come from (`limitsOf`, else the class). */
-async function effectiveLimits(deps: Pick<DomainInfra, 'repos'>, key: ApiKeyRecord) {
-  const resolved = await limitsOf(deps.repos.quotaPolicies, key);
-  const limits = resolved?.limits ?? CLASS_LIMITS[key.entitlement];
-  return {
-    requests_per_minute: limits.requestsPerMinute,
-    daily_quota: limits.dailyQuota,
-    source: resolved?.best?._id ?? `class:${key.entitlement}`,
-    all: limits,
-  };
-}
-
 /**
  * Requests the limiter has counted for a key in the current minute and UTC day: the sum
  * of every api instance's shard (`rate_counters`, window ids as `RateLimiter` names them),
@@ -144,11 +130,13 @@ export async function keyUsage(
     new Date(
       floorPeriod(nowMs, granularity) - (DEFAULT_PERIODS[granularity] - 1) * periodMs(granularity),
     ).toISOString();
-  const [{ all, ...limits }, used] = await Promise.all([
-    effectiveLimits(deps, key),
+  // The limits the authenticator enforces on this key (the bootstrap key's included).
+  const [effective, used] = await Promise.all([
+    effectiveLimits(deps.repos.quotaPolicies, key),
     limiterCounts(deps, keyId, nowMs),
   ]);
-  const heavyWork = await heavyWorkUsage(deps, key, all);
+  const limits = { ...requestLimitsView(effective), source: effective.source };
+  const heavyWork = await heavyWorkUsage(deps, key, effective.limits);
 
   const cursor = deps.repos.usageRollups.find(
     { key_id: keyId, [granularity]: periodRange(granularity, since, query.until) },
