@@ -1,6 +1,6 @@
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { ExportResultCode, hrTimeToMicroseconds } from '@opentelemetry/core';
+import { hrTimeToMicroseconds } from '@opentelemetry/core';
 import { Resource } from '@opentelemetry/resources';
 import { SpanKind, context, trace } from '@opentelemetry/api';
 import {
@@ -11,6 +11,7 @@ import {
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-base';
 import { startOtlpCollector, type OtlpCollector } from '../../../bench/lib/otlp-collector';
+import { exportSpans } from '../../helpers/otlp-export';
 
 // The budget's receiver parses what the real OTLP/JSON exporter sends: every span with its
 // parent, kind, service, times and attributes, whatever the body's compression.
@@ -42,14 +43,7 @@ beforeAll(async () => {
 });
 afterAll(() => collector.stop());
 
-const exported = (exporter: SpanExporter) =>
-  new Promise<void>((resolve, reject) =>
-    exporter.export(spans, (result) =>
-      result.code === ExportResultCode.SUCCESS
-        ? resolve()
-        : reject(result.error ?? new Error('export failed')),
-    ),
-  );
+const exported = (exporter: SpanExporter) => exportSpans(exporter, spans);
 
 describe('the OTLP collector', () => {
   it.each([

@@ -1,6 +1,5 @@
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { ExportResultCode } from '@opentelemetry/core';
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
@@ -9,6 +8,7 @@ import {
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-base';
 import { startOtlpSink, type OtlpSink } from '../../../bench/lib/otlp-sink';
+import { exportSpans } from '../../helpers/otlp-export';
 
 // The tracing bench's receiver counts spans without parsing bodies: it must count what the
 // real exporters send, in both protocols, exactly.
@@ -29,14 +29,7 @@ beforeAll(async () => {
 });
 afterAll(() => sink.stop());
 
-const exported = (exporter: SpanExporter) =>
-  new Promise<void>((resolve, reject) =>
-    exporter.export(spans, (result) =>
-      result.code === ExportResultCode.SUCCESS
-        ? resolve()
-        : reject(result.error ?? new Error('export failed')),
-    ),
-  );
+const exported = (exporter: SpanExporter) => exportSpans(exporter, spans);
 
 describe('the OTLP sink', () => {
   it.each([
