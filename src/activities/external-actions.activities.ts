@@ -1,5 +1,4 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { LRUCache } from 'lru-cache';
 import { approverSignaturesProblem } from '../domain/external-actions/approver-authority';
 import { schedulingWorkflow } from './scheduling-workflow';
 import { planAction, planDigestOf } from '../domain/external-actions/planner';
@@ -21,12 +20,14 @@ import {
   actionWorkflowId,
   proposalClaimOf,
   type ActionContract,
-  type ActionDecision,
   type ActionPlan,
   type ActionState,
   type ActionWorkflowInput,
   type PlanRefusal,
 } from '../workflows/external-action.contract';
+import { openAction, planned, transitionRecordsOf } from '../workflows/action-machine';
+import { createExecuteRecorded } from './execute-recorded';
+import { createRecordedAssertionCheck } from './recorded-assertions';
 import { restoreObject } from './restore-object';
 import type { SecurityEvent, WorkerTrust } from '../domain/worker-trust';
 import { postWebhook } from './webhook-post';
@@ -54,9 +55,13 @@ export interface ActionActivityDeps {
   >;
 }
 
-/** How an action's workflow opens: a trusted proposal and its dry run, or a refusal. */
+/**
+ * How an action's workflow opens: a trusted proposal and its dry run, or a refusal. Asked to
+ * record (`record_at`), the activity also records the proposal and its plan's outcome and
+ * answers the ledger head (`recorded_head`): the lean shape (docs/workflow-versioning.md).
+ */
 export type OpenedProposal =
-  | { trusted: true; accepted_keys: string[]; plan: ActionPlan }
+  | { trusted: true; accepted_keys: string[]; plan: ActionPlan; recorded_head?: string }
   | { trusted: false; problem: string };
 
 export type { RecordTransitionInput } from '../domain/external-actions/record-transitions';
@@ -76,11 +81,10 @@ export function createActionActivities(deps: ActionActivityDeps) {
   const recorderDeps = { ...deps, ledgerSeal: deps.trust.ledgerSeal };
   const appendTransitionsToLedger = createTransitionRecorder(recorderDeps);
   const noteReset = createResetNoter();
-  // Decisions whose approver assertion the record step verified already: a decision is in
-  // every later state of its action, and a valid one stays valid for the ledger.
-  const verifiedAssertions = new LRUCache<string, true>({ max: 10_000 });
-  const assertionKey = (state: ActionState, d: ActionDecision) =>
-    `${state.action_id}/${d.decision_id}/${d.approver_assertion?.signature ?? d.approver_assertion?.webauthn?.signature ?? '-'}`;
+  const approverAssertionsProblem = createRecordedAssertionCheck(
+    repos.approverKeys,
+    deps.trust.relyingParty,
+  );
   /**
    * The `recordActionTransitions` activity: checks each state's signatures (a forged one is
    * refused and reported), then appends the batch to the ledger (`createTransitionRecorder`).
@@ -138,31 +142,6 @@ export function createActionActivities(deps: ActionActivityDeps) {
       nonRetryable: true,
       details: [status],
     });
-  }
-
-  /**
-   * Under a signed rule that requires approver signatures, every approval and rejection in
-   * the state must carry the approver's own valid signature before it enters the ledger: the
-   * workflow only checks one is present, so a decision made with a stolen api signing key
-   * and a made-up assertion would otherwise be recorded (a rejection would even end the
-   * action). Keys are judged as they stood when the api signed each decision, so a key
-   * revoked later still lets the action's later transitions (its failure) be recorded; the
-   * effect activity judges keys as they stand now. Checked once per decision per worker.
-   */
-  async function approverAssertionsProblem(state: ActionState): Promise<string | null> {
-    const unchecked = state.decisions.filter(
-      (d) => d.decision !== 'execute' && !verifiedAssertions.has(assertionKey(state, d)),
-    );
-    if (unchecked.length === 0 || !state.proposal.rule?.require_approver_signature) return null;
-    const problem = await approverSignaturesProblem(
-      { ...state, decisions: unchecked },
-      repos.approverKeys,
-      deps.trust.relyingParty,
-      (d) => ({ activeAt: d.signed_at ?? '' }),
-      ['approve', 'reject'],
-    );
-    if (!problem) for (const d of unchecked) verifiedAssertions.set(assertionKey(state, d), true);
-    return problem;
   }
 
   /** Reports the refusal, then fails the activity for good (nothing was written). */
@@ -228,6 +207,112 @@ export function createActionActivities(deps: ActionActivityDeps) {
     return applied ? { ...plan, already_applied: true } : plan;
   }
 
+  /**
+   * Applies the effect once: a retry recognises its own earlier success. Nothing the
+   * workflow hands over is believed: the effect re-plans the signed contract and acts only
+   * when the api's signatures authorise that very plan (`ActionAuthority.executionProblem`).
+   */
+  async function applyAction(input: {
+    state: ActionState;
+    plan: ActionPlan;
+  }): Promise<Record<string, unknown>> {
+    const { contract } = input.state.proposal;
+    const state: ActionState = { ...input.state, ...contract };
+    // What the ledger says now, read beside the plan made now; it decides first.
+    const [replan, ledgerProblem] = await Promise.all([
+      planActionContract(contract, { actionId: state.action_id }),
+      effectLedgerProblem(repos.externalActions, input.state),
+    ]);
+    if (ledgerProblem) await refuseThisRun(state.action_id, ledgerProblem, input.state.seq);
+    // Its own change already applied (a retry after a lost answer): the approved plan.
+    const plan = replan.already_applied ? input.plan : replan;
+    // The plan made now is not the approved one: not a forgery, the world or the policy
+    // moved. The details say how, as the workflow records it (`PlanRefusal`).
+    const refusal: PlanRefusal = {
+      replanned_digest: replan.plan_digest,
+      reasons: replan.policy.reasons,
+    };
+    if (!replan.already_applied && !replan.ok) {
+      throw ApplicationFailure.create({
+        message: `policy refuses the plan made now: ${replan.policy.reasons.join('; ')}`,
+        type: EXECUTION_FAILURES.policyDenied,
+        nonRetryable: true,
+        details: [refusal],
+      });
+    }
+    if (!replan.already_applied && replan.plan_digest !== input.plan.plan_digest) {
+      throw ApplicationFailure.create({
+        message: `the world changed since the plan (${replan.plan_digest}, approved ${input.plan.plan_digest})`,
+        type: EXECUTION_FAILURES.planDrift,
+        nonRetryable: true,
+        details: [refusal],
+      });
+    }
+    const problem =
+      deps.trust.authority.executionProblem(input.state, plan.plan_digest) ??
+      (planDigestOf(contract, plan) === plan.plan_digest
+        ? null
+        : 'the plan handed to the effect is not the plan its digest names') ??
+      (plan.ok ? null : `policy refuses it: ${plan.policy.reasons.join('; ')}`) ??
+      // The approvers' own signatures, when the signed rule requires them: checked against
+      // their keys as they stand now, so a key revoked since the approval voids it.
+      (await approverSignaturesProblem(input.state, repos.approverKeys, deps.trust.relyingParty, {
+        activeNow: true,
+      }));
+    if (problem) await refuse('security.unsigned_effect', state, problem);
+    const now = new Date().toISOString();
+    switch (state.action_kind) {
+      case 'world.update_object': {
+        const diff = plan.diff!;
+        const patch = state.parameters['patch'] as Record<string, unknown>;
+        const applied = await repos.worldObjects.patchAtVersion(
+          diff.object_id,
+          diff.base_version,
+          patch,
+          state.action_id,
+          now,
+        );
+        if (!applied) {
+          const object = await repos.worldObjects.findById(diff.object_id);
+          if (object?.last_action_id !== state.action_id) {
+            throw ApplicationFailure.nonRetryable(
+              `world object ${diff.object_id} changed since the plan (version ${object?.version ?? 'gone'}, planned on ${diff.base_version})`,
+              EXECUTION_FAILURES.planDrift,
+            );
+          }
+          // Not applied now, but the object carries this action's change already: a
+          // retry of an execution whose patch landed before the worker died goes on.
+        }
+        await repos.worldHistory.appendOnce({
+          _id: `evt_${state.action_id.slice(4)}`,
+          kind: 'object.updated',
+          object_id: diff.object_id,
+          at: now,
+          change: {
+            action_id: state.action_id,
+            changes: diff.changes,
+            version: diff.base_version + 1,
+          },
+        });
+        return { object_id: diff.object_id, version: diff.base_version + 1 };
+      }
+      case 'world.restore_object':
+        return restoreObject(repos, state, now);
+      case 'webhook.post':
+        return postWebhook(deps, state);
+      case 'notify': {
+        const message = await repos.outbox.putOnce({
+          _id: state.action_id,
+          channel: (state.parameters['channel'] as string | undefined) ?? 'default',
+          message: state.parameters['message'] as string,
+          shared_context_id: state.shared_context_id,
+          created_at: now,
+        });
+        return { outbox_id: message._id, channel: message.channel };
+      }
+    }
+  }
+
   return {
     /**
      * The first step of every action workflow: its start input must be a proposal the api
@@ -236,7 +321,7 @@ export function createActionActivities(deps: ActionActivityDeps) {
      */
     async openActionProposal(
       input: ActionWorkflowInput,
-      run: { first_run_id: string },
+      run: { first_run_id: string; record_at?: string },
     ): Promise<OpenedProposal> {
       const { workflowId, runId } = schedulingWorkflow();
       const problem =
@@ -248,9 +333,14 @@ export function createActionActivities(deps: ActionActivityDeps) {
           : `workflow ${workflowId} is not the workflow of action ${input.action_id}`);
       const replay = problem ? null : await replayProblem(input.action_id, run.first_run_id);
       // The same chain opening an action its ledger holds: a reset to the first workflow task.
+      // Entries this very run wrote are its own (a retry of this activity after it recorded).
       const reopened =
         replay?.opened && !replay.problem
-          ? reopenProblem(await repos.externalActions.entriesFrom(input.action_id, 1))
+          ? reopenProblem(
+              (await repos.externalActions.entriesFrom(input.action_id, 1)).filter(
+                (entry) => entry.run_id !== runId,
+              ),
+            )
           : null;
       if (reopened) return refuseThisRun(input.action_id, reopened, null);
       const refusal = problem ?? replay?.problem;
@@ -269,121 +359,35 @@ export function createActionActivities(deps: ActionActivityDeps) {
         });
         return { trusted: false, problem: refusal };
       }
-      return {
-        trusted: true,
+      const plan = await planActionContract(input.contract);
+      const opened = {
+        trusted: true as const,
         accepted_keys: [...deps.trust.acceptedSignerKeys],
-        plan: await planActionContract(input.contract),
+        plan,
       };
+      if (!run.record_at) return opened;
+      // The workflow's own first transitions, computed by the same pure machine from the same
+      // input: the proposal, then `awaiting_approval` or `dry_run_failed`.
+      const machine = openAction(input, {
+        workflow_id: workflowId,
+        run_id: runId,
+        first_run_id: run.first_run_id,
+      });
+      const step = planned(machine, plan, run.record_at);
+      const head = await verifyAndRecordTransitions(transitionRecordsOf(step, run.record_at, null));
+      return { ...opened, recorded_head: head };
     },
 
     planActionContract,
 
     recordActionTransitions: verifyAndRecordTransitions,
 
-    /**
-     * Applies the effect once: a retry recognises its own earlier success. Nothing the
-     * workflow hands over is believed: the effect re-plans the signed contract and acts only
-     * when the api's signatures authorise that very plan (`ActionAuthority.executionProblem`).
-     */
-    async applyAction(input: {
-      state: ActionState;
-      plan: ActionPlan;
-    }): Promise<Record<string, unknown>> {
-      const { contract } = input.state.proposal;
-      const state: ActionState = { ...input.state, ...contract };
-      // What the ledger says now, read beside the plan made now; it decides first.
-      const [replan, ledgerProblem] = await Promise.all([
-        planActionContract(contract, { actionId: state.action_id }),
-        effectLedgerProblem(repos.externalActions, input.state),
-      ]);
-      if (ledgerProblem) await refuseThisRun(state.action_id, ledgerProblem, input.state.seq);
-      // Its own change already applied (a retry after a lost answer): the approved plan.
-      const plan = replan.already_applied ? input.plan : replan;
-      // The plan made now is not the approved one: not a forgery, the world or the policy
-      // moved. The details say how, as the workflow records it (`PlanRefusal`).
-      const refusal: PlanRefusal = {
-        replanned_digest: replan.plan_digest,
-        reasons: replan.policy.reasons,
-      };
-      if (!replan.already_applied && !replan.ok) {
-        throw ApplicationFailure.create({
-          message: `policy refuses the plan made now: ${replan.policy.reasons.join('; ')}`,
-          type: EXECUTION_FAILURES.policyDenied,
-          nonRetryable: true,
-          details: [refusal],
-        });
-      }
-      if (!replan.already_applied && replan.plan_digest !== input.plan.plan_digest) {
-        throw ApplicationFailure.create({
-          message: `the world changed since the plan (${replan.plan_digest}, approved ${input.plan.plan_digest})`,
-          type: EXECUTION_FAILURES.planDrift,
-          nonRetryable: true,
-          details: [refusal],
-        });
-      }
-      const problem =
-        deps.trust.authority.executionProblem(input.state, plan.plan_digest) ??
-        (planDigestOf(contract, plan) === plan.plan_digest
-          ? null
-          : 'the plan handed to the effect is not the plan its digest names') ??
-        (plan.ok ? null : `policy refuses it: ${plan.policy.reasons.join('; ')}`) ??
-        // The approvers' own signatures, when the signed rule requires them: checked against
-        // their keys as they stand now, so a key revoked since the approval voids it.
-        (await approverSignaturesProblem(input.state, repos.approverKeys, deps.trust.relyingParty, {
-          activeNow: true,
-        }));
-      if (problem) await refuse('security.unsigned_effect', state, problem);
-      const now = new Date().toISOString();
-      switch (state.action_kind) {
-        case 'world.update_object': {
-          const diff = plan.diff!;
-          const patch = state.parameters['patch'] as Record<string, unknown>;
-          const applied = await repos.worldObjects.patchAtVersion(
-            diff.object_id,
-            diff.base_version,
-            patch,
-            state.action_id,
-            now,
-          );
-          if (!applied) {
-            const object = await repos.worldObjects.findById(diff.object_id);
-            if (object?.last_action_id !== state.action_id) {
-              throw ApplicationFailure.nonRetryable(
-                `world object ${diff.object_id} changed since the plan (version ${object?.version ?? 'gone'}, planned on ${diff.base_version})`,
-                EXECUTION_FAILURES.planDrift,
-              );
-            }
-            // Not applied now, but the object carries this action's change already: a
-            // retry of an execution whose patch landed before the worker died goes on.
-          }
-          await repos.worldHistory.appendOnce({
-            _id: `evt_${state.action_id.slice(4)}`,
-            kind: 'object.updated',
-            object_id: diff.object_id,
-            at: now,
-            change: {
-              action_id: state.action_id,
-              changes: diff.changes,
-              version: diff.base_version + 1,
-            },
-          });
-          return { object_id: diff.object_id, version: diff.base_version + 1 };
-        }
-        case 'world.restore_object':
-          return restoreObject(repos, state, now);
-        case 'webhook.post':
-          return postWebhook(deps, state);
-        case 'notify': {
-          const message = await repos.outbox.putOnce({
-            _id: state.action_id,
-            channel: (state.parameters['channel'] as string | undefined) ?? 'default',
-            message: state.parameters['message'] as string,
-            shared_context_id: state.shared_context_id,
-            created_at: now,
-          });
-          return { outbox_id: message._id, channel: message.channel };
-        }
-      }
-    },
+    /** The lean shape's execution in one local activity (`execute-recorded.ts`). */
+    executeRecorded: createExecuteRecorded({
+      record: verifyAndRecordTransitions,
+      apply: applyAction,
+    }),
+
+    applyAction,
   };
 }

@@ -107,9 +107,13 @@ export const actionStepSummary = {
   ruleWait: (executableAt: string) =>
     `wait for the approval rule's wait to end at ${clock(executableAt)}`,
   executeWait: (expiresAtMs: number) => `wait for a call to execute until ${clock(expiresAtMs)}`,
-  replan: (state: ActionState, target: string) =>
-    `re-plan ${state.action_kind} → ${target} before executing`,
+  checkAndRecordProposal: (state: ActionState, target: string) =>
+    `check the api's signature on the proposal, dry-run ${state.action_kind} → ${target}, record the plan`,
+  window: (state: ActionState, expiresAtMs: number) =>
+    `wait for ${state.bounds.required_approvals} approval(s) and the execution until the window ends at ${clock(expiresAtMs)}`,
   apply: (state: ActionState, target: string) => `apply ${state.action_kind} → ${target}`,
+  executeAndRecord: (state: ActionState, target: string) =>
+    `record executing, apply ${state.action_kind} → ${target}, record the outcome`,
 };
 
 /** The current details of a start the worker refused: its proposal is not signed as it must be. */

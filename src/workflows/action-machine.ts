@@ -327,33 +327,6 @@ function finished(
 }
 
 /**
- * The plan made again before executing. Its own change already applied (an earlier attempt
- * applied it and was lost before recording it): the approved plan is applied again, a no-op
- * that answers it. A different digest fails the action (`plan_drift`), and so does a plan
- * policy now denies (`policy_denied`).
- */
-export function replanned(
-  machine: ActionMachine,
-  replan: ActionPlan,
-  startedAt: string,
-  at: string,
-): { apply: ActionPlan } | { failed: ActionStep } {
-  const approved = machine.state.dry_run!;
-  if (replan.already_applied) return { apply: approved };
-  if (replan.plan_digest === approved.plan_digest && replan.ok) return { apply: replan };
-  const refusal = { replanned_digest: replan.plan_digest, reasons: replan.policy.reasons };
-  return {
-    failed: planRefused(
-      machine,
-      replan.ok ? 'plan_drift' : 'policy_denied',
-      refusal,
-      startedAt,
-      at,
-    ),
-  };
-}
-
-/**
  * The plan made again at the effect was not applied: the world moved (`plan_drift`) or
  * policy now denies it (`policy_denied`). The same entry whether the workflow re-planned
  * before the effect or the effect re-planned itself.
@@ -385,6 +358,32 @@ export function effectFailed(
   const reason = failure.type === EXECUTION_FAILURES.planDrift ? 'plan_drift' : failure.message;
   const result = { error: failure.message };
   return finished(machine, { outcome: 'failed', reason, result }, startedAt, at);
+}
+
+/** A transition as the record activity takes it (`RecordTransitionInput`). */
+export interface TransitionRecord {
+  state: ActionState;
+  at: string;
+  event: string;
+  actor: ActionActor | null;
+  detail: Record<string, unknown>;
+}
+
+/**
+ * The records a step makes, taken at `at`, the first chained to `ledgerHead`: what the
+ * workflow hands its record activity, and what an activity that records a step it computed
+ * itself (the lean shape, docs/workflow-versioning.md) writes.
+ */
+export function transitionRecordsOf(
+  step: ActionStep,
+  at: string,
+  ledgerHead: string | null,
+): TransitionRecord[] {
+  const records = step.effects
+    .filter((effect): effect is RecordEffect => effect.kind === 'record')
+    .map(({ state, event, actor, detail }) => ({ state: { ...state }, at, event, actor, detail }));
+  if (records[0]) records[0].state.ledger_head = ledgerHead;
+  return records;
 }
 
 /** A record landed: the ledger's newest digest for this action. */

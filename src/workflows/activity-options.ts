@@ -27,6 +27,9 @@ export const ACTION_STORE_STEP: LocalActivityOptions = {
   },
 };
 
+/** How many times an action's effect is tried before it fails for good. */
+export const ACTION_EFFECT_ATTEMPTS = 6;
+
 /**
  * The action's effect. An external call (webhook) is a regular activity: its own task,
  * timeout and retries, visible in the UI. Effects on our own store (world patch, outbox) are
@@ -38,6 +41,6 @@ export const ACTION_EFFECT_STEP = {
     initialInterval: '500 milliseconds',
     backoffCoefficient: 2,
     maximumInterval: '10 seconds',
-    maximumAttempts: 6,
+    maximumAttempts: ACTION_EFFECT_ATTEMPTS,
   },
 } as const satisfies ActivityOptions;

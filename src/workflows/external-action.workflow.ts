@@ -2,8 +2,8 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
+  deprecatePatch,
   getExternalWorkflowHandle,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -14,7 +14,6 @@ import {
 } from '@temporalio/workflow';
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import type { ActionActivities } from '../activities';
-import type { RecordTransitionInput } from '../activities/external-actions.activities';
 import {
   ACTION_EFFECT_STEP as EFFECT_STEP,
   ACTION_STORE_STEP as STORE_STEP,
@@ -31,30 +30,26 @@ import {
   actorOf,
   decided,
   decisionOf,
-  effectApplied,
-  effectFailed,
   executedByItself,
   executesByItself,
   executionScheduled,
   expired,
   expiresAtMsOf,
   openAction,
-  planRefused,
   planned,
   recorded,
   refusalsFlushed,
   refused,
-  replanned,
   type ActionEffect,
   type ActionStep,
-  type RecordEffect,
 } from './action-machine';
+import { executionEnded } from './action-execution';
 import { actionTargetText } from './action-text';
 import { decisionRefusal } from './action-validation';
+import { createActionRecords } from './action-records';
 import { createDecisionGate } from './decision-gate';
 import {
   ACTION_ERRORS,
-  EXECUTION_FAILURES,
   actionStateQuery,
   approveActionUpdate,
   executeActionUpdate,
@@ -73,7 +68,7 @@ import { ActionStatusKey, ApprovalsRemainingKey } from './shared.contract';
 // `persistTransitions` is the `recordActionTransitions` activity (its registered name).
 const {
   openActionProposal,
-  planActionContract,
+  executeRecorded,
   recordActionTransitions: persistTransitions,
 } = proxyLocalActivities<ActionActivities>(STORE_STEP);
 
@@ -81,22 +76,12 @@ const {
 const { applyAction: applyExternalEffect } = proxyActivities<ActionActivities>(EFFECT_STEP);
 const { applyAction: applyInternalEffect } = proxyLocalActivities<ActionActivities>(EFFECT_STEP);
 
-/** Patch: a child action signals its repair's current run, not the run that started it. */
-const SIGNAL_CURRENT_PARENT_RUN = 'child-signals-current-parent-run';
-
 /**
- * Patch: the effect re-plans by itself (it always did, to trust nothing it is handed) and
- * says why it would not apply, so the workflow no longer re-plans in a local activity of
- * its own first: one local activity and one workflow activation fewer per execution. The
- * ledger records a refused plan as before (`planRefused`).
+ * Deprecated patches, called by the classic shape only (docs/workflow-versioning.md): a
+ * child action signals its repair's current run; the effect re-plans by itself.
  */
+const SIGNAL_CURRENT_PARENT_RUN = 'child-signals-current-parent-run';
 const EFFECT_PLANS_ITSELF = 'effect-plans-itself';
-
-/** The failure types the effect refuses a plan made again with, and what each records. */
-const PLAN_REFUSALS: Record<string, 'plan_drift' | 'policy_denied'> = {
-  [EXECUTION_FAILURES.planDrift]: 'plan_drift',
-  [EXECUTION_FAILURES.policyDenied]: 'policy_denied',
-};
 
 /** The decision updates, in the order their handlers are set. */
 const DECISION_UPDATES = [
@@ -162,6 +147,13 @@ async function actionRun(
     run_id: info.runId,
     first_run_id: info.firstExecutionRunId,
   });
+  // The history's shape (docs/workflow-versioning.md, "Shapes"): lean when the first
+  // activity recorded the proposal itself, as it does for every run this build starts; a
+  // history written before has its answer without a head and replays the classic shape.
+  let lean = false;
+  // Lean and applied in process: the transitions into `executing` are held for the one local
+  // activity that records them, applies the effect and records its outcome.
+  const executesInOne = (): boolean => lean && machine.state.action_kind !== 'webhook.post';
 
   // Names for what people read (the api resolved them at the start; deciders bring theirs).
   const names: ActionNames = {
@@ -171,32 +163,23 @@ async function actionRun(
       : {},
   };
   const target = actionTargetText(input.contract, input.names);
-  // Records run one after another, so the ledger chain and projection follow the state.
-  // Transitions queue up while a record runs and the next record takes them all at once:
-  // one local activity, one projection write and one witness slot for the batch.
-  const queued: Array<RecordTransitionInput & { summary: string }> = [];
-  let recording: Promise<void> = Promise.resolve();
-  const record = ({ state, event, actor, detail }: RecordEffect): Promise<void> => {
-    const summary = recordSummary(event, actor?.principal_id ?? null, state, names);
-    queued.push({ state: copy(state), at: now(), event, actor, detail, summary });
-    recording = recording.then(async () => {
-      const batch = queued.splice(0, queued.length);
-      if (batch.length === 0) return; // an earlier record took it
-      batch[0].state.ledger_head = machine.state.ledger_head;
-      const inputs = batch.map(({ summary: _summary, ...input }) => input);
-      const options = { ...STORE_STEP, summary: batch.map((b) => b.summary).join('; ') };
-      const head = await persistTransitions
-        .executeWithOptions(options, [inputs])
-        .catch((error: unknown) => {
-          // Refused by the ledger: nothing more is recorded, and the run ends.
-          const refusal = runRefusalOf(error);
-          if (refusal) refuse(refusal);
-          throw error;
-        });
-      machine = recorded(machine, head);
-    });
-    return recording;
+  const refusedBy = (error: unknown): never => {
+    // Refused by the ledger: nothing more is recorded, and the run ends.
+    const refusal = runRefusalOf(error);
+    if (refusal) refuse(refusal);
+    throw error;
   };
+  const records = createActionRecords({
+    now,
+    head: () => machine.state.ledger_head,
+    persist: (inputs, summary) =>
+      persistTransitions.executeWithOptions({ ...STORE_STEP, summary }, [inputs]).catch(refusedBy),
+    landed: (head) => {
+      machine = recorded(machine, head);
+    },
+    summaryOf: ({ event, actor, state }) =>
+      recordSummary(event, actor?.principal_id ?? null, state, names),
+  });
   // What the Web UI shows as the current details: refreshed on every status change, every
   // recorded approval and when the rule's wait is set, so `1 of 2` shows after the first of two.
   const showDetails = (): void => setCurrentDetails(actionCurrentDetails(machine.state, names));
@@ -205,18 +188,18 @@ async function actionRun(
   // that started this child is terminated, and the new run is the one that waits for it.
   const notifyParent = (status: ActionStatus): void => {
     if (!info.parent) return;
-    const parent = patched(SIGNAL_CURRENT_PARENT_RUN)
-      ? getExternalWorkflowHandle(info.parent.workflowId)
-      : getExternalWorkflowHandle(info.parent.workflowId, info.parent.runId);
-    parent
+    if (!lean) deprecatePatch(SIGNAL_CURRENT_PARENT_RUN);
+    getExternalWorkflowHandle(info.parent.workflowId)
       .signal(childActionStatusSignal, { action_id: machine.state.action_id, status })
       .catch(() => undefined);
   };
   const performEffect = (effect: ActionEffect): Promise<void> | null => {
-    if (effect.kind === 'record') return record(effect);
+    if (effect.kind === 'record') return records.record(effect);
     if (effect.kind === 'show_details') showDetails();
     else if (effect.kind === 'notify_parent') notifyParent(effect.status);
-    else {
+    // Executing in one activity, `executing` ends in the same workflow task as it begins:
+    // the Web UI would never see it, so the search attribute waits for the outcome.
+    else if (!(records.holding() && effect.status === 'executing')) {
       const pairs: SearchAttributeUpdatePair[] = [];
       if (effect.status) pairs.push({ key: ActionStatusKey, value: effect.status });
       if (effect.approvals_remaining !== undefined)
@@ -228,16 +211,24 @@ async function actionRun(
   /** Takes a transition and performs its effects in order; settles when its records have. */
   const perform = (step: ActionStep): Promise<void> => {
     machine = step.machine;
-    let settled = recording;
+    let settled = records.settled();
     for (const effect of step.effects) settled = performEffect(effect) ?? settled;
     return settled;
   };
+  /** A transition an activity recorded already (the lean shape): its other effects, its head. */
+  const performRecorded = (step: ActionStep, head: string): void => {
+    machine = recorded(step.machine, head);
+    for (const effect of step.effects) if (effect.kind !== 'record') void performEffect(effect);
+  };
+  /** The transition into `executing`, held when the lean shape executes in one activity. */
+  const performExecuting = (step: ActionStep): Promise<void> =>
+    records.holdWhile(executesInOne(), () => perform(step));
   const gate = createDecisionGate(input.action_id, () => machine.state.status);
 
   setHandler(actionStateQuery, () => machine.state);
   setHandler(planSettledUpdate, async () => {
     await condition(() => machine.state.status !== 'proposed');
-    await recording;
+    await records.settled();
     return machine.state;
   });
   // Approve, reject and execute: one handler, the machine tells what each decision does.
@@ -247,12 +238,14 @@ async function actionRun(
       const problem = gate.signatureProblem(d, kind);
       if (problem) {
         const refusal = { decision: kind, claimed_by: actorOf(d), problem, at: now() };
+        await records.afterExecution();
         return perform(refused(machine, refusal)).then(() => {
           throw gate.unsigned(problem);
         });
       }
       if (d.principal_name) names.principals[d.principal_id] = d.principal_name;
-      await perform(decided(machine, decisionOf(kind, d, now()), now()));
+      const step = decided(machine, decisionOf(kind, d, now()), now());
+      await (kind === 'execute' ? performExecuting(step) : perform(step));
       return machine.state;
     };
   for (const [update, kind] of DECISION_UPDATES) {
@@ -264,16 +257,13 @@ async function actionRun(
   // The start set ActionStatus=proposed. Nothing is recorded before the worker has checked
   // the api's signature on the proposal: a forged start leaves no action the api would show.
   showDetails();
+  const openedAt = now();
   const opened = await openActionProposal
     .executeWithOptions(
-      { ...STORE_STEP, summary: actionStepSummary.checkProposal(machine.state, target) },
-      [input, { first_run_id: info.firstExecutionRunId }],
+      { ...STORE_STEP, summary: actionStepSummary.checkAndRecordProposal(machine.state, target) },
+      [input, { first_run_id: info.firstExecutionRunId, record_at: openedAt }],
     )
-    .catch((error: unknown) => {
-      const refusal = runRefusalOf(error);
-      if (refusal) refuse(refusal);
-      throw error;
-    });
+    .catch(refusedBy);
   if (!opened.trusted) {
     upsertSearchAttributes([{ key: ActionStatusKey, value: 'refused' }]);
     setCurrentDetails(refusedProposalDetails(opened.problem));
@@ -284,16 +274,31 @@ async function actionRun(
     });
   }
   gate.trust(opened.accepted_keys);
-  // The proposal and the plan's outcome queue together, so one record takes both.
-  await perform(planned(machine, opened.plan, now()));
+  if (opened.recorded_head !== undefined) {
+    lean = true;
+    performRecorded(planned(machine, opened.plan, openedAt), opened.recorded_head);
+  } else {
+    // The proposal and the plan's outcome queue together, so one record takes both.
+    await perform(planned(machine, opened.plan, now()));
+  }
   if (!opened.plan.ok) return finish();
 
-  // The approval window, then the execution window, both end at expires_at (durable timers).
+  // The approval window, then the execution window, both end at expires_at. Lean: one
+  // durable timer for both, left running when the action ends first (the run's end drops
+  // it); classic: a timer per wait, cancelled when the wait ends.
   const untilExpiry = (): number => Math.max(1, expiresAtMs - Date.now());
-  const awaited = await condition(
+  const windowEnded = lean
+    ? sleep(untilExpiry(), { summary: actionStepSummary.window(machine.state, expiresAtMs) }).then(
+        () => false,
+      )
+    : null;
+  const waitInWindow = (done: () => boolean, summary: string): Promise<boolean> =>
+    windowEnded
+      ? Promise.race([windowEnded, condition(done).then(() => true)])
+      : condition(done, untilExpiry(), { summary });
+  const awaited = await waitInWindow(
     () => machine.state.status !== 'awaiting_approval',
-    untilExpiry(),
-    { summary: actionStepSummary.approvalWait(machine.state, expiresAtMs) },
+    actionStepSummary.approvalWait(machine.state, expiresAtMs),
   );
   if (!awaited) {
     await perform(expired(machine, 'approval', now()));
@@ -319,62 +324,72 @@ async function actionRun(
   const executing = () => machine.state.status === 'executing';
   const autoExecute = executesByItself(machine.state, input.execute_when_approved);
   if (autoExecute && !executing()) {
-    await perform(executedByItself(machine, now()));
+    // Held, it settles only once the execution below has recorded it.
+    const executingStep = performExecuting(executedByItself(machine, now()));
+    if (records.heldCount() === 0) await executingStep;
   } else if (
     !autoExecute &&
-    !(await condition(executing, untilExpiry(), {
-      summary: actionStepSummary.executeWait(expiresAtMs),
-    }))
+    !(await waitInWindow(executing, actionStepSummary.executeWait(expiresAtMs)))
   ) {
     await perform(expired(machine, 'execution', now()));
     return finish();
   }
 
-  const startedAt = now();
-  let plan = machine.state.dry_run!;
-  if (patched(EFFECT_PLANS_ITSELF)) {
-    // After `executing` has landed: the effect's outcome then never races the execute
-    // update's answer, whose order against the outcome's commands replay must see again.
-    await recording;
-  } else {
-    const replan = await planActionContract.executeWithOptions(
-      { ...STORE_STEP, summary: actionStepSummary.replan(machine.state, target) },
-      [input.contract, { actionId: machine.state.action_id }],
-    );
-    const next = replanned(machine, replan, startedAt, now());
-    if ('failed' in next) {
-      await perform(next.failed);
-      return finish();
-    }
-    plan = next.apply;
+  if (records.heldCount() > 0) {
+    await executeInOne();
+    return finish();
   }
+  // After `executing` has landed: the effect's outcome then never races the execute
+  // update's answer, whose order against the outcome's commands replay must see again.
+  const startedAt = now();
+  if (!lean) deprecatePatch(EFFECT_PLANS_ITSELF);
+  await records.settled();
   try {
-    const args = [{ state: copy(machine.state), plan }] as const;
+    const args = [{ state: copy(machine.state), plan: machine.state.dry_run! }] as const;
     const options = { ...EFFECT_STEP, summary: actionStepSummary.apply(machine.state, target) };
     const result =
       machine.state.action_kind === 'webhook.post'
         ? await applyExternalEffect.executeWithOptions(options, [...args])
         : await applyInternalEffect.executeWithOptions(options, [...args]);
-    await perform(effectApplied(machine, result, startedAt, now()));
+    await perform(executionEnded(machine, { result }, startedAt, now()));
   } catch (error) {
     // Regular activities wrap the failure (ActivityFailure → cause); local ones may not.
     const failure =
       error instanceof ApplicationFailure ? error : (error as { cause?: unknown }).cause;
     const detail = failure instanceof ApplicationFailure ? failure : undefined;
-    const message = detail?.message ?? String(error);
     const refusal = detail?.details?.[0] as PlanRefusal | undefined;
-    const refused = detail?.type ? PLAN_REFUSALS[detail.type] : undefined;
     await perform(
-      refused && refusal?.replanned_digest
-        ? planRefused(machine, refused, refusal, startedAt, now())
-        : effectFailed(machine, { type: detail?.type, message }, startedAt, now()),
+      executionEnded(
+        machine,
+        { failure: { type: detail?.type, message: detail?.message ?? String(error), refusal } },
+        startedAt,
+        now(),
+      ),
     );
   }
   return finish();
 
+  /**
+   * The lean execution in one local activity: the held transitions into `executing`, the
+   * effect, and its outcome, recorded in order after every record before them.
+   */
+  async function executeInOne(): Promise<void> {
+    const summary = actionStepSummary.executeAndRecord(machine.state, target);
+    const startedAt = now();
+    const done = await records.executeHeld((executing) =>
+      executeRecorded
+        .executeWithOptions({ ...STORE_STEP, summary }, [
+          { machine: copy(machine), executing, started_at: startedAt },
+        ])
+        .catch(refusedBy),
+    );
+    const executed = recorded(machine, done.executing_head);
+    performRecorded(executionEnded(executed, done.outcome, startedAt, done.finished_at), done.head);
+  }
+
   async function finish(): Promise<ActionState> {
     await perform(refusalsFlushed(machine));
-    await recording;
+    await records.settled();
     await condition(allHandlersFinished);
     return machine.state;
   }

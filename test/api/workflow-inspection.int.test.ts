@@ -212,10 +212,12 @@ describe('an action in the Temporal Web UI', () => {
     expect(story).toContain('record approval by Ben Okri (1/2)');
     expect(story).toContain('record approval by Cy Twombly (2/2): approved');
     expect(story).toMatch(
-      /wait for 2 approval\(s\) until the window ends at \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ/,
+      /wait for 2 approval\(s\) and the execution until the window ends at \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ/,
     );
     expect(story).toContain("wait for the approval rule's wait to end at");
-    expect(story).toContain(`apply world.update_object → Hall lamp (${object._id})`);
+    expect(story).toContain(
+      `record executing, apply world.update_object → Hall lamp (${object._id}), record the outcome`,
+    );
   }, 60_000);
 });
 

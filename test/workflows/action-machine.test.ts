@@ -14,12 +14,13 @@ import {
   recorded,
   refusalsFlushed,
   refused,
-  replanned,
+  transitionRecordsOf,
   type ActionMachine,
   type ActionStep,
   type RecordEffect,
   type Refusal,
 } from '../../src/workflows/action-machine';
+import { executionEnded } from '../../src/workflows/action-execution';
 import {
   CREATED_AT,
   LATER,
@@ -347,33 +348,41 @@ describe('executing by itself', () => {
 describe('execution', () => {
   const STARTED = '2026-11-25T09:09:00.000Z';
 
-  it('applies the approved plan when the re-plan matches it, or finds its own change applied', () => {
-    expect(replanned(executing(), plan({ planned_at: AT }), STARTED, AT)).toEqual({
-      apply: plan({ planned_at: AT }),
-    });
-    const applied = plan({ plan_digest: 'sha256:bbbb', already_applied: true });
-    expect(replanned(executing(), applied, STARTED, AT)).toEqual({ apply: plan() });
-  });
-
   it.each([
-    ['a different digest', plan({ plan_digest: 'sha256:bbbb' }), 'plan_drift'],
-    [
-      'a plan policy now denies',
-      plan({ ok: false, policy: { allowed: false, reasons: ['no'] } }),
-      'policy_denied',
-    ],
-  ])('%s fails the action before any effect', (_what, replan, reason) => {
-    const outcome = replanned(executing(), replan, STARTED, AT);
-    if (!('failed' in outcome)) throw new Error('applied');
-    expect(kinds(outcome.failed)).toEqual(entering('failed'));
-    expect(records(outcome.failed)[0].detail).toEqual({ reason });
-    expect(outcome.failed.machine.state.execution).toEqual({
+    ['PlanDrift', 'plan_drift'],
+    ['PolicyDenied', 'policy_denied'],
+  ])('a plan the effect made again and refused (%s) fails the action as %s', (type, reason) => {
+    const refusal = { replanned_digest: 'sha256:bbbb', reasons: ['no'] };
+    const step = executionEnded(
+      executing(),
+      { failure: { type, message: 'refused', refusal } },
+      STARTED,
+      AT,
+    );
+    expect(kinds(step)).toEqual(entering('failed'));
+    expect(records(step)[0].detail).toEqual({ reason });
+    expect(step.machine.state.execution).toEqual({
       outcome: 'failed',
       reason,
-      result: { replanned_digest: replan.plan_digest, reasons: replan.policy.reasons },
+      result: refusal,
       started_at: STARTED,
       finished_at: AT,
     });
+  });
+
+  it('any other ending: executed with the result, or failed with the message', () => {
+    expect(executionEnded(executing(), { result: { sent: 1 } }, STARTED, AT)).toEqual(
+      effectApplied(executing(), { sent: 1 }, STARTED, AT),
+    );
+    const failure = { type: 'HttpError', message: 'receiver said 500' };
+    expect(executionEnded(executing(), { failure }, STARTED, AT)).toEqual(
+      effectFailed(executing(), failure, STARTED, AT),
+    );
+    // A refusal type without the plan made now is a failure like any other.
+    const drift = { type: 'PlanDrift', message: 'object moved' };
+    expect(executionEnded(executing(), { failure: drift }, STARTED, AT)).toEqual(
+      effectFailed(executing(), drift, STARTED, AT),
+    );
   });
 
   it('the effect applied: executed with its result', () => {
@@ -410,6 +419,26 @@ describe('the ledger head', () => {
     expect(machine.state.ledger_head).toBe('sha256:head');
     const step = decided(frozen(machine), decision('approve', 'prn_ben'), AT);
     expect(records(step)[0].state.ledger_head).toBe('sha256:head');
+  });
+
+  it('an activity records a step as the workflow would: its records, the first chained to the head', () => {
+    const step = planned(openAction(actionInput(), RUN), plan(), AT);
+    const taken = transitionRecordsOf(step, AT, 'sha256:head');
+    expect(taken.map((r) => [r.event, r.state.seq, r.at])).toEqual([
+      ['proposed', 1, AT],
+      ['awaiting_approval', 2, AT],
+    ]);
+    expect(taken.map((r) => r.state.ledger_head)).toEqual(['sha256:head', null]);
+    expect(
+      taken.map(({ state, event, actor, detail }) => ({
+        state: { ...state, ledger_head: null },
+        event,
+        actor,
+        detail,
+      })),
+    ).toEqual(
+      records(step).map(({ state, event, actor, detail }) => ({ state, event, actor, detail })),
+    );
   });
 
   it('every record takes the next seq, in the order of its effects', () => {

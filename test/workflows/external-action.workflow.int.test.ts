@@ -154,3 +154,59 @@ describe('surviving a worker crash', () => {
     }
   }, 90_000);
 });
+
+describe('the lean shape (docs/workflow-versioning.md, "Shapes")', () => {
+  it('a notify action takes 24 history events: one local activity per step, one timer, no patch', async () => {
+    const worker = await startTestWorker(app.deps);
+    try {
+      const proposed = await call<Envelope>(app.url, 'POST', '/v1/external-actions/propose', {
+        key: proposer.apiKey,
+        body: { action_kind: 'notify', target: {}, parameters: { message: 'lean' }, bounds: {} },
+      });
+      expect(proposed.body.payload.status).toBe('awaiting_approval');
+      const id = proposed.body.payload.action_id;
+      expect((await decide(id, 'approve')).body.payload.status).toBe('approved');
+      // The update answers the outcome: the api has nothing left to wait for.
+      expect((await decide(id, 'execute')).body.payload.status).toBe('executed');
+
+      const client = await app.deps.temporal.getClient();
+      const history = await client.workflow.getHandle(actionWorkflowId(id)).fetchHistory();
+      const events = history.events ?? [];
+      type Event = (typeof events)[number];
+      const count = (has: (event: Event) => unknown) => events.filter((e) => has(e)).length;
+      const markers = events
+        .map((event) => event.markerRecordedEventAttributes)
+        .filter((marker) => marker !== undefined && marker !== null);
+      // A local activity's marker names it in its `data` (core's LocalActivityMarkerData).
+      const activityTypes = markers.map((marker) => {
+        const payload = marker.details?.['data']?.payloads?.[0]?.data;
+        if (!payload) return marker.markerName;
+        return (JSON.parse(Buffer.from(payload).toString('utf8')) as { activity_type: string })
+          .activity_type;
+      });
+      expect({
+        events: events.length,
+        localActivities: activityTypes,
+        timersStarted: count((e) => e.timerStartedEventAttributes),
+        timersCancelled: count((e) => e.timerCanceledEventAttributes),
+        searchAttributeUpserts: count((e) => e.upsertWorkflowSearchAttributesEventAttributes),
+      }).toEqual({
+        events: 24,
+        localActivities: ['openActionProposal', 'recordActionTransitions', 'executeRecorded'],
+        timersStarted: 1,
+        timersCancelled: 0,
+        searchAttributeUpserts: 3,
+      });
+      const ledger = await app.deps.repos.externalActions.entriesFrom(id, 1);
+      expect(ledger.map((entry) => entry.event)).toEqual([
+        'proposed',
+        'awaiting_approval',
+        'approved',
+        'executing',
+        'executed',
+      ]);
+    } finally {
+      await worker.stop();
+    }
+  }, 60_000);
+});

@@ -53,6 +53,7 @@ import { toActionView } from './action-views';
 import { toContract } from './contract';
 import { finalEntryOf, finalStatusRefusal } from './final-status';
 import { planAction } from './planner';
+import { isFinalStatus } from './ledger-agreement';
 
 type Deps = Pick<
   DomainInfra,
@@ -277,7 +278,9 @@ export async function decideAction(
     throw await decisionError(deps, actionId, decision, error);
   }
   await keyUse;
-  if (decision === 'execute') {
+  // Executed in one step by the workflow (an effect on our own store), the update answers
+  // the outcome already; otherwise the effect is waited for a little.
+  if (decision === 'execute' && !isFinalStatus(state.status)) {
     try {
       state = await settledAfterExecute(handle);
     } catch (error) {
