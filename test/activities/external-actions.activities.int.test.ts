@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { MongoClient } from 'mongodb';
-import { createActionActivities } from '../../src/activities/external-actions.activities';
+import {
+  createActionActivities,
+  type OpenedProposal,
+} from '../../src/activities/external-actions.activities';
 import { createTransitionRecorder } from '../../src/domain/external-actions/record-transitions';
 import { createRepos } from '../../src/store';
 import type {
@@ -271,5 +275,43 @@ describe('external action activities: recording transitions', () => {
       ledger_head: newest,
     });
     expect((await repos.actionInbox.page({}, 10)).map((e) => e.record._id)).toEqual([]);
+  });
+});
+
+describe('external action activities: opening in the lean shape', () => {
+  it('records the proposal and its plan, and a retry of its own run goes on (even past a final status)', async () => {
+    const actionId = `act_${randomBytes(8).toString('hex').toUpperCase().slice(0, 26)}`;
+    const input = signedInput(signer, {
+      action_id: actionId,
+      contract: {
+        // A host off the allow-list: the dry run fails, which ends the action at once.
+        action_kind: 'webhook.post',
+        target: { url: 'https://off-the-list.invalid/hook' },
+        parameters: {},
+        bounds: { allowed_fields: [], expires_in_seconds: 3600, required_approvals: 1 },
+        shared_context_id: null,
+        reason: null,
+      },
+    });
+    const run = { workflowId: `action-${actionId}`, runId: 'run-1' };
+    const open = async (): Promise<OpenedProposal> =>
+      (await new MockActivityEnvironment({ workflowExecution: run }).run(
+        activities.openActionProposal,
+        input,
+        { first_run_id: 'run-1', record_at: input.created_at },
+      )) as OpenedProposal;
+    const first = await open();
+    if (!first.trusted) throw new Error(first.problem);
+    expect(first.recorded_head).toMatch(/^sha256:/);
+    // The activity's answer was lost (its worker died after it recorded): a retry by the
+    // same run finds the entries it wrote, which is no reopening.
+    const again = await open();
+    expect(again).toMatchObject({ trusted: true, recorded_head: first.recorded_head });
+    const ledger = await repos.externalActions.entriesFrom(actionId, 1);
+    expect(ledger.map((entry) => [entry.seq, entry.event])).toEqual([
+      [1, 'proposed'],
+      [2, 'dry_run_failed'],
+    ]);
+    expect((await repos.externalActions.findById(actionId))?.status).toBe('dry_run_failed');
   });
 });
