@@ -294,12 +294,13 @@ describe('external action activities: opening in the lean shape', () => {
       },
     });
     const run = { workflowId: `action-${actionId}`, runId: 'run-1' };
-    const open = async (): Promise<OpenedProposal> =>
-      (await new MockActivityEnvironment({ workflowExecution: run }).run(
-        activities.openActionProposal,
+    const open = (): Promise<OpenedProposal> =>
+      new MockActivityEnvironment({ workflowExecution: run }).run(
+        (...args: Parameters<typeof activities.openActionProposal>) =>
+          activities.openActionProposal(...args),
         input,
         { first_run_id: 'run-1', record_at: input.created_at },
-      )) as OpenedProposal;
+      );
     const first = await open();
     if (!first.trusted) throw new Error(first.problem);
     expect(first.recorded_head).toMatch(/^sha256:/);
