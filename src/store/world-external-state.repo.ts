@@ -69,6 +69,12 @@ export interface ExternalStateFilter {
   kind?: string;
 }
 
+/**
+ * Statements in one `update` command. FerretDB v1.24 never answers an `update` of 100 or more
+ * statements (99 it does; `world-external-state.repo.int.test.ts` sends more than this).
+ */
+const UPDATES_PER_COMMAND = 50;
+
 /** The fields of a world object a reconciler reads. */
 const OBJECT = { _id: 1, kind: 1, name: 1, external_state: 1 };
 
@@ -177,21 +183,23 @@ export function createWorldExternalStateRepo(
     },
     /**
      * `projectById` for several objects: one `update` command of one statement per object
-     * (each filtered by `_id` alone), then one world revision advance for them all and the
-     * caller's `alsoChanged`. The same duty follows: the caller looks for the revision after
-     * each state it wrote.
+     * (each filtered by `_id` alone; a command per `UPDATES_PER_COMMAND` objects), then one
+     * world revision advance for them all and the caller's `alsoChanged`. The same duty
+     * follows: the caller looks for the revision after each state it wrote.
      */
     async projectManyById(
       states: readonly (readonly [string, ExternalState])[],
       alsoChanged: WorldChange = {},
     ): Promise<void> {
+      for (let start = 0; start < states.length; start += UPDATES_PER_COMMAND) {
+        await objects.bulkWrite(
+          states.slice(start, start + UPDATES_PER_COMMAND).map(([objectId, state]) => ({
+            updateOne: { filter: { _id: objectId }, update: { $set: { external_state: state } } },
+          })),
+          { ordered: false },
+        );
+      }
       if (states.length === 0) return;
-      await objects.bulkWrite(
-        states.map(([objectId, state]) => ({
-          updateOne: { filter: { _id: objectId }, update: { $set: { external_state: state } } },
-        })),
-        { ordered: false },
-      );
       await worldRevisions.advance({ ...alsoChanged, objects: states.map(([id]) => id) });
     },
     /** Objects that have an external state, in id order after `afterId`; `limit + 1` rows. */

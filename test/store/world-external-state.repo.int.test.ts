@@ -163,4 +163,27 @@ describe('the external state chain written in bulk (one command per collection)'
     const full = await db.collection('world_objects').findOne({ _id: ids[0] } as never);
     expect(full).toMatchObject({ attributes: { keep: true }, version: 1 });
   });
+
+  it('projections of more objects than FerretDB answers in one update: a command per 50', async () => {
+    const now = new Date().toISOString();
+    const ids = Array.from({ length: 120 }, () => newId('obj'));
+    await db
+      .collection('world_objects')
+      .insertMany(
+        ids.map((_id) => ({
+          _id,
+          kind: 'service',
+          name: _id,
+          version: 1,
+          created_at: now,
+        })) as never[],
+      );
+    const states = ids.map((id) => [id, state(2, { id })] as const);
+    expect(await commandsOf(() => repo.projectManyById(states))).toMatchObject({
+      'update world_objects': 3,
+      'insert world_revisions': 1,
+    });
+    const objects = await repo.findObjects(ids);
+    expect(objects.map((o) => o?.external_state?.fields?.['id'])).toEqual(ids);
+  });
 });
