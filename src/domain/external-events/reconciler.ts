@@ -96,7 +96,7 @@ export function createReconciler(deps: {
 
   /**
    * Records committed revisions: their world history events (one unordered insert; an event
-   * stored already counts as appended), then the projections (one `update`). The projection
+   * stored already counts as appended), then the projections (`update`s of 50). The projection
    * advances the world revision once for both writes (a reader that cached before them sees
    * the revision move after both).
    */
