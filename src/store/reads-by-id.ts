@@ -13,6 +13,7 @@ export type ReadsById = 'each' | 'together';
 export type ByIdReader = <T extends Document & { _id: string }>(
   col: Collection<T>,
   ids: readonly string[],
+  projection?: Document,
 ) => Promise<(T | null)[]>;
 
 /** How the server behind `db` is read: FerretDB answers `buildInfo` with `ferretdbVersion`. */
@@ -38,16 +39,17 @@ export function byIdReader(db: Db, reads?: ReadsById): ByIdReader {
   return async <T extends Document & { _id: string }>(
     col: Collection<T>,
     ids: readonly string[],
+    projection?: Document,
   ): Promise<(T | null)[]> => {
     if (ids.length === 0) return [];
     if ((await way()) === 'each') {
       return (await Promise.all(
-        ids.map((_id) => col.findOne({ _id } as Filter<T>)),
+        ids.map((_id) => col.findOne({ _id } as Filter<T>, { projection })),
       )) as (T | null)[];
     }
     const found = new Map<string, T>();
     // One batch: a `find` returns 101 documents before a `getMore` unless told otherwise.
-    const batch = { limit: ids.length, batchSize: ids.length };
+    const batch = { limit: ids.length, batchSize: ids.length, projection };
     const rows = (await col.find({ _id: { $in: [...ids] } } as Filter<T>, batch).toArray()) as T[];
     for (const row of rows) found.set(row._id, row);
     return ids.map((id) => found.get(id) ?? null);

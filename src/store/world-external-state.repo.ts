@@ -1,5 +1,6 @@
 import type { Db, Filter } from 'mongodb';
-import { insertOnce } from './mongo';
+import { insertOnce, insertUnordered } from './mongo';
+import { byIdReader } from './reads-by-id';
 import type { WorldHistoryEvent } from './world-history.repo';
 import type { WorldChange, WorldRevisionsRepo } from './world-revisions.repo';
 
@@ -68,6 +69,15 @@ export interface ExternalStateFilter {
   kind?: string;
 }
 
+/**
+ * Statements in one `update` command. FerretDB v1.24 never answers an `update` of 100 or more
+ * statements (99 it does; `world-external-state.repo.int.test.ts` sends more than this).
+ */
+const UPDATES_PER_COMMAND = 50;
+
+/** The fields of a world object a reconciler reads. */
+const OBJECT = { _id: 1, kind: 1, name: 1, external_state: 1 };
+
 export const revisionId = (objectId: string, revision: number): string => `${objectId}:${revision}`;
 
 /** The chain record committing `state` (its `revision`) with its history event. */
@@ -96,19 +106,43 @@ export function createWorldExternalStateRepo(
 ) {
   const objects = db.collection<ObjectWithExternalState>('world_objects');
   const revisions = db.collection<ExternalStateRevision>('world_external_state_revisions');
+  const readByIds = byIdReader(db);
   return {
     /** The object with its projected external state, or null when there is no such object. */
-    findObject: (objectId: string) =>
-      objects.findOne(
-        { _id: objectId },
-        { projection: { _id: 1, kind: 1, name: 1, external_state: 1 } },
-      ),
+    findObject: (objectId: string) => objects.findOne({ _id: objectId }, { projection: OBJECT }),
+    /**
+     * Objects with their projected external state, in the order asked (null where there is
+     * no such object): read by `_id` the server's way (`reads-by-id.ts`: one `findOne` each,
+     * sent at once, on FerretDB, whose `$in` decodes the whole collection; one `find` on
+     * MongoDB).
+     */
+    findObjects: (objectIds: readonly string[]) => readByIds(objects, objectIds, OBJECT),
     /** One revision of the chain, read by `_id`. */
     findRevision: (objectId: string, revision: number) =>
       revisions.findOne({ _id: revisionId(objectId, revision) }),
+    /** Revisions of several chains (`[object, revision]` each), read as `findObjects` reads. */
+    findRevisions: (wanted: readonly (readonly [string, number])[]) =>
+      readByIds(
+        revisions,
+        wanted.map(([objectId, revision]) => revisionId(objectId, revision)),
+      ),
     /** Commits a revision; false when another writer committed this revision first. */
     async claimRevision(revision: ExternalStateRevision): Promise<boolean> {
       return insertOnce(revisions, revision);
+    },
+    /**
+     * Commits revisions of several chains in one unordered insert: one answer per revision,
+     * false where another writer committed that revision first (a duplicate `_id` refuses
+     * only its own document, on FerretDB as on MongoDB: `world-external-state.repo.int.test.ts`).
+     * Any other refusal throws; the revisions it did not refuse are committed then, and their
+     * next reader finishes them (the chain is the truth).
+     */
+    async claimRevisions(records: readonly ExternalStateRevision[]): Promise<boolean[]> {
+      const won = records.map(() => true);
+      if (records.length === 0) return won;
+      const refusals = await insertUnordered(revisions, [...records], (r) => r.code === 11000);
+      for (const refusal of refusals) won[refusal.index] = false;
+      return won;
     },
     /**
      * Projects a committed state onto the object unless a later revision is there already.
@@ -147,6 +181,27 @@ export function createWorldExternalStateRepo(
       // One advance for this write and the caller's history appended just before it.
       await worldRevisions.advance({ ...alsoChanged, objects: [objectId] });
     },
+    /**
+     * `projectById` for several objects: one `update` command of one statement per object
+     * (each filtered by `_id` alone; a command per `UPDATES_PER_COMMAND` objects), then one
+     * world revision advance for them all and the caller's `alsoChanged`. The same duty
+     * follows: the caller looks for the revision after each state it wrote.
+     */
+    async projectManyById(
+      states: readonly (readonly [string, ExternalState])[],
+      alsoChanged: WorldChange = {},
+    ): Promise<void> {
+      for (let start = 0; start < states.length; start += UPDATES_PER_COMMAND) {
+        await objects.bulkWrite(
+          states.slice(start, start + UPDATES_PER_COMMAND).map(([objectId, state]) => ({
+            updateOne: { filter: { _id: objectId }, update: { $set: { external_state: state } } },
+          })),
+          { ordered: false },
+        );
+      }
+      if (states.length === 0) return;
+      await worldRevisions.advance({ ...alsoChanged, objects: states.map(([id]) => id) });
+    },
     /** Objects that have an external state, in id order after `afterId`; `limit + 1` rows. */
     list(filter: ExternalStateFilter, limit: number, afterId?: string) {
       // One object at most when `object_id` is given, so a page never follows it.
@@ -157,7 +212,7 @@ export function createWorldExternalStateRepo(
         ...(idClause === undefined ? {} : { _id: idClause }),
       };
       return objects
-        .find(query, { projection: { _id: 1, kind: 1, name: 1, external_state: 1 } })
+        .find(query, { projection: OBJECT })
         .sort({ _id: 1 })
         .limit(limit + 1)
         .toArray();

@@ -1,5 +1,5 @@
 import type { Db, Filter } from 'mongodb';
-import { insertOnce, isDuplicateKey } from './mongo';
+import { insertOnce, insertUnordered, isDuplicateKey } from './mongo';
 import { afterPosition, toPage, type PagePosition } from './paging';
 import type { WorldChange, WorldRevisionsRepo } from './world-revisions.repo';
 
@@ -63,6 +63,16 @@ export function createWorldHistoryRepo(db: Db, revisions: Pick<WorldRevisionsRep
         if (!isDuplicateKey(error)) throw error;
       }
       if (options.advance !== false) await revisions.advance(appendedChange(event));
+    },
+    /**
+     * `appendOnce` for several events in one unordered insert: an event whose id is stored
+     * already (a retry, a racing writer) refuses only itself and counts as appended. It does
+     * not advance the world revision: the caller passes `appendedChange` of each event on to
+     * its next write's advance (the reconciler's projections), as `advance: false` above.
+     */
+    async appendManyOnce(events: readonly WorldHistoryEvent[]): Promise<void> {
+      if (events.length === 0) return;
+      await insertUnordered(col, [...events], (refusal) => refusal.code === 11000);
     },
     /**
      * Inserts unless an event with this id exists; true when this call wrote it. A repeat

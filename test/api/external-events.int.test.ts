@@ -680,14 +680,14 @@ describe('order independence', () => {
           ...app.deps.repos,
           worldExternalState: {
             ...repo,
-            claimRevision: async (revision: Parameters<typeof repo.claimRevision>[0]) => {
+            claimRevisions: async (revisions: Parameters<typeof repo.claimRevisions>[0]) => {
               if (gated && waiting < 3) {
                 waiting += 1;
                 if (waiting === 3) releaseClaims();
                 await together;
               }
-              const won = await repo.claimRevision(revision);
-              if (!won) lost += 1;
+              const won = await repo.claimRevisions(revisions);
+              lost += won.filter((w) => !w).length;
               return won;
             },
           },
@@ -733,12 +733,15 @@ describe('order independence', () => {
         ...app.deps.repos,
         worldExternalState: {
           ...repo,
-          projectById: async (objectId: string, state: Parameters<typeof repo.projectById>[1]) => {
-            if (state.revision === 1) {
+          projectManyById: async (
+            states: Parameters<typeof repo.projectManyById>[0],
+            alsoChanged: Parameters<typeof repo.projectManyById>[1],
+          ) => {
+            if (states.some(([, state]) => state.revision === 1)) {
               aWriting();
               await aHeld;
             }
-            return repo.projectById(objectId, state);
+            return repo.projectManyById(states, alsoChanged);
           },
         },
       },

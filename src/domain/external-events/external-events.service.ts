@@ -68,7 +68,8 @@ export function eventRecordOf(
 /**
  * Reconciles stored events (in this order) and writes each one's output once. Events about
  * one object go to its reconciler together and in order, so a batch ends exactly where the
- * same events ingested one by one would; objects are reconciled in parallel.
+ * same events ingested one by one would; the objects pass together (one write per
+ * collection for them all, `reconciler.ts`).
  */
 async function reconcileAndRecord(
   deps: Deps,
@@ -86,11 +87,10 @@ async function reconcileAndRecord(
     group.push(record);
     byObject.set(record.world_object_ref, group);
   }
-  await Promise.all(
-    [...byObject].map(async ([objectId, group]) => {
-      const results = await reconciler.reconcile(objectId, group);
-      group.forEach((record, index) => outcomes.set(record.event_id, results[index]));
-    }),
+  const groups = [...byObject];
+  const results = await reconciler.reconcileMany(groups);
+  groups.forEach(([, group], position) =>
+    group.forEach((record, index) => outcomes.set(record.event_id, results[position][index])),
   );
   const reconciledAt = isoNow();
   const stored = await reconciler.writes.run(() =>

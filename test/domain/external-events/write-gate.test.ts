@@ -1,4 +1,4 @@
-import { createWriteGate } from '../../../src/domain/external-events/reconciler';
+import { createWriteGate } from '../../../src/domain/external-events/write-gate';
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 
