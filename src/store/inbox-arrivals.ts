@@ -10,6 +10,7 @@ import {
   type PageRow,
   type Verdict,
 } from './feed-walk';
+import { CHANGES_CHAIN, CHANGES_COLLECTION, createInboxEntryCache } from './inbox-entry-cache';
 import type { ByIdReader } from './reads-by-id';
 import { createSlotFeed, type FeedSlot, type Listing } from './slot-feed';
 
@@ -89,6 +90,11 @@ export const decodeInboxCursor = (cursor: string, filter: ActionListFilter): Inb
  */
 export function createInboxArrivals(db: Db, inbox: Collection<InboxEntry>, readByIds: ByIdReader) {
   const feed = createSlotFeed(db.collection<FeedSlot>(ARRIVALS_COLLECTION));
+  const changes = createSlotFeed(db.collection<FeedSlot>(CHANGES_COLLECTION));
+  const cache = createInboxEntryCache(changes, inbox, readByIds);
+  /** Lists a change to the entry `key`, written at `seq` (`inbox-entry-cache.ts`). */
+  const changed = (key: string, seq: number): Promise<void> =>
+    changes.record([{ chains: [CHANGES_CHAIN], entry: { tag: String(seq), key } }]);
 
   return {
     /**
@@ -96,37 +102,49 @@ export function createInboxArrivals(db: Db, inbox: Collection<InboxEntry>, readB
      * listed entry always exists first, so an entry missing when read has left for good; an
      * entry whose listing was never written (its writer died between the two) is listed by
      * the writer's retry, under another arrival (`ActionInboxRepo.project`, `arriving`).
+     * An arrival over an entry that was there (a retry) is a change too.
      */
     async arrive(entry: ActionListEntry): Promise<void> {
       const arrival = randomBytes(6).toString('base64url');
-      await inbox.replaceOne({ _id: entry._id }, { ...entry, arrival }, { upsert: true });
+      const written = await inbox.replaceOne(
+        { _id: entry._id },
+        { ...entry, arrival },
+        { upsert: true },
+      );
       const listing: Listing = { chains: chainsOf(entry), entry: { tag: arrival, key: entry._id } };
-      await feed.record([listing]);
+      await Promise.all([
+        feed.record([listing]),
+        written.matchedCount > 0 && changed(entry._id, entry.seq),
+      ]);
     },
 
+    /**
+     * Lists a change to the entry of `key` (written at `seq`) in the changes chain, after the
+     * write, so a page reading the entry from a process's memory reads it again.
+     */
+    changed,
+
     /** `limit + 1` rows at most, newest arrival first, after `after`, each with where it is listed. */
-    rows: (
+    async rows(
       filter: ActionListFilter,
       limit: number,
       after?: InboxPosition,
-    ): Promise<PageRow<ActionListEntry, ArrivalChain>[]> =>
-      walkChain<ActionListEntry, ArrivalChain>({
+    ): Promise<PageRow<ActionListEntry, ArrivalChain>[]> {
+      const at = await cache.catchUp();
+      return walkChain<ActionListEntry, ArrivalChain>({
         feed,
         chain: chainFor(filter),
         limit,
         ...(after ? { after } : {}),
         compress: true,
         check: async (entries) => {
-          const stored = await readByIds(
-            inbox,
-            entries.map((entry) => entry.key),
-          );
-          return stored.map((row, i): Verdict<ActionListEntry> => {
-            const live = row?.status === 'awaiting_approval' && row.arrival === entries[i].tag;
-            if (!row || !live) return 'gone';
+          const stored = await cache.read(entries, at);
+          return stored.map((row): Verdict<ActionListEntry> => {
+            if (row?.status !== 'awaiting_approval') return 'gone';
             return matches(row, filter) ? { keep: listEntry(row) } : 'passed';
           });
         },
-      }),
+      });
+    },
   };
 }
