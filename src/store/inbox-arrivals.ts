@@ -12,7 +12,7 @@ import {
 } from './feed-walk';
 import { CHANGES_CHAIN, CHANGES_COLLECTION, createInboxEntryCache } from './inbox-entry-cache';
 import type { ByIdReader } from './reads-by-id';
-import { createSlotFeed, type FeedSlot, type Listing } from './slot-feed';
+import { createSlotFeed, keepingSlots, type FeedSlot, type Listing } from './slot-feed';
 
 /** An inbox entry as stored: the list entry, and the arrival it is listed under. */
 export type InboxEntry = ActionListEntry & { arrival: string };
@@ -31,6 +31,9 @@ export interface InboxPage {
   items: ActionListEntry[];
   next?: InboxPosition;
 }
+
+/** Characters of arrival slots a process keeps (8 MB of entries, some 200,000 arrivals). */
+const SLOT_CHARS_KEPT = 8_000_000;
 
 /** The chains an action is listed in: every arrival, its context's, its proposer's, its kind's. */
 function chainsOf(entry: ActionListEntry): string[] {
@@ -92,6 +95,7 @@ export function createInboxArrivals(db: Db, inbox: Collection<InboxEntry>, readB
   const feed = createSlotFeed(db.collection<FeedSlot>(ARRIVALS_COLLECTION));
   const changes = createSlotFeed(db.collection<FeedSlot>(CHANGES_COLLECTION));
   const cache = createInboxEntryCache(changes, inbox, readByIds);
+  const slots = keepingSlots(feed, SLOT_CHARS_KEPT);
   /** Lists a change to the entry `key`, written at `seq` (`inbox-entry-cache.ts`). */
   const changed = (key: string, seq: number): Promise<void> =>
     changes.record([{ chains: [CHANGES_CHAIN], entry: { tag: String(seq), key } }]);
@@ -130,15 +134,18 @@ export function createInboxArrivals(db: Db, inbox: Collection<InboxEntry>, readB
       limit: number,
       after?: InboxPosition,
     ): Promise<PageRow<ActionListEntry, ArrivalChain>[]> {
-      const at = await cache.catchUp();
+      // The changes feed is caught up on while the walk reads its first slot, before any
+      // entry is read.
+      const caughtUp = cache.catchUp();
+      caughtUp.catch(() => undefined); // awaited by the first check; a walk failing first throws its own
       return walkChain<ActionListEntry, ArrivalChain>({
-        feed,
+        feed: slots,
         chain: chainFor(filter),
         limit,
         ...(after ? { after } : {}),
         compress: true,
         check: async (entries) => {
-          const stored = await cache.read(entries, at);
+          const stored = await cache.read(entries, await caughtUp);
           return stored.map((row): Verdict<ActionListEntry> => {
             if (row?.status !== 'awaiting_approval') return 'gone';
             return matches(row, filter) ? { keep: listEntry(row) } : 'passed';
