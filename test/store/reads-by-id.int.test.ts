@@ -79,8 +79,12 @@ describe('reads by `_id`: one findOne per entry on FerretDB, one find per page o
     await feed.record(records);
     await events.insertMany(records);
     const pageCommands = async (reads: ReadsById) => {
+      const first = await createEventHistory({ events, feed, readByIds: byIdReader(db) }).list(
+        {},
+        PAGE,
+      );
+      // Another process's page: nothing of the first kept.
       const history = createEventHistory({ events, feed, readByIds: byIdReader(db, reads) });
-      const first = await history.list({}, PAGE);
       return commandsOf(() => history.list({}, PAGE, first.next));
     };
     // The cursor's slot (it holds them all), then the page's 21 entries (`limit + 1`) one by
