@@ -89,7 +89,9 @@ export const decodeInboxCursor = (cursor: string, filter: ActionListFilter): Inb
  * under the same arrival, and matches the filter; an entry gone (departed, or listed again
  * under a newer arrival) is gone for good, so runs of slots holding only such entries are
  * marked and passed over by later walks (`walkFeed`, `compress`). The order is arrival
- * order: newest to enter the inbox first.
+ * order: newest to enter the inbox first. A process keeps the entries and slots its pages
+ * read, and reads again only the entries the changes feed lists since
+ * (`inbox-entry-cache.ts`).
  */
 export function createInboxArrivals(db: Db, inbox: Collection<InboxEntry>, readByIds: ByIdReader) {
   const feed = createSlotFeed(db.collection<FeedSlot>(ARRIVALS_COLLECTION));
@@ -135,9 +137,9 @@ export function createInboxArrivals(db: Db, inbox: Collection<InboxEntry>, readB
       after?: InboxPosition,
     ): Promise<PageRow<ActionListEntry, ArrivalChain>[]> {
       // The changes feed is caught up on while the walk reads its first slot, before any
-      // entry is read.
+      // entry is read (the first check awaits it; a walk failing before throws its own error).
       const caughtUp = cache.catchUp();
-      caughtUp.catch(() => undefined); // awaited by the first check; a walk failing first throws its own
+      caughtUp.catch(() => undefined);
       return walkChain<ActionListEntry, ArrivalChain>({
         feed: slots,
         chain: chainFor(filter),
