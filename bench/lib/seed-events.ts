@@ -15,14 +15,16 @@ const BATCH = 1000;
  * builder (`eventRecordOf`) and written by the repository's own claim (`claimMany`: the
  * history feed's slots, the events, their witness journal slot).
  * They are about `objects` in turn (none: about no object) and in `context`, or else in 100
- * shared contexts; no reconciliation records are written (the history page reads those by
- * `_id`, one per listed event, whatever the total).
+ * shared contexts. `reconciled`: each gets its reconciliation output, as every ingested
+ * event does (`unmatched`: the seeded objects are not reconciled against), through the
+ * repository's own write, so a history page reads outcomes as it does of ingested events (a
+ * process keeps those written).
  */
 export async function seedEvents(
   mongoUri: string,
   from: number,
   count: number,
-  options: { objects?: readonly string[]; context?: string } = {},
+  options: { objects?: readonly string[]; context?: string; reconciled?: boolean } = {},
 ): Promise<void> {
   const objects = options.objects ?? [];
   const client = await MongoClient.connect(mongoUri);
@@ -51,6 +53,17 @@ export async function seedEvents(
         );
       }
       await repo.claimMany(batch);
+      if (!options.reconciled) continue;
+      await repo.recordReconciliations(
+        batch.map((event) => ({
+          _id: event.event_id,
+          event_key: event._id,
+          outcome: 'unmatched',
+          generation: null,
+          revision: null,
+          reconciled_at: at,
+        })),
+      );
     }
   } finally {
     await client.close();

@@ -66,16 +66,21 @@ export function createActionInboxRepo(db: Db) {
         stored = Math.max(listed?.seq ?? 0, departed?.seq ?? 0);
         if (stored >= record.seq) {
           // A retry finishing what its first attempt left half done: a departure whose entry
-          // is still there, or an arrival that may never have been listed.
+          // is still there, an arrival that may never have been listed, or a write whose
+          // change may never have been listed.
           if (listed && departed && departed.seq >= listed.seq) await inbox.deleteOne({ _id });
           else if (options.arriving === true && listed?.seq === record.seq) {
             await arrivals.arrive(record);
+            return;
           }
+          await arrivals.changed(_id, record.seq);
           return;
         }
         if (record.status === 'awaiting_approval') {
-          if (listed && options.arriving !== true) await inbox.updateOne({ _id }, { $set: body });
-          else await arrivals.arrive(record);
+          if (listed && options.arriving !== true) {
+            await inbox.updateOne({ _id }, { $set: body });
+            await arrivals.changed(_id, record.seq);
+          } else await arrivals.arrive(record);
           return;
         }
       } else if (record.status === 'awaiting_approval') {
@@ -85,7 +90,8 @@ export function createActionInboxRepo(db: Db) {
         }
         // One write by `_id`: it updates a listed entry in place (its arrival kept).
         const before = await inbox.findOneAndUpdate({ _id }, { $set: body });
-        if (!before) await arrivals.arrive(record);
+        if (before) await arrivals.changed(_id, record.seq);
+        else await arrivals.arrive(record);
         return;
       }
       if (options.fresh === true || stored > 0) {
@@ -97,7 +103,10 @@ export function createActionInboxRepo(db: Db) {
         };
         // Remembered before the entry goes, so a late retry always finds one or the other.
         await departures.replaceOne({ _id }, departure, { upsert: true });
-        await inbox.deleteOne({ _id });
+        const { deletedCount } = await inbox.deleteOne({ _id });
+        // Written fresh and not there: it never entered, or the writer that removed it lists
+        // the change itself.
+        if (deletedCount > 0 || options.fresh !== true) await arrivals.changed(_id, record.seq);
         await this.pruneDepartures(Date.now());
       }
     },

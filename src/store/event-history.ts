@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Collection } from 'mongodb';
 import type { EventFeed, FeedEntry, FeedEvent, FeedKind } from './event-feed';
 import { historyCursor } from '../lib/cursor';
@@ -9,6 +10,14 @@ import {
   type Verdict,
 } from './feed-walk';
 import type { ByIdReader } from './reads-by-id';
+import { keepingSlots } from './slot-feed';
+
+/**
+ * Events a process keeps (a payload is at most 64 KiB, most are far smaller), and characters
+ * of feed slots (4 MB of entries, some 100,000 listings).
+ */
+const EVENTS_KEPT = 1000;
+const SLOT_CHARS_KEPT = 4_000_000;
 
 /** The filters of a history read. */
 export interface EventListFilter {
@@ -54,6 +63,11 @@ const matches = (record: FeedEvent, filter: EventListFilter): boolean =>
  * History pages: newest recorded first, read from the feed by `_id` alone (the chain's head,
  * its slots from there down, the listed events by their keys), so a page costs about its
  * own size whatever the store holds.
+ *
+ * Each process keeps the events and slots its pages read: an event is inserted once under
+ * its key and never changed, and a slot's entries never change (history slots are never
+ * marked), so what is kept stays true and a page of what was read before reads only the
+ * chain's head. An entry whose event is missing is not kept: its ingest may still write it.
  */
 export function createEventHistory<T extends FeedEvent>(deps: {
   events: Collection<T>;
@@ -61,6 +75,21 @@ export function createEventHistory<T extends FeedEvent>(deps: {
   readByIds: ByIdReader;
 }) {
   const { events, feed, readByIds } = deps;
+  const kept = new LRUCache<string, T>({ max: EVENTS_KEPT });
+  const slots = keepingSlots(feed, SLOT_CHARS_KEPT);
+  /** The events stored under `keys`, in their order; null where none is yet. */
+  async function read(keys: readonly string[]): Promise<(T | null)[]> {
+    const known = keys.map((key) => kept.get(key));
+    const missing = keys.filter((_, i) => known[i] === undefined);
+    const stored = await readByIds(events, missing);
+    let next = 0;
+    return known.map((event, i) => {
+      if (event) return event;
+      const row = stored[next++];
+      if (row) kept.set(keys[i], row);
+      return row;
+    });
+  }
   return {
     /**
      * Events newest first, `limit` of them, after `after`: the filter's chain walked down
@@ -73,15 +102,12 @@ export function createEventHistory<T extends FeedEvent>(deps: {
       after?: HistoryPosition,
     ): Promise<HistoryPage<T>> => {
       const found = await walkChain<T, FeedKind>({
-        feed,
+        feed: slots,
         chain: chainFor(filter),
         limit,
         ...(after ? { after } : {}),
         check: async (entries: FeedEntry[]) => {
-          const records = await readByIds(
-            events,
-            entries.map((entry) => entry.key),
-          );
+          const records = await read(entries.map((entry) => entry.key));
           return records.map((record, i): Verdict<T> => {
             if (!record || record.event_id !== entries[i].tag) return 'gone';
             return matches(record, filter) ? { keep: record } : 'passed';

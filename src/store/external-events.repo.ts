@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Db } from 'mongodb';
 import { createEventFeed } from './event-feed';
 import { createEventHistory } from './event-history';
@@ -87,6 +88,8 @@ export function createExternalEventsRepo(db: Db) {
   const reconciliations = db.collection<StoredReconciliation>('external_reconciliations');
   const feed = createEventFeed(db);
   const history = createEventHistory({ events, feed, readByIds: byIdReader(db) });
+  /** Reconciliation outcomes a process read (a few dozen bytes each). */
+  const outcomesKept = new LRUCache<string, StoredReconciliation['outcome']>({ max: 100_000 });
   return {
     /**
      * Claims the record's key; false when an event with that key exists already. The feed
@@ -165,13 +168,27 @@ export function createExternalEventsRepo(db: Db) {
     },
     /** Events newest recorded first, keyset-paged, read from the feed by `_id` (`event-history.ts`). */
     list: history.list,
-    /** The outcomes of several events, one read by `_id` each (FerretDB scans for `$in`). */
+    /**
+     * The outcomes of several events, one read by `_id` each (FerretDB scans for `$in`) but
+     * for those this process read before: an output is written once and never changed, so a
+     * read one is kept (one not written yet is read again).
+     */
     async outcomesOf(eventIds: string[]): Promise<Map<string, StoredReconciliation['outcome']>> {
-      const found = await Promise.all(
-        eventIds.map((id) => reconciliations.findOne({ _id: id }, { projection: { outcome: 1 } })),
-      );
       const outcomes = new Map<string, StoredReconciliation['outcome']>();
-      for (const row of found) if (row) outcomes.set(row._id, row.outcome);
+      const missing: string[] = [];
+      for (const id of eventIds) {
+        const known = outcomesKept.get(id);
+        if (known) outcomes.set(id, known);
+        else missing.push(id);
+      }
+      const found = await Promise.all(
+        missing.map((id) => reconciliations.findOne({ _id: id }, { projection: { outcome: 1 } })),
+      );
+      for (const row of found) {
+        if (!row) continue;
+        outcomes.set(row._id, row.outcome);
+        outcomesKept.set(row._id, row.outcome);
+      }
       return outcomes;
     },
   };

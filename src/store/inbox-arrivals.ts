@@ -10,8 +10,9 @@ import {
   type PageRow,
   type Verdict,
 } from './feed-walk';
+import { CHANGES_CHAIN, CHANGES_COLLECTION, createInboxEntryCache } from './inbox-entry-cache';
 import type { ByIdReader } from './reads-by-id';
-import { createSlotFeed, type FeedSlot, type Listing } from './slot-feed';
+import { createSlotFeed, keepingSlots, type FeedSlot, type Listing } from './slot-feed';
 
 /** An inbox entry as stored: the list entry, and the arrival it is listed under. */
 export type InboxEntry = ActionListEntry & { arrival: string };
@@ -30,6 +31,9 @@ export interface InboxPage {
   items: ActionListEntry[];
   next?: InboxPosition;
 }
+
+/** Characters of arrival slots a process keeps (8 MB of entries, some 200,000 arrivals). */
+const SLOT_CHARS_KEPT = 8_000_000;
 
 /** The chains an action is listed in: every arrival, its context's, its proposer's, its kind's. */
 function chainsOf(entry: ActionListEntry): string[] {
@@ -85,10 +89,18 @@ export const decodeInboxCursor = (cursor: string, filter: ActionListFilter): Inb
  * under the same arrival, and matches the filter; an entry gone (departed, or listed again
  * under a newer arrival) is gone for good, so runs of slots holding only such entries are
  * marked and passed over by later walks (`walkFeed`, `compress`). The order is arrival
- * order: newest to enter the inbox first.
+ * order: newest to enter the inbox first. A process keeps the entries and slots its pages
+ * read, and reads again only the entries the changes feed lists since
+ * (`inbox-entry-cache.ts`).
  */
 export function createInboxArrivals(db: Db, inbox: Collection<InboxEntry>, readByIds: ByIdReader) {
   const feed = createSlotFeed(db.collection<FeedSlot>(ARRIVALS_COLLECTION));
+  const changes = createSlotFeed(db.collection<FeedSlot>(CHANGES_COLLECTION));
+  const cache = createInboxEntryCache(changes, inbox, readByIds);
+  const slots = keepingSlots(feed, SLOT_CHARS_KEPT);
+  /** Lists a change to the entry `key`, written at `seq` (`inbox-entry-cache.ts`). */
+  const changed = (key: string, seq: number): Promise<void> =>
+    changes.record([{ chains: [CHANGES_CHAIN], entry: { tag: String(seq), key } }]);
 
   return {
     /**
@@ -96,37 +108,52 @@ export function createInboxArrivals(db: Db, inbox: Collection<InboxEntry>, readB
      * listed entry always exists first, so an entry missing when read has left for good; an
      * entry whose listing was never written (its writer died between the two) is listed by
      * the writer's retry, under another arrival (`ActionInboxRepo.project`, `arriving`).
+     * An arrival over an entry that was there (a retry) is a change too.
      */
     async arrive(entry: ActionListEntry): Promise<void> {
       const arrival = randomBytes(6).toString('base64url');
-      await inbox.replaceOne({ _id: entry._id }, { ...entry, arrival }, { upsert: true });
+      const written = await inbox.replaceOne(
+        { _id: entry._id },
+        { ...entry, arrival },
+        { upsert: true },
+      );
       const listing: Listing = { chains: chainsOf(entry), entry: { tag: arrival, key: entry._id } };
-      await feed.record([listing]);
+      await Promise.all([
+        feed.record([listing]),
+        written.matchedCount > 0 && changed(entry._id, entry.seq),
+      ]);
     },
 
+    /**
+     * Lists a change to the entry of `key` (written at `seq`) in the changes chain, after the
+     * write, so a page reading the entry from a process's memory reads it again.
+     */
+    changed,
+
     /** `limit + 1` rows at most, newest arrival first, after `after`, each with where it is listed. */
-    rows: (
+    async rows(
       filter: ActionListFilter,
       limit: number,
       after?: InboxPosition,
-    ): Promise<PageRow<ActionListEntry, ArrivalChain>[]> =>
-      walkChain<ActionListEntry, ArrivalChain>({
-        feed,
+    ): Promise<PageRow<ActionListEntry, ArrivalChain>[]> {
+      // The changes feed is caught up on while the walk reads its first slot, before any
+      // entry is read (the first check awaits it; a walk failing before throws its own error).
+      const caughtUp = cache.catchUp();
+      caughtUp.catch(() => undefined);
+      return walkChain<ActionListEntry, ArrivalChain>({
+        feed: slots,
         chain: chainFor(filter),
         limit,
         ...(after ? { after } : {}),
         compress: true,
         check: async (entries) => {
-          const stored = await readByIds(
-            inbox,
-            entries.map((entry) => entry.key),
-          );
-          return stored.map((row, i): Verdict<ActionListEntry> => {
-            const live = row?.status === 'awaiting_approval' && row.arrival === entries[i].tag;
-            if (!row || !live) return 'gone';
+          const stored = await cache.read(entries, await caughtUp);
+          return stored.map((row): Verdict<ActionListEntry> => {
+            if (row?.status !== 'awaiting_approval') return 'gone';
             return matches(row, filter) ? { keep: listEntry(row) } : 'passed';
           });
         },
-      }),
+      });
+    },
   };
 }

@@ -184,3 +184,35 @@ export function createSlotFeed(col: Collection<FeedSlot>) {
 }
 
 export type SlotFeed = ReturnType<typeof createSlotFeed>;
+
+/**
+ * `feed`'s reads, keeping the slots read (up to `charsKept` characters of entries): a slot's
+ * entries never change once inserted, only its skip mark, which this process's marks update
+ * here and another's only shorten a walk, so a kept slot is as true as a read one. A slot
+ * not filled is read again next time.
+ */
+export function keepingSlots(
+  feed: Pick<SlotFeed, 'head' | 'slot' | 'markSkip'>,
+  charsKept: number,
+): Pick<SlotFeed, 'head' | 'slot' | 'markSkip'> {
+  const kept = new LRUCache<string, FeedSlot>({
+    maxSize: charsKept,
+    sizeCalculation: (slot) => slot.entries.length + 1,
+  });
+  return {
+    head: feed.head,
+    async slot(chain, slot) {
+      if (slot < 1) return null; // below a chain's first slot: its end
+      const known = kept.get(slotId(chain, slot));
+      if (known) return known;
+      const read = await feed.slot(chain, slot);
+      if (read) kept.set(read._id, read);
+      return read;
+    },
+    async markSkip(chain, slot, skip) {
+      await feed.markSkip(chain, slot, skip);
+      const known = kept.get(slotId(chain, slot));
+      if (known) known.skip = Math.min(known.skip ?? skip, skip);
+    },
+  };
+}

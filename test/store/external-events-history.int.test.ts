@@ -214,6 +214,50 @@ describe('events history (the feed)', () => {
     }
   });
 
+  it('a page of events this process read before reads only the chain head; an event written after its listing is read again until it is there', async () => {
+    const processes = await openProcesses(freshDbName('events_history_kept'), 1);
+    const { client, db, repo } = processes[0];
+    try {
+      const events = Array.from({ length: 5 }, () => record('fam', 'obj-k'));
+      await repo.claimMany(events);
+      // An ingest between its feed entry and its event.
+      const late = record('fam', 'obj-k');
+      await createEventFeed(db).record([late]);
+      expect((await repo.list({}, 10)).items).toHaveLength(5);
+      const at = new Date().toISOString();
+      await repo.recordReconciliations([
+        {
+          _id: events[0].event_id,
+          event_key: events[0]._id,
+          outcome: 'applied',
+          generation: 1,
+          revision: 1,
+          reconciled_at: at,
+        },
+      ]);
+      const ids = events.map((event) => event.event_id);
+      expect([...(await repo.outcomesOf(ids)).keys()]).toEqual([events[0].event_id]);
+
+      const commands: string[] = [];
+      const listen = ({ commandName, command }: CommandStartedEvent) =>
+        commands.push(`${commandName} ${String(command[commandName])}`);
+      client.on('commandStarted', listen);
+      expect((await repo.list({}, 10)).items).toHaveLength(5);
+      expect(commands).toEqual([`find ${FEED_COLLECTION}`, 'find external_events']); // head, `late`
+      commands.length = 0;
+      // The outcomes not written yet are read again; the written one is kept.
+      expect([...(await repo.outcomesOf(ids)).keys()]).toEqual([events[0].event_id]);
+      expect(commands).toEqual(Array(4).fill('find external_reconciliations'));
+      client.off('commandStarted', listen);
+
+      await db.collection<ExternalEventRecord>('external_events').insertOne(late);
+      const newestFirst = [late, ...[...events].reverse()].map((event) => event.event_id);
+      expect((await repo.list({}, 10)).items.map((event) => event.event_id)).toEqual(newestFirst);
+    } finally {
+      await closeAll(processes);
+    }
+  });
+
   it('cursors: a feed position of the filter chain; anything else is a 422', () => {
     const feed: HistoryPosition = { chain: 'object', slot: -2, index: 7 };
     const cursor = encodeHistoryCursor(feed);

@@ -79,8 +79,12 @@ describe('reads by `_id`: one findOne per entry on FerretDB, one find per page o
     await feed.record(records);
     await events.insertMany(records);
     const pageCommands = async (reads: ReadsById) => {
+      const first = await createEventHistory({ events, feed, readByIds: byIdReader(db) }).list(
+        {},
+        PAGE,
+      );
+      // Another process's page: nothing of the first kept.
       const history = createEventHistory({ events, feed, readByIds: byIdReader(db, reads) });
-      const first = await history.list({}, PAGE);
       return commandsOf(() => history.list({}, PAGE, first.next));
     };
     // The cursor's slot (it holds them all), then the page's 21 entries (`limit + 1`) one by
@@ -95,13 +99,14 @@ describe('reads by `_id`: one findOne per entry on FerretDB, one find per page o
     for (let i = 0; i < 50; i += 1)
       await writer.arrive(inboxEntry(newId('act'), 2, 'awaiting_approval'));
     const pageCommands = async (reads: ReadsById) => {
+      const first = await createInboxArrivals(db, inbox, byIdReader(db)).rows({}, PAGE);
+      // Another process's page: nothing of the first kept (`inbox-entry-cache.ts`).
       const arrivals = createInboxArrivals(db, inbox, byIdReader(db, reads));
-      const first = await arrivals.rows({}, PAGE);
       return commandsOf(() => arrivals.rows({}, PAGE, first[PAGE - 1].next));
     };
-    // Each arrival its own slot: the cursor's, the page's 21, then the 21 entries one by one
-    // or at once.
-    expect(await pageCommands('each')).toBe(1 + PAGE + 1 + PAGE + 1);
-    expect(await pageCommands('together')).toBe(1 + PAGE + 1 + 1);
+    // The changes feed's head, then, each arrival its own slot, the cursor's and the page's
+    // 21, then the 21 entries one by one or at once.
+    expect(await pageCommands('each')).toBe(1 + 1 + PAGE + 1 + PAGE + 1);
+    expect(await pageCommands('together')).toBe(1 + 1 + PAGE + 1 + 1);
   });
 });
