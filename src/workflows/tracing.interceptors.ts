@@ -27,8 +27,11 @@ import type {
 } from '@temporalio/workflow';
 import { approveActionUpdate, executeActionUpdate } from './external-action.contract';
 
-/** The activity that executes an action's effect, and the updates that can release it. */
-const EFFECT_ACTIVITY = 'applyAction';
+/**
+ * The activities that execute an action's effect (the classic shape's effect; the lean
+ * shape's execution in one step), and the updates that can release them.
+ */
+const EFFECT_ACTIVITIES: ReadonlySet<string> = new Set(['applyAction', 'executeRecorded']);
 const RELEASING_UPDATES: ReadonlySet<string> = new Set([
   approveActionUpdate.name,
   executeActionUpdate.name,
@@ -89,7 +92,9 @@ export const interceptors = (): WorkflowInterceptors => {
   const outboundContext = (activityType?: string): Context | undefined => {
     if (!otel) return undefined;
     const context =
-      activityType === EFFECT_ACTIVITY && releasing ? releasing : otel.api.context.active();
+      activityType && EFFECT_ACTIVITIES.has(activityType) && releasing
+        ? releasing
+        : otel.api.context.active();
     return otel.api.trace.getSpan(context) ? context : undefined;
   };
 

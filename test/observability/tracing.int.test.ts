@@ -157,9 +157,10 @@ describe('an approval that executes the action by itself', () => {
       });
     }
 
-    // The worker traces the effect's activity (the only one yet), with its writes below it.
+    // The worker traces the execution's activity (executing, the effect, its outcome), with
+    // the effect's writes below it.
     const effects = await eventually(
-      async () => named(exporter.getFinishedSpans(), 'RunActivity:applyAction'),
+      async () => named(exporter.getFinishedSpans(), 'RunActivity:executeRecorded'),
       (found) => found.length > 0,
     );
     expect(effects).toHaveLength(1);
@@ -174,7 +175,7 @@ describe('an approval that executes the action by itself', () => {
       // The workflow's spans leave the sandbox at the end of its activations: wait for the effect's.
       const spans = await eventually(
         async () => traceOf(serverSpan(approveRoute, autoExecuted)!),
-        (found) => named(found, 'RunActivity:applyAction').length === 1,
+        (found) => named(found, 'RunActivity:executeRecorded').length === 1,
       );
       // TRACE_CAPTURE_FILE: where to write the trace for docs/images/render-trace.js.
       if (process.env['TRACE_CAPTURE_FILE']) {
@@ -192,9 +193,9 @@ describe('an approval that executes the action by itself', () => {
       // The approval's record is the handler's work too (validators are not traced).
       expect(isChildOf(one(spans, 'StartActivity:recordActionTransitions'), handler)).toBe(true);
       expect(named(spans, 'ValidateUpdate:approve')).toEqual([]);
-      const scheduled = one(spans, 'StartActivity:applyAction');
+      const scheduled = one(spans, 'StartActivity:executeRecorded');
       expect(isChildOf(scheduled, handler)).toBe(true);
-      const effect = one(spans, 'RunActivity:applyAction');
+      const effect = one(spans, 'RunActivity:executeRecorded');
       expect(isChildOf(effect, scheduled)).toBe(true);
       expect(effect.attributes['temporalWorkflowId']).toBe(`action-${autoExecuted}`);
       expect(spans.some((s) => isChildOf(s, effect) && s.name === 'update world_objects')).toBe(
@@ -229,14 +230,14 @@ describe('a trace of an approval followed by an execute', () => {
         const server = serverSpan(executeRoute, id);
         return server ? traceOf(server) : [];
       },
-      (found) => named(found, 'RunActivity:applyAction').length === 1,
+      (found) => named(found, 'RunActivity:executeRecorded').length === 1,
     );
     const handler = one(spans, 'HandleUpdate:execute');
-    expect(isChildOf(one(spans, 'StartActivity:applyAction'), handler)).toBe(true);
+    expect(isChildOf(one(spans, 'StartActivity:executeRecorded'), handler)).toBe(true);
 
     const approval = traceOf(serverSpan('/v1/external-actions/{action_id}/approve', id)!);
     expect(named(approval, 'HandleUpdate:approve')).toHaveLength(1);
-    expect(named(approval, 'StartActivity:applyAction')).toEqual([]);
+    expect(named(approval, 'StartActivity:executeRecorded')).toEqual([]);
   });
 });
 
