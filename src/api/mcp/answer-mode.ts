@@ -6,9 +6,10 @@ import {
 import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 
 /**
- * The SDK transport's fields this class steers. They are private in its typings; the test
- * of both answer modes (test/api/mcp-answer-modes.int.test.ts) fails if an SDK upgrade
- * renames or reorders them.
+ * The SDK transport's fields this class steers. They are private in its typings; the tests
+ * of both answer modes (test/api/mcp-answer-mode.test.ts, and over `/mcp`
+ * test/api/mcp-answer-modes.int.test.ts) fail if an SDK upgrade renames them or stops
+ * using them as described below: check them on every upgrade of the SDK.
  */
 interface TransportInternals {
   _enableJsonResponse: boolean;
