@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { createGovernedMcpServer } from '../../../packages/client/src/mcp/server';
 import { API_VERSION } from '../../lib/version';
+import { AnswerModeTransport } from './answer-mode';
 
 /** Most MCP sessions one api process keeps open; past it, `initialize` is 503 (retry). */
 export const MAX_MCP_SESSIONS = 500;
@@ -11,7 +11,7 @@ export const MCP_IDLE_MS = 30 * 60_000;
 
 /** One MCP session: its transport and server, bound to the key that opened it. */
 export interface McpSession {
-  transport: WebStandardStreamableHTTPServerTransport;
+  transport: AnswerModeTransport;
   server: Server;
   keyId: string;
   lastUsed: number;
@@ -63,7 +63,7 @@ export class McpSessions {
       server,
       keyId: origin.keyId,
       lastUsed: Date.now(),
-      transport: new WebStandardStreamableHTTPServerTransport({
+      transport: new AnswerModeTransport({
         sessionIdGenerator: randomUUID,
         onsessioninitialized: (id) => {
           this.open.set(id, session);
