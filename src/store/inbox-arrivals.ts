@@ -11,11 +11,11 @@ import {
   type Verdict,
 } from './feed-walk';
 import { CHANGES_CHAIN, CHANGES_COLLECTION, createInboxEntryCache } from './inbox-entry-cache';
+import type { InboxEntry } from './inbox-entry';
 import type { ByIdReader } from './reads-by-id';
 import { createSlotFeed, keepingSlots, type FeedSlot, type Listing } from './slot-feed';
 
-/** An inbox entry as stored: the list entry, and the arrival it is listed under. */
-export type InboxEntry = ActionListEntry & { arrival: string };
+export type { InboxEntry } from './inbox-entry';
 
 /** The arrivals feed's collection. */
 export const ARRIVALS_COLLECTION = 'action_inbox_arrivals';

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Collection } from 'mongodb';
-import type { InboxEntry } from './inbox-arrivals';
+import type { InboxEntry } from './inbox-entry';
 import type { ByIdReader } from './reads-by-id';
 import { parseEntries, type FeedEntry, type SlotFeed } from './slot-feed';
 

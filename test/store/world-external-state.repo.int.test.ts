@@ -167,17 +167,15 @@ describe('the external state chain written in bulk (one command per collection)'
   it('projections of more objects than FerretDB answers in one update: a command per 50', async () => {
     const now = new Date().toISOString();
     const ids = Array.from({ length: 120 }, () => newId('obj'));
-    await db
-      .collection('world_objects')
-      .insertMany(
-        ids.map((_id) => ({
-          _id,
-          kind: 'service',
-          name: _id,
-          version: 1,
-          created_at: now,
-        })) as never[],
-      );
+    await db.collection('world_objects').insertMany(
+      ids.map((_id) => ({
+        _id,
+        kind: 'service',
+        name: _id,
+        version: 1,
+        created_at: now,
+      })) as never[],
+    );
     const states = ids.map((id) => [id, state(2, { id })] as const);
     expect(await commandsOf(() => repo.projectManyById(states))).toMatchObject({
       'update world_objects': 3,
