@@ -187,11 +187,9 @@ export function createRepairActivities(deps: RepairActivityDeps) {
       return findings;
     },
 
-    /** Appends the ended repair to the ledger (once) and frees the object for the next. */
-    finishRepair: (record: RepairRecord): Promise<number> => finishRepair(repos, record),
-
     /**
-     * The repair's last step in one: `finishRepair`, then its final record projected with
+     * The repair's last step in one: `finishRepair` (the ended repair appended to the ledger
+     * once, the object freed for the next), then its final record projected with
      * the ledger slot it got (which it answers). Each half is idempotent, so a retry after
      * either lands the same.
      */

@@ -94,8 +94,11 @@ export function createActionRecords(deps: ActionRecordsDeps) {
         for (const release of waiting.splice(0)) release();
       }
     },
-    /** Settles once no lean execution is held or in its activity (refusals wait for it). */
-    afterExecution: (): Promise<void> =>
-      inFlight ? new Promise<void>((resolve) => waiting.push(resolve)) : Promise.resolve(),
+    /**
+     * While a lean execution is held or in its activity, what settles once it has recorded
+     * (refused decisions wait for it); otherwise null, so the caller goes on in the same turn.
+     */
+    afterExecution: (): Promise<void> | null =>
+      inFlight ? new Promise<void>((resolve) => waiting.push(resolve)) : null,
   };
 }

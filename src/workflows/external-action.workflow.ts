@@ -238,7 +238,8 @@ async function actionRun(
       const problem = gate.signatureProblem(d, kind);
       if (problem) {
         const refusal = { decision: kind, claimed_by: actorOf(d), problem, at: now() };
-        await records.afterExecution();
+        const executionRecorded = records.afterExecution();
+        if (executionRecorded) await executionRecorded;
         return perform(refused(machine, refusal)).then(() => {
           throw gate.unsigned(problem);
         });
@@ -329,7 +330,9 @@ async function actionRun(
     if (records.heldCount() === 0) await executingStep;
   } else if (
     !autoExecute &&
-    !(await waitInWindow(executing, actionStepSummary.executeWait(expiresAtMs)))
+    !(await waitInWindow(executing, actionStepSummary.executeWait(expiresAtMs))) &&
+    // Lean: an execute taken in the task the window ended in holds its records; it goes on.
+    !(lean && executing())
   ) {
     await perform(expired(machine, 'execution', now()));
     return finish();

@@ -6,6 +6,7 @@ import {
   TimeoutFailure,
   condition,
   getExternalWorkflowHandle,
+  deprecatePatch,
   patched,
   proxyLocalActivities,
   setCurrentDetails,
@@ -50,29 +51,22 @@ import {
 // Reads and writes of our own store: local activities, run inside the workflow task with no
 // round trip through the server per step (a repair that finds nothing to do is then about
 // one workflow task). A store outage is ridden out, but not forever.
-const {
-  diagnoseRepair,
-  finishAndRecordRepair,
-  finishRepair,
-  prepareRestoreAction,
-  recordRepair,
-  verifyRepair,
-} = proxyLocalActivities<RepairActivities>({
-  startToCloseTimeout: '1 minute',
-  scheduleToCloseTimeout: '1 day',
-  retry: { initialInterval: '500 milliseconds', maximumInterval: '30 seconds' },
-});
+const { diagnoseRepair, finishAndRecordRepair, prepareRestoreAction, recordRepair, verifyRepair } =
+  proxyLocalActivities<RepairActivities>({
+    startToCloseTimeout: '1 minute',
+    scheduleToCloseTimeout: '1 day',
+    retry: { initialInterval: '500 milliseconds', maximumInterval: '30 seconds' },
+  });
 
 /** Patch: a reset run that finds its child already started cancels it and fails, saying so. */
 const ORPHAN_CHILD_AFTER_RESET = 'repair-cancels-child-of-reset-run';
 
 /**
- * Patch: fewer sequential store steps. A status's record runs beside the step that follows
- * it (diagnose, prepare, verify: they read, and the record lands before the result is
- * used), and the end's ledger entry and final record are one local activity. Each local
- * activity is a round trip through the worker and an activation of the workflow, so a
- * repair that finds nothing to do takes two instead of four. The end also sets `OpsStatus`
- * to the final status, which the old path left at the last status before it.
+ * Deprecated patch (docs/workflow-versioning.md): fewer sequential store steps. A status's
+ * record runs beside the step that follows it (diagnose, prepare, verify: they read, and the
+ * record lands before the result is used), and the end's ledger entry and final record are
+ * one local activity. Every run takes this path; the call stays until no run with the
+ * marker can be open.
  */
 const FEWER_STORE_STEPS = 'repair-fewer-store-steps';
 
@@ -87,7 +81,7 @@ const FEWER_STORE_STEPS = 'repair-fewer-store-steps';
 export async function repairWorkflow(input: RepairWorkflowInput): Promise<RepairRecord> {
   let record: RepairRecord = { ...input.record, steps: [...input.record.steps] };
   let childStatus: ActionState['status'] | null = null;
-  const fewerStoreSteps = patched(FEWER_STORE_STEPS);
+  deprecatePatch(FEWER_STORE_STEPS);
   setHandler(repairStateQuery, () => record);
   setHandler(childActionStatusSignal, ({ action_id, status }) => {
     if (action_id === record.child_action_id) childStatus = status;
@@ -103,18 +97,14 @@ export async function repairWorkflow(input: RepairWorkflowInput): Promise<Repair
     return recordRepair(record);
   };
   /**
-   * Enters `status`, then runs `step` on the record (beside its record, under the patch).
-   * Settles once the record has landed, with the step still to be awaited: a failed record
-   * is not the step's failure.
+   * Enters `status`, then runs `step` on the record beside its record. Settles once the
+   * record has landed, with the step still to be awaited: a failed record is not the step's
+   * failure.
    */
   const moveToThen = async <T>(
     status: RepairStatus,
     step: (record: RepairRecord) => Promise<T>,
   ): Promise<{ done: Promise<T> }> => {
-    if (!fewerStoreSteps) {
-      await moveTo(status);
-      return { done: step(record) };
-    }
     const recorded = moveTo(status);
     const done = step(record);
     // Awaited by the caller after the record: until then its failure is not unhandled.
@@ -124,16 +114,10 @@ export async function repairWorkflow(input: RepairWorkflowInput): Promise<Repair
   };
   const end = async (status: RepairStatus): Promise<RepairRecord> => {
     record = ending(record, status, now());
-    if (fewerStoreSteps) {
-      upsertSearchAttributes([{ key: OpsStatusKey, value: `repair.${status}` }]);
-      record = entered(record, status, now()).record;
-      record = { ...record, ledger_seq: await finishAndRecordRepair(record) };
-      setCurrentDetails(repairCurrentDetails(record, input.names?.target));
-    } else {
-      const ledgerSeq = await finishRepair(record);
-      record = { ...record, ledger_seq: ledgerSeq };
-      await moveTo(status);
-    }
+    upsertSearchAttributes([{ key: OpsStatusKey, value: `repair.${status}` }]);
+    record = entered(record, status, now()).record;
+    record = { ...record, ledger_seq: await finishAndRecordRepair(record) };
+    setCurrentDetails(repairCurrentDetails(record, input.names?.target));
     if (status === 'failed') {
       throw ApplicationFailure.nonRetryable(`repair ${record._id} failed: ${record.error}`);
     }
