@@ -1,13 +1,12 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { RecordTransitionInput } from '../domain/external-actions/record-transitions';
-import { executionEnded, type EffectOutcome } from '../workflows/action-execution';
+import { executionEnded, failedOutcome, type EffectOutcome } from '../workflows/action-execution';
 import { recorded, transitionRecordsOf, type ActionMachine } from '../workflows/action-machine';
 import { ACTION_EFFECT_ATTEMPTS } from '../workflows/activity-options';
 import {
   ACTION_ERRORS,
   type ActionPlan,
   type ActionState,
-  type PlanRefusal,
 } from '../workflows/external-action.contract';
 
 /** What the lean shape's execution step records and applies (`executeRecorded`). */
@@ -57,14 +56,7 @@ export function createExecuteRecorded(deps: ExecuteRecordedDeps) {
       if (failure?.type === ACTION_ERRORS.runRefused) throw error;
       const lastAttempt = Context.current().info.attempt >= ACTION_EFFECT_ATTEMPTS;
       if (!failure?.nonRetryable && !lastAttempt) throw error;
-      const refusal = failure?.details?.[0] as PlanRefusal | undefined;
-      outcome = {
-        failure: {
-          type: failure?.type ?? null,
-          message: failure?.message ?? String(error),
-          ...(refusal ? { refusal } : {}),
-        },
-      };
+      outcome = failedOutcome(failure, error);
     }
     const finishedAt = new Date().toISOString();
     const step = executionEnded(machine, outcome, input.started_at, finishedAt);

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { Db } from 'mongodb';
 import { createEventFeed } from './event-feed';
 import { createEventHistory } from './event-history';
-import { insertOnce, insertUnordered } from './mongo';
+import { insertOnce, insertUnordered, isDuplicateRefusal } from './mongo';
 import { byIdReader } from './reads-by-id';
 
 /**
@@ -144,11 +144,7 @@ export function createExternalEventsRepo(db: Db) {
      */
     async recordReconciliations(records: StoredReconciliation[]): Promise<StoredReconciliation[]> {
       if (records.length === 0) return [];
-      const duplicates = await insertUnordered(
-        reconciliations,
-        records,
-        (refusal) => refusal.code === 11000,
-      );
+      const duplicates = await insertUnordered(reconciliations, records, isDuplicateRefusal);
       const taken = new Set(duplicates.map((refusal) => refusal.index));
       const stored = await Promise.all(
         records.map(async (record, index) => {

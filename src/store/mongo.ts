@@ -57,6 +57,9 @@ export function reportByEvents(client: MongoClient, hooks: CommandHooks): void {
 export const isDuplicateKey = (error: unknown): boolean =>
   error instanceof MongoServerError && error.code === 11000;
 
+/** For `insertUnordered`: a document refused only because its key is stored already. */
+export const isDuplicateRefusal = (refusal: WriteError): boolean => refusal.code === 11000;
+
 /** Inserts `doc`; false when a document with its key is there already (a claim). */
 export async function insertOnce<T extends Document>(col: Collection<T>, doc: T): Promise<boolean> {
   try {

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Collection } from 'mongodb';
 import { newestFilledFrom } from '../lib/slot-chain';
-import { insertUnordered } from './mongo';
+import { insertUnordered, isDuplicateRefusal } from './mongo';
 
 /**
  * A feed: lists kept as slot chains (`lib/slot-chain.ts`) so a page of them, newest first,
@@ -114,9 +114,7 @@ export function createSlotFeed(col: Collection<FeedSlot>) {
         entries: formatEntries(byChain.get(chain)!),
       }));
       const refused = new Set(
-        (await insertUnordered(col, slots, (refusal) => refusal.code === 11000)).map(
-          (refusal) => refusal.index,
-        ),
+        (await insertUnordered(col, slots, isDuplicateRefusal)).map((refusal) => refusal.index),
       );
       pending.forEach((chain, i) => {
         if (!refused.has(i)) remember(chain, tried[i]);

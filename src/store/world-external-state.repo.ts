@@ -1,5 +1,5 @@
 import type { Db, Filter } from 'mongodb';
-import { insertOnce, insertUnordered } from './mongo';
+import { insertOnce, insertUnordered, isDuplicateRefusal } from './mongo';
 import { byIdReader } from './reads-by-id';
 import type { WorldHistoryEvent } from './world-history.repo';
 import type { WorldChange, WorldRevisionsRepo } from './world-revisions.repo';
@@ -140,7 +140,7 @@ export function createWorldExternalStateRepo(
     async claimRevisions(records: readonly ExternalStateRevision[]): Promise<boolean[]> {
       const won = records.map(() => true);
       if (records.length === 0) return won;
-      const refusals = await insertUnordered(revisions, [...records], (r) => r.code === 11000);
+      const refusals = await insertUnordered(revisions, [...records], isDuplicateRefusal);
       for (const refusal of refusals) won[refusal.index] = false;
       return won;
     },

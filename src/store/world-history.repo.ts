@@ -1,5 +1,5 @@
 import type { Db, Filter } from 'mongodb';
-import { insertOnce, insertUnordered, isDuplicateKey } from './mongo';
+import { insertOnce, insertUnordered, isDuplicateRefusal, isDuplicateKey } from './mongo';
 import { afterPosition, toPage, type PagePosition } from './paging';
 import type { WorldChange, WorldRevisionsRepo } from './world-revisions.repo';
 
@@ -72,7 +72,7 @@ export function createWorldHistoryRepo(db: Db, revisions: Pick<WorldRevisionsRep
      */
     async appendManyOnce(events: readonly WorldHistoryEvent[]): Promise<void> {
       if (events.length === 0) return;
-      await insertUnordered(col, [...events], (refusal) => refusal.code === 11000);
+      await insertUnordered(col, [...events], isDuplicateRefusal);
     },
     /**
      * Inserts unless an event with this id exists; true when this call wrote it. A repeat

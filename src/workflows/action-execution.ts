@@ -1,3 +1,4 @@
+import type { ApplicationFailure } from '@temporalio/common';
 import { EXECUTION_FAILURES, type PlanRefusal } from './external-action.contract';
 import {
   effectApplied,
@@ -11,6 +12,24 @@ import {
 export type EffectOutcome =
   | { result: Record<string, unknown> }
   | { failure: { type?: string | null; message: string; refusal?: PlanRefusal } };
+
+/**
+ * How an effect that threw ended: its failure's type and message (the error's text when it
+ * is no `ApplicationFailure`), and the plan made again that it refused, when it names one.
+ */
+export function failedOutcome(
+  failure: ApplicationFailure | undefined,
+  error: unknown,
+): EffectOutcome {
+  const refusal = failure?.details?.[0] as PlanRefusal | undefined;
+  return {
+    failure: {
+      type: failure?.type ?? null,
+      message: failure?.message ?? String(error),
+      ...(refusal ? { refusal } : {}),
+    },
+  };
+}
 
 /** The failure types the effect refuses a plan made again with, and what each records. */
 const PLAN_REFUSALS: Record<string, 'plan_drift' | 'policy_denied'> = {

@@ -43,7 +43,7 @@ import {
   type ActionEffect,
   type ActionStep,
 } from './action-machine';
-import { executionEnded } from './action-execution';
+import { executionEnded, failedOutcome } from './action-execution';
 import { actionTargetText } from './action-text';
 import { decisionRefusal } from './action-validation';
 import { createActionRecords } from './action-records';
@@ -60,7 +60,6 @@ import {
   type ActionState,
   type ActionStatus,
   type ActionWorkflowInput,
-  type PlanRefusal,
 } from './external-action.contract';
 import { childActionStatusSignal } from './repair.contract';
 import { ActionStatusKey, ApprovalsRemainingKey } from './shared.contract';
@@ -360,15 +359,7 @@ async function actionRun(
     const failure =
       error instanceof ApplicationFailure ? error : (error as { cause?: unknown }).cause;
     const detail = failure instanceof ApplicationFailure ? failure : undefined;
-    const refusal = detail?.details?.[0] as PlanRefusal | undefined;
-    await perform(
-      executionEnded(
-        machine,
-        { failure: { type: detail?.type, message: detail?.message ?? String(error), refusal } },
-        startedAt,
-        now(),
-      ),
-    );
+    await perform(executionEnded(machine, failedOutcome(detail, error), startedAt, now()));
   }
   return finish();
 
