@@ -7,10 +7,10 @@ const SIGNATURE_HEX = /^[0-9a-f]{128}$/;
 /**
  * True when `signatureHex` is the key's Ed25519 signature of `message`, checked by Node's
  * crypto (OpenSSL, the same check as the `openssl pkeyutl -verify` docs/approvals.md shows).
- * For approver keys, which are many and each seen rarely: the workflow sandbox's verifier
- * (`decision-signature.ts`, pure JavaScript) precomputes tables per key, tens of
- * milliseconds for a key it has not seen, worth it only for the api's few decision keys. Outside the sandbox
- * only: workflows cannot import `node:crypto`.
+ * Every check outside the workflow sandbox goes through it: approver keys, and the api's
+ * signatures the worker's activities check again before an effect or a record. The
+ * sandbox cannot import `node:crypto`; its verifier (`decision-signature.ts`, pure
+ * JavaScript, precomputed tables for the api's few keys) costs several times more.
  */
 export function verifyEd25519(
   publicKeyHex: string,

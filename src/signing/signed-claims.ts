@@ -1,5 +1,5 @@
 import stringify from 'safe-stable-stringify';
-import { verifySignature } from './decision-signature';
+import { verifyEd25519 } from './ed25519-node';
 
 /**
  * Claims the api signs besides decisions: an action's proposal, and a repair request (which
@@ -28,6 +28,10 @@ export function claimMessage(kind: ClaimKind, claim: object, signedAt: string): 
 /**
  * Why a signature does not hold against the accepted keys, or null when it does: the signer
  * must be one of `acceptedKeys` (the verifier's own configuration, never the claim's).
+ * Outside the workflow sandbox only: it verifies with Node's crypto (OpenSSL's strict
+ * RFC 8032 check), several times cheaper than the sandbox's pure-JavaScript verifier and
+ * never more permissive (every signature it accepts, ZIP 215 accepts too), so an effect's
+ * check is at least as strict as the workflow's.
  */
 export function signatureProblem(
   acceptedKeys: readonly string[],
@@ -41,7 +45,7 @@ export function signatureProblem(
   if (!acceptedKeys.includes(signature.signer_key)) {
     return `${what} is signed by key ${signature.signer_key.slice(0, 16)}…, which this service does not accept`;
   }
-  return verifySignature(signature.signer_key, message, signature.signature)
+  return verifyEd25519(signature.signer_key, message, signature.signature)
     ? null
     : `the signature does not match ${what}`;
 }
