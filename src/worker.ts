@@ -29,7 +29,10 @@ async function main(): Promise<void> {
   const tracing = config.tracing
     ? startTracing(config.tracing, { defaultServiceName: 'governed-runtime-worker' })
     : undefined;
+  const metrics = createMetrics();
   const { client: mongo, db } = await connectMongo(config.mongodbUri, config.mongodbDb, {
+    // The worker sends most of an action's commands: counted as the api counts its own.
+    onCommand: (command) => metrics.countMongoCommand(command),
     ...(tracing ? { traceCommand: mongoCommandSpans(tracing.tracer) } : {}),
   });
   // A client that stays failed while the database answers a fresh one (docs/chaos.md) would
@@ -50,7 +53,6 @@ async function main(): Promise<void> {
   await ensureIndexes(db);
   const identity = `${process.pid}@${hostname()}`;
   const events = new ServiceEventRecorder(repos.serviceEvents, `worker-${identity}`, logger);
-  const metrics = createMetrics();
   const metricsServer = config.workerMetricsListen
     ? createServer(metricsListener(metrics.registry, logger)).listen(
         Number(config.workerMetricsListen.split(':').pop()),
