@@ -13,6 +13,7 @@ import { assaysBench } from './assays.bench';
 import { budgetBench } from './budget.bench';
 import { proofsBench } from './proofs.bench';
 import { foundationBench, inboxBench, worldStateBench } from './get-vs-bare.bench';
+import { growthBench } from './growth.bench';
 import { sessionsBench } from './sessions.bench';
 import { substrateDeploymentBench } from './substrate-deployment.bench';
 import { substrateEngineBench } from './substrate-engine.bench';
@@ -38,12 +39,14 @@ const SUITES: Record<string, (ctx: BenchContext) => Promise<BenchReport>> = {
   mcp: mcpBench,
   tracing: tracingBench,
   budget: budgetBench,
+  growth: growthBench,
 };
 /**
  * Suites only run when named: `tracing` reruns foundation and actions (traces off, on);
- * `budget` runs its four units twice (traces on for the counts, off for the CPU).
+ * `budget` runs its four units twice (traces on for the counts, off for the CPU); `growth`
+ * runs the budget's action as the store fills up.
  */
-const ON_REQUEST = new Set(['tracing', 'budget']);
+const ON_REQUEST = new Set(['tracing', 'budget', 'growth']);
 
 /** Runs the benchmark suites named on the command line (all by default). */
 async function main(): Promise<void> {

@@ -242,7 +242,15 @@ export async function apiCommandCounts(
   base: string,
   adminKey: string,
 ): Promise<Record<string, number>> {
-  const res = await fetch(`${base}/metrics`, { headers: { 'X-API-Key': adminKey } });
+  return commandCountsAt(`${base}/metrics`, { 'X-API-Key': adminKey });
+}
+
+/** MongoDB commands a process has sent so far, by command name, from its metrics at `url`. */
+export async function commandCountsAt(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<Record<string, number>> {
+  const res = await fetch(url, { headers });
   const counts: Record<string, number> = {};
   for (const match of (await res.text()).matchAll(
     /^gr_mongodb_commands_total\{[^}]*command="([^"]*)"[^}]*\} (\d+(?:\.\d+)?)$/gm,
