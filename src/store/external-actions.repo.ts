@@ -4,6 +4,7 @@ import type { ActionStatus } from '../domain/external-actions/schemas';
 import type { ActionRecord } from './external-action-record';
 import { isDuplicateKey, replaceIfNewer } from './mongo';
 import { newestByIdPage, toPage, type PagePosition } from './paging';
+import { byIdReader } from './reads-by-id';
 
 export type * from './external-action-record';
 
@@ -139,6 +140,7 @@ export function createExternalActionsRepo(db: Db) {
   const actions = db.collection<ActionRecord>('external_actions');
   const ends = db.collection<ActionEnd>('action_ends');
   const ledger = db.collection<ActionLedgerEntry>('action_ledger');
+  const readByIds = byIdReader(db);
   /** The entry as stored, and whether this call wrote it (false: a retry found it). */
   const insertOnce = async (
     entry: ActionLedgerEntry,
@@ -297,15 +299,19 @@ export function createExternalActionsRepo(db: Db) {
     },
     /** The entries of one action from `seq` on, in order, read by `_id` until one is missing. */
     entriesFrom: (actionId: string, seq: number) => walkFrom(actionId, Math.max(1, seq)),
-    /** The ids among these actions whose projection holds one of `statuses`. */
+    /**
+     * The ids among these actions whose projection holds one of `statuses`. Read by `_id`
+     * the server's way (`reads-by-id.ts`): on FerretDB an `$in` decodes every stored action,
+     * and the reset-run watcher asks this on every service-monitor tick.
+     */
     async withStatusIn(
       actionIds: string[],
       statuses: readonly ActionRecord['status'][],
     ): Promise<Set<string>> {
-      const rows = await actions
-        .find({ _id: { $in: actionIds } }, { projection: { status: 1 } })
-        .toArray();
-      return new Set(rows.filter((row) => statuses.includes(row.status)).map((row) => row._id));
+      const rows = await readByIds(actions, actionIds, { status: 1 });
+      return new Set(
+        rows.flatMap((row) => (row && statuses.includes(row.status) ? [row._id] : [])),
+      );
     },
     /** Every entry of one action, in order. */
     entriesOf: (actionId: string) =>
