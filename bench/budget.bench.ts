@@ -31,7 +31,7 @@ import { startOtlpCollector, type OtlpCollector } from './lib/otlp-collector';
 import { benchPort } from './lib/ports';
 import type { BenchContext, BenchReport } from './lib/report';
 import { seedActions } from './lib/seed-actions';
-import { timed } from './lib/stats';
+import { pause, timed } from './lib/stats';
 
 const API_PORT = benchPort(18492);
 const INBOX_ACTIONS = 10_000;
@@ -283,5 +283,3 @@ async function historiesOf(
   }
   return meanBudget(budgets);
 }
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -13,7 +13,7 @@ import { cpuMsPerUnit, serverPid } from './lib/cpu';
 import { benchPort } from './lib/ports';
 import type { BenchContext, BenchReport } from './lib/report';
 import { seedActions } from './lib/seed-actions';
-import { percentile } from './lib/stats';
+import { pause, percentile } from './lib/stats';
 
 const API_PORT = benchPort(18493);
 const WORKER_METRICS_PORT = benchPort(18494);
@@ -26,7 +26,6 @@ const INBOX_PAGES = 500;
 /** CPU per action may grow by this much as the store fills (the spread of the machine). */
 const MAX_GROWTH = 1.25;
 const QUIET_MS = 30_000;
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * What an action costs as the store fills: the budget's action (propose → approve → execute
@@ -131,7 +130,8 @@ export async function growthBench(ctx: BenchContext): Promise<BenchReport> {
   const ratios = {
     ferretdbCpuGrowth: growth('cpuMs_ferretdb'),
     totalCpuGrowth: growth('cpuMs_total'),
-    // The dearest stage, beside the last: the embedded database has spells of its own.
+    // The dearest stage, beside the last: a background read that grows with the store
+    // shows at one stage before it shows at the end.
     ferretdbCpuPeakGrowth: Math.round((peak / first['cpuMs_ferretdb']) * 100) / 100,
   };
   return {

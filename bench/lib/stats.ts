@@ -28,3 +28,7 @@ export async function runConcurrently(
   );
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
+
+/** Resolves after `ms` milliseconds. */
+export const pause = (ms: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, ms));
