@@ -69,6 +69,14 @@ export interface Config {
   ledgerSealVerifyKeys?: string[];
   /** Directory of the ledger checkpoint files (`<database>.jsonl`), outside the database. */
   ledgerCheckpointDir: string;
+  /**
+   * Key (32 bytes, hex or base64) the api and the worker seal the records that grant
+   * authority with (keys, principals, rules...); derived from the ledger seal key when unset
+   * (docs/approvals.md, "Threat model").
+   */
+  recordSealKey?: string;
+  /** Earlier record seal keys whose seals are still accepted, during a rotation. */
+  recordSealPreviousKeys?: string[];
   /** URL prefixes `webhook.post` actions may reach (empty: none). */
   webhookAllowlist: string[];
   /** WebAuthn relying party id passkeys are bound to (api and worker must agree). */
@@ -136,6 +144,11 @@ const envSchema = {
     LEDGER_SEAL_KEY: { type: 'string', pattern: '^([0-9a-f]{64}|[A-Za-z0-9+/]{43}=?)$' },
     LEDGER_SEAL_VERIFY_KEYS: { type: 'string', pattern: '^[0-9a-f]{64}(,[0-9a-f]{64})*$' },
     LEDGER_CHECKPOINT_DIR: { type: 'string', minLength: 1 },
+    RECORD_SEAL_KEY: { type: 'string', pattern: '^([0-9a-f]{64}|[A-Za-z0-9+/]{43}=?)$' },
+    RECORD_SEAL_PREVIOUS_KEYS: {
+      type: 'string',
+      pattern: '^([0-9a-f]{64}|[A-Za-z0-9+/]{43}=?)(,([0-9a-f]{64}|[A-Za-z0-9+/]{43}=?))*$',
+    },
     WEBAUTHN_RP_ID: { type: 'string', pattern: '^[A-Za-z0-9.-]{1,253}$' },
     WEBAUTHN_ORIGINS: { type: 'string', pattern: '^(https?://[^\\s,/]+)(,https?://[^\\s,/]+)*$' },
     APPROVER_CHALLENGE_TTL_SECONDS: { type: 'integer', minimum: 10, maximum: 3600 },
@@ -216,6 +229,8 @@ export function loadConfig(env: Env = process.env): Config {
     ledgerSealKey: v['LEDGER_SEAL_KEY'] as string | undefined,
     ledgerSealVerifyKeys: (v['LEDGER_SEAL_VERIFY_KEYS'] as string | undefined)?.split(','),
     ledgerCheckpointDir: resolve(str('LEDGER_CHECKPOINT_DIR', '.data/ledger-checkpoints')),
+    recordSealKey: v['RECORD_SEAL_KEY'] as string | undefined,
+    recordSealPreviousKeys: (v['RECORD_SEAL_PREVIOUS_KEYS'] as string | undefined)?.split(','),
     webhookAllowlist: str('WEBHOOK_ALLOWLIST', '').split(',').filter(Boolean),
     ...webauthnOf(publicBaseUrl, v),
     approverChallengeTtlSeconds: num('APPROVER_CHALLENGE_TTL_SECONDS', 300),

@@ -12,6 +12,8 @@ import { createRepos, ensureIndexes } from './store';
 import { connectMongo, guardMongoClient } from './store/mongo';
 import { createWorker } from './worker/create-worker';
 import { createWorkerTrust } from './worker/trust';
+import { sealedRecordsOf } from './domain/record-integrity';
+import type { SecurityEvent } from './domain/worker-trust';
 
 /**
  * How long the worker's MongoDB client may fail every ping before the guard asks a fresh
@@ -49,20 +51,26 @@ async function main(): Promise<void> {
       process.exit(1);
     },
   });
-  const repos = createRepos(db);
+  let reportSecurityEvent: (event: SecurityEvent) => Promise<void> = async () => undefined;
+  const repos = createRepos(
+    db,
+    sealedRecordsOf(config, (event) => reportSecurityEvent(event)),
+  );
   await ensureIndexes(db);
   const identity = `${process.pid}@${hostname()}`;
   const events = new ServiceEventRecorder(repos.serviceEvents, `worker-${identity}`, logger);
+  reportSecurityEvent = createSecurityEventReporter({
+    recorder: events,
+    logger,
+    counter: metrics.securityEvents,
+  });
   const metricsServer = config.workerMetricsListen
     ? createServer(metricsListener(metrics.registry, logger)).listen(
         Number(config.workerMetricsListen.split(':').pop()),
         config.workerMetricsListen.split(':')[0],
       )
     : undefined;
-  const trust = createWorkerTrust(
-    config,
-    createSecurityEventReporter({ recorder: events, logger, counter: metrics.securityEvents }),
-  );
+  const trust = createWorkerTrust(config, reportSecurityEvent);
   const workers = await createWorker({
     identity,
     address: config.temporalAddress,

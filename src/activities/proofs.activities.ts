@@ -6,7 +6,10 @@ import type { ProofRunRecord } from '../store/proofs.repo';
 import type { WorkerTrust } from '../domain/worker-trust';
 
 export interface ProofActivityDeps {
-  repos: Pick<Repos, 'proofs' | 'collectionReader' | 'artifacts' | 'approverKeys'>;
+  repos: Pick<
+    Repos,
+    'proofs' | 'collectionReader' | 'artifacts' | 'approverKeys' | 'externalActions' | 'sealed'
+  >;
   trust: Pick<WorkerTrust, 'authority' | 'relyingParty' | 'ledgerSeal'>;
 }
 

@@ -28,6 +28,9 @@ import { createNotifier } from '../activities/notifications.activities';
 import { reflectClosure } from '../domain/reflect-closure';
 import { createLedgerSeal, ledgerSealSeed } from '../domain/external-actions/ledger-seal';
 import { createDeliveryStarter } from '../temporal/delivery-starter';
+import { sealedRecordsOf } from '../domain/record-integrity';
+import type { SecurityEvent } from '../domain/worker-trust';
+import { createSecurityEventReporter } from '../observability/security-events';
 import { createRepos, ensureIndexes } from '../store';
 import { connectMongo } from '../store/mongo';
 import { TemporalGateway } from '../temporal/gateway';
@@ -59,7 +62,13 @@ export async function buildDeps(
     onCommand: (command) => metrics.countMongoCommand(command),
     ...(tracing ? { traceCommand: mongoCommandSpans(tracing.tracer) } : {}),
   });
-  const repos = createRepos(db);
+  // Records refused for a failed seal are reported once the service event recorder exists
+  // (below); nothing is read for authority before then but the system records' seeding.
+  let reportSecurityEvent: (event: SecurityEvent) => Promise<void> = async () => undefined;
+  const repos = createRepos(
+    db,
+    sealedRecordsOf(config, (event) => reportSecurityEvent(event)),
+  );
   await ensureIndexes(db);
   await ensureSystemRecords({ repos, config });
 
@@ -95,6 +104,11 @@ export async function buildDeps(
     quotaPolicies: repos.quotaPolicies,
   });
   const serviceEvents = new ServiceEventRecorder(repos.serviceEvents, instanceId, log);
+  reportSecurityEvent = createSecurityEventReporter({
+    recorder: serviceEvents,
+    logger: log,
+    counter: metrics.securityEvents,
+  });
   // What the api records of a workflow ended from Temporal (an aborted action) tells
   // subscribers through the same notifier and delivery workflows the worker uses.
   const notify = createNotifier({

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { AppError, Unauthorized } from '../lib/errors';
+import { AppError, RecordIntegrityError, Unauthorized } from '../lib/errors';
 import type { ApiKeyRecord } from '../store/api-keys.repo';
 import type { OrganizationsRepo } from '../store/organizations.repo';
 import type { PrincipalsRepo, Principal } from '../store/principals.repo';
@@ -26,7 +26,11 @@ interface KeyBundle {
   verified?: { presented: Buffer; previous: boolean };
 }
 
-type CacheEntry = KeyBundle | { missing: true };
+/**
+ * A key that is not there, or whose record (or its principal's, organization's or a limit's)
+ * failed its seal check: refused until the entry expires, then read again.
+ */
+type CacheEntry = KeyBundle | { missing: true } | { refused: RecordIntegrityError };
 
 export interface AuthenticatorOptions {
   apiKeys: ApiKeysRepo;
@@ -89,18 +93,25 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     return pending;
   }
 
-  async function load(keyId: string, startedIn: number): Promise<CacheEntry> {
+  /** The key and what its validity depends on, each checked against its seal. */
+  async function read(keyId: string): Promise<CacheEntry> {
     const key = await options.apiKeys.findById(keyId);
+    if (!key) return { missing: true };
+    const [principal, organization, { limits }] = await Promise.all([
+      options.principals.findById(key.principal_id),
+      options.organizations.findById(key.organization_id),
+      effectiveLimits(options.quotaPolicies, key),
+    ]);
+    return { key, principal, organization, limits };
+  }
+
+  async function load(keyId: string, startedIn: number): Promise<CacheEntry> {
     let entry: CacheEntry;
-    if (!key) {
-      entry = { missing: true };
-    } else {
-      const [principal, organization, { limits }] = await Promise.all([
-        options.principals.findById(key.principal_id),
-        options.organizations.findById(key.organization_id),
-        effectiveLimits(options.quotaPolicies, key),
-      ]);
-      entry = { key, principal, organization, limits };
+    try {
+      entry = await read(keyId);
+    } catch (error) {
+      if (!(error instanceof RecordIntegrityError)) throw error;
+      entry = { refused: error };
     }
     if (options.cacheTtlMs > 0 && startedIn === generation) cache.set(keyId, entry);
     return entry;
@@ -134,6 +145,15 @@ export function createAuthenticator(options: AuthenticatorOptions) {
   /** Who is calling, from a looked-up entry; throws 401 `unauthorized`. */
   function resolveEntry(entry: CacheEntry, presented: string): AuthContext {
     const nowMs = now();
+    if ('refused' in entry) {
+      // Said before the secret is compared: the stored hash is itself not to be trusted.
+      throw new Unauthorized(
+        `this key's record failed its integrity check: ${entry.refused.message}`,
+        {
+          extra: entry.refused.options.extra,
+        },
+      );
+    }
     if ('missing' in entry || !matchesSecret(entry, presented, nowMs)) {
       throw unauthorized('unknown API key');
     }

@@ -9,7 +9,8 @@ export interface SecurityEvent {
     | 'security.unsigned_proposal'
     | 'security.unsigned_record'
     | 'security.unsigned_effect'
-    | 'security.unsigned_repair';
+    | 'security.unsigned_repair'
+    | 'security.record_integrity';
   message: string;
   /** The same happening reported twice (a retried activity) is stored once. */
   dedup_key: string;

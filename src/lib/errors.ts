@@ -110,3 +110,25 @@ export const invalidAt = (
   type = 'value_error',
   ctx?: Record<string, unknown>,
 ): Invalid => new Invalid([ctx ? { loc, msg, type, ctx } : { loc, msg, type }]);
+
+/**
+ * A record that grants or limits authority failed its seal check (it was changed, inserted
+ * or sealed by a key this service does not accept, outside the service): it is refused, not
+ * repaired. `collection` and `recordId` name it; an operator restores it (docs/approvals.md).
+ */
+export class RecordIntegrityError extends AppError {
+  constructor(
+    readonly collection: string,
+    readonly recordId: string,
+    readonly problem: string,
+    what: string,
+  ) {
+    super(
+      'forbidden',
+      `${what} failed its integrity check (${problem}); an operator must restore it`,
+      {
+        extra: { integrity: { collection, record_id: recordId } },
+      },
+    );
+  }
+}

@@ -5,6 +5,8 @@ import type { Db, Filter } from 'mongodb';
 import { insertOnce, isDuplicateKey } from './mongo';
 import type { PagePosition } from './paging';
 import type { AccessLayer, Entitlement } from '../auth/families';
+import { nextVersion, type SealedRecords } from './sealed-records';
+import type { RecordSealStamp } from '../signing/record-seal';
 
 export type KeyStatus = 'active' | 'suspended' | 'revoked';
 
@@ -26,6 +28,10 @@ export interface ApiKeyRecord {
   rotations?: number;
   /** Seeded from ADMIN_API_KEY rather than minted. */
   bootstrap?: boolean;
+  /** One more at every write through the service (sealed with the rest). */
+  version?: number;
+  /** The record seal over the fields that grant authority (`sealed-records.ts`). */
+  seal?: RecordSealStamp;
   created_at: string;
   updated_at: string;
 }
@@ -72,8 +78,17 @@ export type RotationUpdate = Required<
   >
 >;
 
-export function createApiKeysRepo(db: Db) {
+export function createApiKeysRepo(db: Db, sealed: SealedRecords) {
   const col = db.collection<ApiKeyRecord>('api_keys');
+  /** The key when its seal holds; a key changed outside the service is refused (throws). */
+  const checked = (key: ApiKeyRecord | null) => sealed.checked('api_keys', key);
+  /** `$set` of `changes` to `current`, with the next version and the seal of the result. */
+  const resealed = (current: ApiKeyRecord, changes: Partial<ApiKeyRecord>) => {
+    const version = nextVersion(current);
+    const seal = sealed.stampOf('api_keys', { ...current, ...changes, version });
+    return { ...changes, version, seal };
+  };
+  const holds = (key: ApiKeyRecord) => sealed.problemOf('api_keys', key) === null;
   const rotations = db.collection<RotationClaim>('api_key_rotations');
   const revocations = db.collection<RevocationMark>('api_key_revocations');
   const usage = db.collection<KeyUse>('api_key_usage');
@@ -90,7 +105,8 @@ export function createApiKeysRepo(db: Db) {
         .toArray();
       return new Map(keys.map((key) => [key._id, key.organization_id]));
     },
-    findById: (id: string) => col.findOne({ _id: id }),
+    /** The key by id; one whose seal fails is refused (`RecordIntegrityError`). */
+    findById: async (id: string) => checked(await col.findOne({ _id: id })),
     /**
      * Advances a key's `last_used_at` (the request ledger, once per flush per used key). Its
      * own document, so it never races status or rotation writes; two instances flushing at
@@ -166,15 +182,23 @@ export function createApiKeysRepo(db: Db) {
      */
     async setStatus(id: string, status: KeyStatus, now: string): Promise<void> {
       let target = status;
+      // A key changed outside the service is refused, not re-sealed by a status change.
+      let current = checked(await col.findOne({ _id: id }));
       for (let write = 0; write < MAX_KEY_WRITES; write += 1) {
+        if (!current) return;
         // FerretDB's conditional update is no compare-and-set: a revocation racing this
         // write marked the key first, so `revoked` wins whichever write lands last.
         if (target !== 'revoked' && (await this.isMarkedRevoked(id))) target = 'revoked';
-        await col.updateOne({ _id: id }, { $set: { status: target, updated_at: now } });
+        await col.updateOne(
+          { _id: id },
+          { $set: resealed(current, { status: target, updated_at: now }) },
+        );
         await sleep(KEY_WRITE_SETTLE_MS);
         const stored = await col.findOne({ _id: id });
         if (!stored || stored.updated_at > now) return; // gone, or changed again since
-        if (stored.status !== target || stored.updated_at < now) continue; // undone: again
+        current = stored;
+        // Undone, or sealed over fields a racing write changed since: again, from what is there.
+        if (stored.status !== target || stored.updated_at < now || !holds(stored)) continue;
         if (target === 'revoked' || !(await this.isMarkedRevoked(id))) return;
       }
       throw new Error(`the status write of key ${id} did not hold after ${MAX_KEY_WRITES} tries`);
@@ -198,32 +222,52 @@ export function createApiKeysRepo(db: Db) {
      * it holds (see `KEY_WRITE_SETTLE_MS`); true when written.
      */
     async applyRotation(keyId: string, update: RotationUpdate): Promise<boolean> {
+      let current = checked(await col.findOne({ _id: keyId }));
       for (let write = 0; write < MAX_KEY_WRITES; write += 1) {
+        if (!current) return write > 0;
         const result = await col.updateOne(
           {
             _id: keyId,
-            $or: [{ rotations: { $exists: false } }, { rotations: { $lt: update.rotations } }],
+            $or: [
+              { rotations: { $exists: false } },
+              { rotations: { $lt: update.rotations } },
+              // A retry re-seals its own rotation over what a racing write left.
+              ...(write > 0 ? [{ rotations: update.rotations }] : []),
+            ],
           },
-          { $set: update },
+          { $set: resealed(current, update) },
         );
         if (result.matchedCount !== 1) return write > 0;
         await sleep(KEY_WRITE_SETTLE_MS);
         const stored = await col.findOne({ _id: keyId });
         const rotations = stored?.rotations ?? 0;
         if (!stored || rotations > update.rotations) return true; // a later rotation followed
-        if (rotations === update.rotations && stored.secret_hash === update.secret_hash) {
+        if (
+          rotations === update.rotations &&
+          stored.secret_hash === update.secret_hash &&
+          holds(stored)
+        ) {
           return true;
         }
+        current = stored;
       }
       throw new Error(`the rotation of key ${keyId} did not hold after ${MAX_KEY_WRITES} tries`);
     },
     async insert(record: ApiKeyRecord): Promise<ApiKeyRecord> {
-      await col.insertOne(record);
-      return record;
+      const stored = sealed.sealed('api_keys', { ...record, version: record.version ?? 1 });
+      await col.insertOne(stored);
+      return stored;
     },
-    /** Writes a key record whole (bootstrap key seeding is idempotent). */
+    /**
+     * Writes a key record whole, sealed at the next version (bootstrap key seeding is
+     * idempotent: the configuration's key is the authority, whatever the stored one was).
+     */
     async upsert(record: ApiKeyRecord): Promise<void> {
-      const { _id, created_at, ...rest } = record;
+      const existing = await col.findOne({ _id: record._id });
+      const { _id, created_at, ...rest } = sealed.sealed('api_keys', {
+        ...record,
+        version: nextVersion(existing ?? {}),
+      });
       try {
         await col.updateOne(
           { _id },
@@ -238,10 +282,16 @@ export function createApiKeysRepo(db: Db) {
     },
     /** Revokes bootstrap keys other than the current one (ADMIN_API_KEY was changed). */
     async revokeOtherBootstrapKeys(currentId: string, now: string): Promise<void> {
-      await col.updateMany(
-        { bootstrap: true, _id: { $ne: currentId }, status: { $ne: 'revoked' } },
-        { $set: { status: 'revoked', updated_at: now } },
-      );
+      const others = await col
+        .find({ bootstrap: true, _id: { $ne: currentId }, status: { $ne: 'revoked' } })
+        .toArray();
+      // Sealed as revoked whatever they held: a revoked key grants nothing.
+      for (const key of others) {
+        await col.updateOne(
+          { _id: key._id },
+          { $set: resealed(key, { status: 'revoked', updated_at: now }) },
+        );
+      }
     },
   };
 }

@@ -2,6 +2,7 @@ import type { Db } from 'mongodb';
 import type { ApprovalRuleListQuery, RuleMatch } from '../domain/approval-rules/schemas';
 import type { ListFilter } from '../lib/schema';
 import type { StoredActionRule } from './external-action-record';
+import type { SealedRecords } from './sealed-records';
 import { tenantRecords, type TenantRecord } from './tenant-records';
 
 /**
@@ -15,15 +16,18 @@ export interface ApprovalRule extends Omit<StoredActionRule, 'rule_id'>, TenantR
   match: RuleMatch;
 }
 
-export function createApprovalRulesRepo(db: Db) {
+export function createApprovalRulesRepo(db: Db, sealed: SealedRecords) {
   const col = db.collection<ApprovalRule>('approval_rules');
   return {
-    ...tenantRecords<ApprovalRule, ListFilter<ApprovalRuleListQuery>>(col, {
-      status: 'status',
-      action_kind: 'match.action_kind',
-    }),
-    /** Every active rule (a short list: operators write rules by hand). */
+    ...tenantRecords<ApprovalRule, ListFilter<ApprovalRuleListQuery>>(
+      col,
+      { status: 'status', action_kind: 'match.action_kind' },
+      { records: sealed, collection: 'approval_rules' },
+    ),
+    /** Every active rule (a short list: operators write rules by hand), as stored. */
     active: () => col.find({ status: 'active' }).sort({ _id: -1 }).toArray(),
+    /** The rule when its seal holds; throws `RecordIntegrityError` otherwise. */
+    checked: (rule: ApprovalRule): ApprovalRule => sealed.checked('approval_rules', rule)!,
   };
 }
 

@@ -1,6 +1,8 @@
 import type { Db, Filter } from 'mongodb';
 import { insertOnce } from './mongo';
 import { newestByIdPage } from './paging';
+import { nextVersion, type SealedRecords } from './sealed-records';
+import type { RecordSealStamp } from '../signing/record-seal';
 
 /**
  * A public key a principal registered to sign their own decisions (docs/approvals.md,
@@ -26,6 +28,10 @@ export interface ApproverKey {
   revoked_by: string | null;
   /** When a decision it signed was last taken by the api (absent: never). */
   last_used_at?: string | null;
+  /** One more at every write through the service but a use (sealed with the rest). */
+  version?: number;
+  /** The record seal over whose key it is and its standing (`sealed-records.ts`). */
+  seal?: RecordSealStamp;
 }
 
 /**
@@ -49,24 +55,42 @@ export interface ApproverChallengeRecord {
   webauthn_challenge?: string;
 }
 
-export function createApproverKeysRepo(db: Db) {
+export function createApproverKeysRepo(db: Db, sealed: SealedRecords) {
   const keys = db.collection<ApproverKey>('approver_keys');
   const challenges = db.collection<ApproverChallengeRecord>('approver_challenges');
   const uses = db.collection<{ _id: string; at: string }>('approver_challenge_uses');
+  /** Whether the key's seal holds; a failure is reported (the key is then left out). */
+  const holds = (key: ApproverKey): boolean => {
+    const problem = sealed.problemOf('approver_keys', key);
+    if (problem !== null)
+      sealed.report({ collection: 'approver_keys', record_id: key._id, problem });
+    return problem === null;
+  };
   return {
     async insert(key: ApproverKey): Promise<ApproverKey> {
-      await keys.insertOne(key);
-      return key;
+      const stored = sealed.sealed('approver_keys', { ...key, version: key.version ?? 1 });
+      await keys.insertOne(stored);
+      return stored;
     },
-    findById: (id: string) => keys.findOne({ _id: id }),
-    /** Keys by id, one read each (FerretDB pushes down only `_id` equality). */
+    /** The key by id; one whose seal fails is refused (`RecordIntegrityError`). */
+    findById: async (id: string) =>
+      sealed.checked('approver_keys', await keys.findOne({ _id: id })),
+    /**
+     * Keys by id, one read each (FerretDB pushes down only `_id` equality). A key whose
+     * seal fails is left out (and reported): to a signature check it is not registered.
+     */
     async findByIds(ids: readonly string[]): Promise<Map<string, ApproverKey>> {
       const found = await Promise.all([...new Set(ids)].map((id) => keys.findOne({ _id: id })));
-      return new Map(found.filter((k): k is ApproverKey => k !== null).map((k) => [k._id, k]));
+      return new Map(
+        found.filter((k): k is ApproverKey => k !== null && holds(k)).map((k) => [k._id, k]),
+      );
     },
-    /** A principal's keys, newest first (a principal has a handful). */
-    ofPrincipal: (principalId: string) =>
-      keys.find({ principal_id: principalId }).sort({ _id: -1 }).toArray(),
+    /**
+     * A principal's keys, newest first (a principal has a handful); a key whose seal fails
+     * is left out (and reported), so a key inserted in their name is never theirs.
+     */
+    ofPrincipal: async (principalId: string) =>
+      (await keys.find({ principal_id: principalId }).sort({ _id: -1 }).toArray()).filter(holds),
     list(
       filter: { principal_id?: string; status?: ApproverKey['status']; kind?: ApproverKey['kind'] },
       limit: number,
@@ -78,10 +102,19 @@ export function createApproverKeysRepo(db: Db) {
       if (filter.kind) query.kind = filter.kind;
       return newestByIdPage(keys, query, limit, beforeId);
     },
-    async revoke(id: string, by: string, at: string): Promise<void> {
+    /** Revokes a key the caller read (and so checked); re-sealed as revoked. */
+    async revoke(key: ApproverKey, by: string, at: string): Promise<void> {
+      const changes = { status: 'revoked' as const, revoked_at: at, revoked_by: by };
+      const version = nextVersion(key);
       await keys.updateOne(
-        { _id: id },
-        { $set: { status: 'revoked', revoked_at: at, revoked_by: by } },
+        { _id: key._id },
+        {
+          $set: {
+            ...changes,
+            version,
+            seal: sealed.stampOf('approver_keys', { ...key, ...changes, version }),
+          },
+        },
       );
     },
     /** A signature by this key was taken: when, and a passkey's new signature counter. */

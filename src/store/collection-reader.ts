@@ -13,6 +13,13 @@ const CHECKED = new Set([
   'request_ledger',
   'artifacts',
   'repair_ledger',
+  'api_keys',
+  'principals',
+  'organizations',
+  'approver_keys',
+  'approval_rules',
+  'quota_policies',
+  'action_ends',
 ]);
 
 /**

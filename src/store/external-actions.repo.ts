@@ -5,6 +5,9 @@ import type { ActionRecord } from './external-action-record';
 import { isDuplicateKey, replaceIfNewer } from './mongo';
 import { newestByIdPage, toPage, type PagePosition } from './paging';
 import { byIdReader } from './reads-by-id';
+import type { SealedRecords } from './sealed-records';
+import type { RecordSealStamp } from '../signing/record-seal';
+import { RecordIntegrityError } from '../lib/errors';
 
 export type * from './external-action-record';
 
@@ -134,9 +137,16 @@ export interface ActionEnd {
   status: ActionStatus;
   seq: number;
   digest: string;
+  /** The record seal over status, seq and digest (`sealed-records.ts`). */
+  seal?: RecordSealStamp;
 }
 
-export function createExternalActionsRepo(db: Db) {
+/** An end whose seal holds, with the ledger entry it names (which says the same). */
+export interface CheckedActionEnd extends ActionEnd {
+  entry: ActionLedgerEntry;
+}
+
+export function createExternalActionsRepo(db: Db, sealed: SealedRecords) {
   const actions = db.collection<ActionRecord>('external_actions');
   const ends = db.collection<ActionEnd>('action_ends');
   const ledger = db.collection<ActionLedgerEntry>('action_ledger');
@@ -279,13 +289,33 @@ export function createExternalActionsRepo(db: Db) {
     /** Records where the ledger ended an action; the first end stands (a final is final). */
     async markEnded(end: ActionEnd): Promise<void> {
       try {
-        await ends.insertOne(end);
+        await ends.insertOne(sealed.sealed('action_ends', end));
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
       }
     },
-    /** Where the ledger ended the action, or null while it has not. */
-    endOf: (actionId: string) => ends.findOne({ _id: actionId }),
+    /**
+     * Where the ledger ended the action, or null while it has not. An end is believed only
+     * when its seal holds and the ledger holds the entry it names, as it names it (the
+     * caller checks that entry's own seal); otherwise it is refused
+     * (`RecordIntegrityError`): a made-up end would stop every decision on a live action.
+     */
+    async endOf(actionId: string): Promise<CheckedActionEnd | null> {
+      const end = sealed.checked('action_ends', await ends.findOne({ _id: actionId }));
+      if (!end) return null;
+      const entry = await ledger.findOne({ _id: `${actionId}:${end.seq}` });
+      if (entry && entry.digest === end.digest && entry.status === end.status) {
+        return { ...end, entry };
+      }
+      const problem = `it names ledger entry ${end.seq} (${end.status}), which the ledger does not hold as named`;
+      sealed.report({ collection: 'action_ends', record_id: actionId, problem });
+      throw new RecordIntegrityError(
+        'action_ends',
+        actionId,
+        problem,
+        `end record of action ${actionId}`,
+      );
+    },
     /**
      * The newest entry of one action, or null before its first: read by `_id` (a filter on
      * another field is a scan of every action's entries on FerretDB), forward from `fromSeq`

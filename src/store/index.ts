@@ -49,19 +49,24 @@ import {
 import { createProofsRepo } from './proofs.repo';
 import { createScenarioRunsRepo } from './scenario-runs.repo';
 import { createHeavyWorkRepo } from './heavy-work.repo';
+import type { SealedRecords } from './sealed-records';
 
-/** Every repository, built over one database. */
-export function createRepos(db: Db) {
+/**
+ * Every repository, built over one database. The repositories of records that grant
+ * authority seal what they write and check what they read with `sealed` (the process's
+ * record seal, from its configuration).
+ */
+export function createRepos(db: Db, sealed: SealedRecords) {
   // The world repositories advance the world revision after each write (docs/world.md).
   const worldRevisions = createWorldRevisionsRepo(db);
   // Each write of a record a witness reads is followed by its journal append, in one place
   // (`witness-recorder.ts`); the repositories only store.
   const witnessJournal = createWitnessJournalRepo(db);
   return {
-    organizations: createOrganizationsRepo(db),
-    principals: createPrincipalsRepo(db),
+    organizations: createOrganizationsRepo(db, sealed),
+    principals: createPrincipalsRepo(db, sealed),
     projects: createProjectsRepo(db),
-    apiKeys: createApiKeysRepo(db),
+    apiKeys: createApiKeysRepo(db, sealed),
     audit: createAuditRepo(db),
     requestLedger: createRequestLedgerRepo(db),
     usageRollups: createUsageRollupsRepo(db),
@@ -71,9 +76,9 @@ export function createRepos(db: Db) {
     runtime: createRuntimeRepo(db),
     sessions: journaledSessions(createSessionsRepo(db), witnessJournal),
     sessionSteps: createSessionStepsRepo(db, createStepLeases(witnessJournal)),
-    quotaPolicies: createQuotaPoliciesRepo(db),
-    approvalRules: createApprovalRulesRepo(db),
-    approverKeys: createApproverKeysRepo(db),
+    quotaPolicies: createQuotaPoliciesRepo(db, sealed),
+    approvalRules: createApprovalRulesRepo(db, sealed),
+    approverKeys: createApproverKeysRepo(db, sealed),
     actionInbox: createActionInboxRepo(db),
     checkpoints: createCheckpointsRepo(db),
     repairs: createRepairsRepo(db),
@@ -83,7 +88,7 @@ export function createRepos(db: Db) {
     collectionReader: createCollectionReader(db),
     subscriptions: createSubscriptionsRepo(db),
     notifications: createNotificationsRepo(db),
-    externalActions: journaledActions(createExternalActionsRepo(db), witnessJournal),
+    externalActions: journaledActions(createExternalActionsRepo(db, sealed), witnessJournal),
     witnessJournal,
     worldRevisions,
     worldStatePages: createWorldStatePagesRepo(db),
@@ -100,6 +105,8 @@ export function createRepos(db: Db) {
     recordCounts: createRecordCountsRepo(db),
     statusClaims: createStatusClaimsRepo(db),
     heavyWork: createHeavyWorkRepo(db),
+    /** The record seal the repositories above seal and check with. */
+    sealed,
   };
 }
 

@@ -2,6 +2,7 @@ import { countBy } from './count-by';
 import type { Db } from 'mongodb';
 import { newId } from '../lib/ids';
 import { isDuplicateKey } from './mongo';
+import type { SealedRecords } from './sealed-records';
 import { tenantRecords, type TenantRecord, type TenantStatus } from './tenant-records';
 
 export type { TenantStatus } from './tenant-records';
@@ -27,11 +28,13 @@ export const newOrganization = (name: string, now: string): Organization => ({
   updated_at: now,
 });
 
-export function createOrganizationsRepo(db: Db) {
+export function createOrganizationsRepo(db: Db, sealed: SealedRecords) {
   const col = db.collection<Organization>('organizations');
-  const records = tenantRecords<Organization, { status?: TenantStatus }>(col, {
-    status: 'status',
-  });
+  const records = tenantRecords<Organization, { status?: TenantStatus }>(
+    col,
+    { status: 'status' },
+    { records: sealed, collection: 'organizations' },
+  );
   return {
     ...records,
     /** Organizations per status, and `total`. */

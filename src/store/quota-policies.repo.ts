@@ -2,6 +2,7 @@ import type { PolicyListQuery } from '../domain/governance/schemas';
 import type { ListFilter } from '../lib/schema';
 import type { Db } from 'mongodb';
 import type { Entitlement } from '../auth/families';
+import type { SealedRecords } from './sealed-records';
 import { tenantRecords, type TenantRecord } from './tenant-records';
 
 /** A limits override for one key, one organization or one entitlement class. */
@@ -18,15 +19,19 @@ export interface QuotaPolicy extends TenantRecord {
   organization_cell_updates_per_day?: number;
 }
 
-export function createQuotaPoliciesRepo(db: Db) {
+export function createQuotaPoliciesRepo(db: Db, sealed: SealedRecords) {
   const col = db.collection<QuotaPolicy>('quota_policies');
   return {
-    ...tenantRecords<QuotaPolicy, ListFilter<PolicyListQuery>>(col, {
-      status: 'status',
-      key_id: 'scope.key_id',
-      organization_id: 'scope.organization_id',
-      entitlement: 'scope.entitlement',
-    }),
+    ...tenantRecords<QuotaPolicy, ListFilter<PolicyListQuery>>(
+      col,
+      {
+        status: 'status',
+        key_id: 'scope.key_id',
+        organization_id: 'scope.organization_id',
+        entitlement: 'scope.entitlement',
+      },
+      { records: sealed, collection: 'quota_policies' },
+    ),
     /** Active class-scoped policies per entitlement class (`$group` + `$sum`: FerretDB-safe). */
     async activeClassPolicyCounts(): Promise<Map<string, number>> {
       const rows = await col
@@ -37,9 +42,13 @@ export function createQuotaPoliciesRepo(db: Db) {
         .toArray();
       return new Map(rows.map((row) => [row._id, row.n]));
     },
-    /** Active policies that could apply to a key, newest first. */
-    activeFor(key: { _id: string; organization_id: string; entitlement: Entitlement }) {
-      return col
+    /**
+     * Active policies that could apply to a key, newest first, each checked (one whose seal
+     * fails refuses the read: limits are authority, and a policy edited out of scope would
+     * leave a looser one in force).
+     */
+    async activeFor(key: { _id: string; organization_id: string; entitlement: Entitlement }) {
+      const policies = await col
         .find({
           status: 'active',
           $or: [
@@ -50,6 +59,7 @@ export function createQuotaPoliciesRepo(db: Db) {
         })
         .sort({ _id: -1 })
         .toArray();
+      return policies.map((policy) => sealed.checked('quota_policies', policy)!);
     },
   };
 }

@@ -1,5 +1,7 @@
 import type { Collection, Filter, OptionalUnlessRequiredId, UpdateFilter } from 'mongodb';
 import { newestByIdPage } from './paging';
+import type { RecordSealStamp } from '../signing/record-seal';
+import { nextVersion, type SealedCollection, type SealedRecords } from './sealed-records';
 
 export type TenantStatus = 'active' | 'suspended' | 'archived';
 
@@ -15,6 +17,8 @@ export interface TenantRecord {
   created_at: string;
   updated_at: string;
   version?: number;
+  /** The record seal, on records that grant or limit authority (`sealed-records.ts`). */
+  seal?: RecordSealStamp;
 }
 
 /**
@@ -27,13 +31,22 @@ export interface TenantRecord {
 export function tenantRecords<T extends TenantRecord, F extends object>(
   col: Collection<T>,
   filterPaths: { [K in keyof F]-?: string },
+  sealing?: { records: SealedRecords; collection: SealedCollection },
 ) {
   return {
+    /** Stores a new record (sealed, at version 1, when its collection is sealed). */
     async insert(record: T): Promise<T> {
-      await col.insertOne(record as OptionalUnlessRequiredId<T>);
-      return record;
+      const stored = sealing
+        ? sealing.records.sealed(sealing.collection, { ...record, version: record.version ?? 1 })
+        : record;
+      await col.insertOne(stored as OptionalUnlessRequiredId<T>);
+      return stored;
     },
-    findById: (id: string) => col.findOne({ _id: id } as Filter<T>) as Promise<T | null>,
+    /** The record by id; a sealed collection's record whose seal fails is refused (throws). */
+    findById: async (id: string): Promise<T | null> => {
+      const found = (await col.findOne({ _id: id } as Filter<T>)) as T | null;
+      return sealing ? sealing.records.checked(sealing.collection, found) : found;
+    },
     list(filter: F, limit: number, beforeId?: string): Promise<T[]> {
       const query: Record<string, unknown> = {};
       for (const [name, path] of Object.entries(filterPaths) as [keyof F, string][]) {
@@ -41,12 +54,21 @@ export function tenantRecords<T extends TenantRecord, F extends object>(
       }
       return newestByIdPage(col, query as Filter<T>, limit, beforeId);
     },
+    /**
+     * Writes a new status (and the next version where the record counts them). A sealed
+     * record is re-sealed over its new state, which is `record` as the caller read and
+     * checked it with the new status: the caller's status claim makes it the only writer.
+     */
     async setStatus(record: T, status: TenantStatus, now: string): Promise<void> {
-      const version = record.version === undefined ? {} : { version: record.version + 1 };
+      const version =
+        record.version === undefined && !sealing ? {} : { version: nextVersion(record) };
+      const seal = sealing
+        ? { seal: sealing.records.stampOf(sealing.collection, { ...record, status, ...version }) }
+        : {};
       await col.updateOne(
         { _id: record._id } as Filter<T>,
         {
-          $set: { status, updated_at: now, ...version },
+          $set: { status, updated_at: now, ...version, ...seal },
         } as UpdateFilter<T>,
       );
     },

@@ -1,3 +1,4 @@
+import { testSealedRecords } from '../helpers/sealed-records';
 import { randomBytes } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
@@ -24,7 +25,7 @@ import { testMongoUri } from '../test-env';
 // approved plan again changes nothing.
 const client = new MongoClient(testMongoUri());
 const db = client.db(`t_action_acts_${randomBytes(3).toString('hex')}`);
-const repos = createRepos(db);
+const repos = createRepos(db, testSealedRecords());
 const { signer, trust, reported } = signingWorld();
 const activities = createActionActivities({
   repos,

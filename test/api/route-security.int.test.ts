@@ -1,3 +1,4 @@
+import { writeAsTheService } from '../helpers/sealed-records';
 import { allRoutes } from '../../src/api/app';
 import { ENTITLEMENTS, FAMILIES, type FamilyName } from '../../src/auth/families';
 import { call } from '../helpers/http';
@@ -120,22 +121,21 @@ describe('key states', () => {
       expect((await call(fresh.url, 'GET', '/v1/runtime/status', { key: key.apiKey })).status).toBe(
         200,
       );
-      const keys = fresh.deps.db.collection<{ _id: string }>('api_keys');
-      await keys.updateOne({ _id: key.keyId }, { $set: { status: 'suspended' } });
+      // Written as another instance of the service would (sealed): a status it changed.
+      const db = fresh.deps.db;
+      await writeAsTheService(db, 'api_keys', key.keyId, { status: 'suspended' });
       const suspended = await call(fresh.url, 'GET', '/v1/runtime/status', { key: key.apiKey });
       expect(suspended.status).toBe(401);
       expect(suspended.body).toMatchObject({ error: { message: 'API key is suspended' } });
-      await keys.updateOne(
-        { _id: key.keyId },
-        { $set: { status: 'active', expires_at: '2020-01-01T00:00:00.000Z' } },
-      );
+      await writeAsTheService(db, 'api_keys', key.keyId, {
+        status: 'active',
+        expires_at: '2020-01-01T00:00:00.000Z',
+      });
       expect((await call(fresh.url, 'GET', '/v1/runtime/status', { key: key.apiKey })).status).toBe(
         401,
       );
-      await keys.updateOne({ _id: key.keyId }, { $unset: { expires_at: '' } });
-      await fresh.deps.db
-        .collection<{ _id: string }>('principals')
-        .updateOne({ _id: key.principalId }, { $set: { status: 'suspended' } });
+      await writeAsTheService(db, 'api_keys', key.keyId, {}, ['expires_at']);
+      await writeAsTheService(db, 'principals', key.principalId, { status: 'suspended' });
       expect((await call(fresh.url, 'GET', '/v1/runtime/status', { key: key.apiKey })).status).toBe(
         401,
       );

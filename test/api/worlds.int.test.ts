@@ -1,3 +1,4 @@
+import { testSealedRecords } from '../helpers/sealed-records';
 import { storedIn } from '../helpers/collections';
 import { demoWorld, seedDemoWorld } from '../../src/domain/world/demo-world';
 import { TASK_TRANSITIONS } from '../../src/domain/world/task-states';
@@ -152,7 +153,7 @@ describe('the demo world of a fresh database', () => {
   it('leaves a world that already holds other objects alone', async () => {
     const db = app.deps.mongo.db(freshDbName('worlds_notfresh'));
     try {
-      const repos = createRepos(db);
+      const repos = createRepos(db, testSealedRecords());
       await ensureIndexes(db);
       const now = new Date().toISOString();
       await repos.worldObjects.insert({
@@ -179,7 +180,7 @@ describe('the demo world of a fresh database', () => {
       [1, 2, 3, 4].map(() => connectMongo(testMongoUri(), dbName)),
     );
     try {
-      const repos = instances.map(({ db }) => createRepos(db));
+      const repos = instances.map(({ db }) => createRepos(db, testSealedRecords()));
       await ensureIndexes(instances[0].db);
       const now = new Date().toISOString();
       const written = await Promise.all(repos.map((r) => seedDemoWorld(r, now)));
@@ -338,7 +339,7 @@ describe('GET /v1/worlds/state while another process writes', () => {
     // Another process (the worker, a second api instance) with its own connection and repos.
     const other = await connectMongo(testMongoUri(), app.dbName);
     try {
-      const repos = createRepos(other.db);
+      const repos = createRepos(other.db, testSealedRecords());
       const first = (await head()).history_head;
       expect((await head()).history_head).toBe(first);
       const object = (await get<ObjectView>(`/v1/worlds/objects/${PAYMENTS_API}`)).body.payload;

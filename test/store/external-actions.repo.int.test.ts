@@ -1,3 +1,4 @@
+import { testSealedRecords } from '../helpers/sealed-records';
 import type { Db, Document, MongoClient } from 'mongodb';
 import { connectMongo } from '../../src/store/mongo';
 import { createExternalActionsRepo } from '../../src/store/external-actions.repo';
@@ -33,7 +34,7 @@ describe('the actions whose projection holds a status', () => {
       { _id: 'act_b', status: 'awaiting_approval' },
       { _id: 'act_c', status: 'rejected' },
     ]);
-    const repo = createExternalActionsRepo(db);
+    const repo = createExternalActionsRepo(db, testSealedRecords());
     finds.length = 0;
     const ended = await repo.withStatusIn(
       ['act_a', 'act_b', 'act_c', 'act_missing'],

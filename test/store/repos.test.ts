@@ -1,3 +1,4 @@
+import { testSealedRecords } from '../helpers/sealed-records';
 import { Collection, MongoClient } from 'mongodb';
 import { createRepos } from '../../src/store';
 
@@ -6,7 +7,7 @@ import { createRepos } from '../../src/store';
 describe('every repository', () => {
   it('hands out methods and plain values, not collections', () => {
     const client = new MongoClient('mongodb://127.0.0.1:1/', { serverSelectionTimeoutMS: 1 });
-    const repos = createRepos(client.db('never_connected'));
+    const repos = createRepos(client.db('never_connected'), testSealedRecords());
     const exposed = Object.entries(repos).flatMap(([repo, members]) =>
       Object.entries(members as Record<string, unknown>)
         .filter(([, value]) => value instanceof Collection)

@@ -1,3 +1,4 @@
+import { testSealedRecords } from '../helpers/sealed-records';
 import type { Db, MongoClient } from 'mongodb';
 import { eventRecordOf } from '../../src/domain/external-events/external-events.service';
 import { createRepos } from '../../src/store';
@@ -39,7 +40,7 @@ async function journaled(repos: ReturnType<typeof createRepos>): Promise<Journal
 
 describe('witness recorder: each stored change journaled once, after its write', () => {
   it('journals what the repositories stored, and nothing for a claim refused', async () => {
-    const repos = createRepos(db);
+    const repos = createRepos(db, testSealedRecords());
     const task: WorldTask = {
       _id: 'tsk_1',
       title: 'check',
@@ -63,7 +64,7 @@ describe('witness recorder: each stored change journaled once, after its write',
   });
 
   it("claimMany appends inside the caller's gate, the created events only", async () => {
-    const repos = createRepos(client.db(freshDbName('witness_recorder_gate')));
+    const repos = createRepos(client.db(freshDbName('witness_recorder_gate')), testSealedRecords());
     await repos.externalEvents.claim(event('dup'));
     let inGate = 0;
     const headsInGate: number[] = [];

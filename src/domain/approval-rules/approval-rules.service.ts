@@ -14,7 +14,9 @@ import { withIdAs } from '../../lib/records';
 
 type Deps = Pick<DomainInfra, 'authenticator' | 'config' | 'repos'>;
 
-export const toApprovalRuleView = (rule: ApprovalRule) => withIdAs(rule, 'rule_id');
+/** A rule as stored, but its seal (which only the service checks). */
+export const toApprovalRuleView = ({ seal: _seal, ...rule }: ApprovalRule) =>
+  withIdAs(rule, 'rule_id');
 
 /** Suspending or archiving a rule leaves actions already proposed under it as they are. */
 const rules = tenant.resource(
@@ -80,12 +82,18 @@ const specificity = (rule: ApprovalRule): number =>
  * (most match fields given), and of those the newest. Null when none matches.
  */
 export async function ruleFor(
-  repo: Pick<ApprovalRulesRepo, 'active'>,
+  repo: Pick<ApprovalRulesRepo, 'active' | 'checked'>,
   contract: ActionContract,
 ): Promise<ActionRule | null> {
   let best: ApprovalRule | undefined;
   for (const rule of await repo.active()) {
-    if (matches(rule, contract) && (!best || specificity(rule) > specificity(best))) best = rule;
+    if (!matches(rule, contract)) continue;
+    // Every rule that matches is checked, not only the one chosen: a rule edited in the
+    // database refuses the proposals it matches (throws), never leaves another in force.
+    // One edited to match nothing more is as good as deleted, which the database's holder
+    // can do anyway (docs/approvals.md, "Threat model").
+    repo.checked(rule);
+    if (!best || specificity(rule) > specificity(best)) best = rule;
   }
   if (!best) return null;
   return {

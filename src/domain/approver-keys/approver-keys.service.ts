@@ -223,7 +223,7 @@ async function revoke(deps: Deps, auth: AuthContext, requestId: string, key: App
   if (key.status === 'revoked')
     throw new InvalidState(`approver key ${key._id} is revoked already`);
   const at = new Date().toISOString();
-  await deps.repos.approverKeys.revoke(key._id, auth.principalId, at);
+  await deps.repos.approverKeys.revoke(key, auth.principalId, at);
   const after = {
     ...key,
     status: 'revoked' as const,

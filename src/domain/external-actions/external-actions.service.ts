@@ -51,14 +51,12 @@ import { ruleFor } from '../approval-rules/approval-rules.service';
 import { linksOf } from '../workflow-links';
 import { toActionView } from './action-views';
 import { toContract } from './contract';
-import { finalEntryOf, finalStatusRefusal } from './final-status';
+import { finalEntryOf, finalStatusRefusal, type FinalStatusDeps } from './final-status';
 import { planAction } from './planner';
 import { isFinalStatus } from './ledger-agreement';
 
-type Deps = Pick<
-  DomainInfra,
-  'closedRuns' | 'config' | 'decisionSigner' | 'logger' | 'metrics' | 'repos' | 'temporal'
->;
+type Deps = FinalStatusDeps &
+  Pick<DomainInfra, 'config' | 'decisionSigner' | 'metrics' | 'temporal'>;
 
 /** How long `execute` waits for the effect before answering with the status so far. */
 const EXECUTE_WAIT_MS = 10_000;

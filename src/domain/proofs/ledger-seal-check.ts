@@ -39,10 +39,9 @@ const ledgerViolation = (recordId: string, problem: string): Violation => ({
 /**
  * The seal and checkpoint rules over each action's chain (in `seq` order):
  * - a sealed entry's seal is by an accepted key and verifies over its id and digest;
- * - an entry without a seal is flagged (`unsealed`) when it had to be sealed: after a sealed
- *   entry of its action, inside the seq range a checkpoint covers, or dated at or after the
- *   first checkpoint of the file (sealing had begun). Older entries (written before sealing
- *   existed) pass unsealed;
+ * - an entry without a seal is flagged (`unsealed`), whatever its `at` says: a date is the
+ *   writer's word, and whoever writes the database writes it. Entries written before sealing
+ *   existed are sealed once by the operator's `seal-records` command (docs/proofs.md);
  * - every valid checkpoint's (seq, head) is in the ledger: the entry exists (judged when
  *   every entry was read: `complete`) and its digest is the head;
  * - an action's newest entry, when sealed and older than the grace, is reached by a
@@ -56,7 +55,6 @@ export function sealViolations(
 ): Violation[] {
   const violations: Violation[] = [];
   const checkpointsOf = new Map<string, LedgerCheckpoint[]>();
-  let sealingSince: string | null = null;
   for (const checkpoint of sealing.checkpoints) {
     const problem = checkpointProblem(sealing.acceptedKeys, checkpoint);
     if (problem) {
@@ -70,7 +68,6 @@ export function sealViolations(
     const list = checkpointsOf.get(checkpoint.action_id) ?? [];
     list.push(checkpoint);
     checkpointsOf.set(checkpoint.action_id, list);
-    if (sealingSince === null || checkpoint.at < sealingSince) sealingSince = checkpoint.at;
   }
 
   for (const [actionId, chain] of byAction) {
@@ -85,13 +82,11 @@ export function sealViolations(
       }
       const covering = checkpoints.find((c) => c.from_seq <= entry.seq && entry.seq <= c.seq);
       const why = firstSealed
-        ? `after sealed entry ${firstSealed}`
+        ? `, after sealed entry ${firstSealed}`
         : covering
-          ? `though the checkpoint of ${covering.at} covers seq ${covering.from_seq}..${covering.seq}`
-          : sealingSince !== null && entry.at >= sealingSince
-            ? `though dated after sealing began (${sealingSince})`
-            : null;
-      if (why) violations.push(ledgerViolation(entry._id, `it is unsealed, ${why}`));
+          ? `, though the checkpoint of ${covering.at} covers seq ${covering.from_seq}..${covering.seq}`
+          : ' (an entry written before sealing existed is sealed by `seal-records`)';
+      violations.push(ledgerViolation(entry._id, `it is unsealed${why}`));
     }
     violations.push(...checkpointViolations(actionId, chain, checkpoints, complete));
     const newest = chain[chain.length - 1];

@@ -2,6 +2,7 @@ import type { ActionAuthority } from '../external-actions/authority';
 import type { LedgerSealVerifier } from '../external-actions/ledger-seal';
 import type { RelyingParty } from '../approver-keys/approver-assertion';
 import { approverSignaturesCheck } from './approver-signatures-check';
+import { authorityRecordsCheck } from './authority-records-check';
 import type { Repos } from '../../store';
 import type { ActionLedgerEntry, ActionRecord } from '../../store/external-actions.repo';
 import type { ExternalEventRecord } from '../../store/external-events.repo';
@@ -28,7 +29,10 @@ import {
 import { LISTED_VIOLATIONS, type ProofCheck } from './schemas';
 
 type Deps = {
-  repos: Pick<Repos, 'collectionReader' | 'artifacts' | 'approverKeys'>;
+  repos: Pick<
+    Repos,
+    'collectionReader' | 'artifacts' | 'approverKeys' | 'externalActions' | 'sealed'
+  >;
   /** Judges signatures with the verifier's own accepted keys (`decisions_signed`). */
   authority: ActionAuthority;
   /** Where approvers' passkeys are valid (`approver_signatures`). */
@@ -151,6 +155,11 @@ async function findingsOf(
       );
       return { ...artifactsIntegrity(checked), bound_reached: more };
     }
+    case 'authority_records':
+      return authorityRecordsCheck(
+        { repos: deps.repos, acceptedLedgerKeys: deps.ledgerSeal.acceptedKeys },
+        max,
+      );
     case 'repair_chain': {
       const { rows, more } = await reader.firstOf<RepairLedgerEntry>('repair_ledger', max);
       return { ...repairChain(rows), bound_reached: more };

@@ -1,3 +1,4 @@
+import { testSealedRecords } from '../../helpers/sealed-records';
 import type { Db, MongoClient } from 'mongodb';
 import pino from 'pino';
 import { ingestBatch } from '../../../src/domain/external-events/external-events.service';
@@ -27,7 +28,7 @@ beforeAll(async () => {
     },
   }));
   await ensureIndexes(db);
-  repos = createRepos(db);
+  repos = createRepos(db, testSealedRecords());
 });
 afterAll(async () => {
   await db.dropDatabase();

@@ -1,3 +1,4 @@
+import { testSealedRecords } from '../../helpers/sealed-records';
 import { followWitnesses } from '../../../src/domain/witnesses/witness-follower';
 import { WitnessIndex } from '../../../src/domain/witnesses/witness-index';
 import { newId } from '../../../src/lib/ids';
@@ -24,12 +25,12 @@ describe('witnesses followed between reads', () => {
     const dbName = freshDbName('witness_follow');
     const [a, b] = await Promise.all([connectMongo(uri, dbName), connectMongo(uri, dbName)]);
     // Turns are run by hand: the interval is longer than the test.
-    const witnesses = followWitnesses(new WitnessIndex({ repos: createRepos(b.db) }), {
+    const witnesses = followWitnesses(new WitnessIndex({ repos: createRepos(b.db, testSealedRecords()) }), {
       everyMs: 3_600_000,
       warmForMs: 60_000,
     });
     try {
-      const writer = createRepos(a.db);
+      const writer = createRepos(a.db, testSealedRecords());
       const fold = await witnesses.current();
 
       // Another process writes; a turn folds it in without anyone reading.

@@ -1,3 +1,4 @@
+import { testSealedRecords } from '../../helpers/sealed-records';
 import { WitnessFold, WitnessIndex } from '../../../src/domain/witnesses/witness-index';
 import { newId } from '../../../src/lib/ids';
 import { createRepos } from '../../../src/store';
@@ -94,8 +95,8 @@ describe('the witness index', () => {
     const dbName = freshDbName('witness_index');
     const [a, b] = await Promise.all([connectMongo(uri, dbName), connectMongo(uri, dbName)]);
     try {
-      const writer = createRepos(a.db);
-      const reader = new WitnessIndex({ repos: createRepos(b.db) });
+      const writer = createRepos(a.db, testSealedRecords());
+      const reader = new WitnessIndex({ repos: createRepos(b.db, testSealedRecords()) });
 
       // Written before any index existed and never journalled: found by the first fold.
       const early = newId('act');
@@ -131,7 +132,7 @@ describe('the witness index', () => {
       expect(JSON.stringify([...caughtUp.events.values()])).not.toContain('big');
 
       // A process that starts now (collections, then the journal) folds to the same state.
-      const fresh = await new WitnessIndex({ repos: createRepos(a.db) }).current();
+      const fresh = await new WitnessIndex({ repos: createRepos(a.db, testSealedRecords()) }).current();
       const summary = (fold: WitnessFold) => ({
         actions: [...fold.actions.values()].sort((x, y) => x._id.localeCompare(y._id)),
         tasks: [...fold.tasks.values()],
@@ -162,8 +163,8 @@ describe("steps counted from step leases and the sessions' slot chains", () => {
   });
 
   it("counts another process's steps, journaling a lease per session instead of each step", async () => {
-    const writer = createRepos(a.db);
-    const reader = new WitnessIndex({ repos: createRepos(b.db) });
+    const writer = createRepos(a.db, testSealedRecords());
+    const reader = new WitnessIndex({ repos: createRepos(b.db, testSealedRecords()) });
     expect((await reader.current()).stepCount).toBe(0);
     const journalBefore = await writer.witnessJournal.head();
     for (let n = 1; n <= 20; n += 1) await writer.sessionSteps.insert(stepOf('ses_one', n));
@@ -174,13 +175,13 @@ describe("steps counted from step leases and the sessions' slot chains", () => {
     expect(fold.stepCount).toBe(25);
     expect(fold.newestSteps.get('ses_one')).toBe(20);
     // A process that starts now folds the stored steps to the same count.
-    expect((await new WitnessIndex({ repos: createRepos(b.db) }).current()).stepCount).toBe(25);
+    expect((await new WitnessIndex({ repos: createRepos(b.db, testSealedRecords()) }).current()).stepCount).toBe(25);
   });
 
   it('a process that starts under a lease in force counts the steps written under it later', async () => {
-    const writer = createRepos(a.db);
+    const writer = createRepos(a.db, testSealedRecords());
     await writer.sessionSteps.insert(stepOf('ses_one', 1));
-    const reader = new WitnessIndex({ repos: createRepos(b.db) });
+    const reader = new WitnessIndex({ repos: createRepos(b.db, testSealedRecords()) });
     expect((await reader.current()).stepCount).toBe(1);
     const journalBefore = await writer.witnessJournal.head();
     await writer.sessionSteps.insert(stepOf('ses_one', 2));
@@ -190,8 +191,8 @@ describe("steps counted from step leases and the sessions' slot chains", () => {
   });
 
   it('stops probing a session once its lease has surely ended, and a new lease brings it back', async () => {
-    const writer = createRepos(a.db);
-    const readerRepos = createRepos(b.db);
+    const writer = createRepos(a.db, testSealedRecords());
+    const readerRepos = createRepos(b.db, testSealedRecords());
     const probe = jest.spyOn(readerRepos.sessionSteps, 'newestNumber');
     const reader = new WitnessIndex({ repos: readerRepos });
     await writer.sessionSteps.insert(stepOf('ses_one', 1));

@@ -1,3 +1,4 @@
+import { testSealedRecords } from '../../helpers/sealed-records';
 import { createWorldReadCache } from '../../../src/domain/world/world-read-cache';
 import { worldState } from '../../../src/domain/world/world.service';
 import type { WorldKindQuery } from '../../../src/domain/world/schemas';
@@ -57,7 +58,7 @@ describe('world state brought forward by world revisions', () => {
     const dbName = freshDbName('world_state_fold');
     const { client, db } = await connectMongo(uri, dbName);
     try {
-      const repos = createRepos(db);
+      const repos = createRepos(db, testSealedRecords());
       for (let i = 0; i < 8; i += 1) {
         await repos.worldObjects.insert(object(`obj_0000000000${10 + i * 2}`, i % 2 ? 'b' : 'a'));
       }
@@ -110,7 +111,7 @@ describe('world state brought forward by world revisions', () => {
       head.mockRestore();
 
       // A process with nothing cached computes from the collections: the same answers.
-      const fresh = createWorldReadCache(createRepos(db).worldRevisions);
+      const fresh = createWorldReadCache(createRepos(db, testSealedRecords()).worldRevisions);
       for (const [i, query] of queries.entries()) {
         expect(brought[i]).toEqual(await readState(repos, fresh, query));
       }
@@ -144,7 +145,7 @@ describe('world state brought forward by world revisions', () => {
     const dbName = freshDbName('world_state_large_gap');
     const { client, db } = await connectMongo(uri, dbName);
     try {
-      const repos = createRepos(db);
+      const repos = createRepos(db, testSealedRecords());
       // 2,048 objects written at once, as a seed does: one advance reports them.
       const ids = Array.from({ length: 2048 }, (_, i) => `obj_${String(i).padStart(12, '0')}`);
       await db
@@ -155,7 +156,7 @@ describe('world state brought forward by world revisions', () => {
       await readState(repos, cache, {});
       // 100 revisions (past the 64 a small world folds), each from a process of its own.
       for (let i = 0; i < 100; i += 1) {
-        await createRepos(db).worldObjects.insert(
+        await createRepos(db, testSealedRecords()).worldObjects.insert(
           object(`obj_1${String(i).padStart(11, '0')}`, 'b'),
         );
       }
@@ -175,13 +176,13 @@ describe('world state brought forward by world revisions', () => {
     const dbName = freshDbName('world_state_cold');
     const { client, db } = await connectMongo(uri, dbName);
     try {
-      const first = createRepos(db);
+      const first = createRepos(db, testSealedRecords());
       for (let i = 0; i < 60; i += 1) {
         await first.worldObjects.insert(object(`obj_${String(i).padStart(12, '0')}`, 'a'));
       }
       const computed = await readState(first, createWorldReadCache(first.worldRevisions), {});
       // Another process, cold: the stored page, nothing listed or counted.
-      const second = createRepos(db);
+      const second = createRepos(db, testSealedRecords());
       const listed = jest.spyOn(second.worldObjects, 'list');
       const counted = jest.spyOn(second.worldObjects, 'count');
       const cold = await readState(second, createWorldReadCache(second.worldRevisions), {});
@@ -189,13 +190,13 @@ describe('world state brought forward by world revisions', () => {
       // After a write (a new object that sorts into the page), a third process brings the
       // stored page forward: the same answer as computing it.
       await first.worldObjects.insert(object('obj_000000000005x', 'b'));
-      const third = createRepos(db);
+      const third = createRepos(db, testSealedRecords());
       const thirdListed = jest.spyOn(third.worldObjects, 'list');
       const brought = await readState(third, createWorldReadCache(third.worldRevisions), {});
       expect(listed).not.toHaveBeenCalled();
       expect(counted).not.toHaveBeenCalled();
       expect(thirdListed).not.toHaveBeenCalled();
-      const fresh = createRepos(db);
+      const fresh = createRepos(db, testSealedRecords());
       await db.collection('world_state_pages').deleteMany({});
       const recomputed = await readState(fresh, createWorldReadCache(fresh.worldRevisions), {});
       expect(brought).toEqual(recomputed);
@@ -216,13 +217,13 @@ describe('world state brought forward by world revisions', () => {
     const dbName = freshDbName('world_state_gap');
     const { client, db } = await connectMongo(uri, dbName);
     try {
-      const repos = createRepos(db);
+      const repos = createRepos(db, testSealedRecords());
       await repos.worldObjects.insert(object('obj_000000000010', 'a'));
       const cache = createWorldReadCache(repos.worldRevisions);
       await readState(repos, cache, {});
       // 70 revisions, each from a process of its own (no sharing of claims).
       for (let i = 0; i < 70; i += 1) {
-        await createRepos(db).worldObjects.insert(object(`obj_0000000001${10 + i}`, 'b'));
+        await createRepos(db, testSealedRecords()).worldObjects.insert(object(`obj_0000000001${10 + i}`, 'b'));
       }
       const list = jest.spyOn(repos.worldObjects, 'list');
       const state = await readState(repos, cache, {});
