@@ -92,6 +92,8 @@ export interface IntegrityFailure {
 }
 
 export interface SealedRecords {
+  /** The id of the key records are sealed with now. */
+  keyId: string;
   /** The record with its seal (over its fields as given: set `version` first). */
   sealed<T extends { _id: string }>(
     collection: SealedCollection,
@@ -127,6 +129,7 @@ export function createSealedRecords(
       (record as { seal?: unknown }).seal,
     );
   return {
+    keyId: seal.keyId,
     sealed: (collection, record) => ({
       ...record,
       seal: seal.stamp(collection, record._id, fieldsOf(collection, record)),

@@ -6,6 +6,7 @@ import {
   verify,
   type KeyObject,
 } from 'node:crypto';
+import stringify from 'safe-stable-stringify';
 import { canonicalDigest } from '../../lib/canonical-digest';
 import { appendCheckpoint, readCheckpoints, type LedgerCheckpoint } from './ledger-checkpoints';
 
@@ -24,6 +25,11 @@ import { appendCheckpoint, readCheckpoints, type LedgerCheckpoint } from './ledg
 
 export const LEDGER_SEAL_VERSION = 'governed-runtime/ledger-seal/v1';
 export const LEDGER_CHECKPOINT_VERSION = 'governed-runtime/ledger-checkpoint/v1';
+export const SEAL_MANIFEST_VERSION = 'governed-runtime/seal-manifest/v1';
+
+/** The signed bytes of a seal manifest: its canonical JSON under the manifest's label. */
+export const manifestMessage = (manifest: object): Buffer =>
+  Buffer.from(stringify([SEAL_MANIFEST_VERSION, manifest]) ?? '');
 
 /** What an entry carries beside its digest: who sealed it, and the signature. */
 export interface EntrySeal {
@@ -77,6 +83,8 @@ export interface LedgerSealer {
     seq: number;
     head: string;
   }): Promise<void>;
+  /** Signs an operator's seal manifest (`seal-records`): what it sealed, by which keys. */
+  signManifest(manifest: object): EntrySeal;
 }
 
 /** What the proof checks verify with: the accepted keys and the checkpoints written. */
@@ -143,8 +151,27 @@ export function createLedgerSeal(options: {
       });
     },
     checkpoints: () => readCheckpoints(checkpointDir, database),
+    signManifest: (manifest) => ({
+      key_id: keyId,
+      signature: signHex(manifestMessage(manifest)),
+    }),
   };
 }
+
+/** Why a seal manifest's signature does not hold against the accepted keys, or null. */
+export const manifestProblem = (
+  acceptedKeys: readonly string[],
+  manifest: { signature?: Partial<EntrySeal> } & Record<string, unknown>,
+): string | null => {
+  const { signature, ...body } = manifest;
+  return signatureProblem(
+    acceptedKeys,
+    signature?.key_id,
+    signature?.signature,
+    manifestMessage(body),
+    'the manifest',
+  );
+};
 
 const publicKeys = new Map<string, KeyObject>();
 
