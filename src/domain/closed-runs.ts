@@ -47,7 +47,8 @@ export interface ClosedRun {
 /**
  * What the api does with a run of ours that closed other than by completing: it looks at
  * the workflow's current run (one `describe`). Closed too: the resource goes to its terminal
- * status, with who and why from the close event. Running under another run id: the closed
+ * status, with who and why from the close event (an action's completed run too, when its
+ * ledger has not ended the action). Running under another run id: the closed
  * run was the base of a reset (or the run before a continue-as-new), so the api follows the
  * new run (an action's `run_id`); when the reset dropped decisions the base run had
  * accepted (and the ledger recorded), the api terminates the new run
@@ -60,7 +61,11 @@ export function createClosedRunFollower(options: ClosedRunFollowerOptions) {
     runId: string,
   ): Promise<ClosureOutcome | undefined> {
     const client = await temporal.getClient();
-    const closure = await closureOf(client, workflowId, runId);
+    // An action's run that completed is a closure too: one that completed short of a final
+    // status (a reset's run of a build before a fix) would otherwise leave the action open.
+    // Recording finds a final ledger and does nothing for every other completed run.
+    const completed = workflowId.startsWith('action-');
+    const closure = await closureOf(client, workflowId, runId, { completed });
     if (!closure) return undefined; // it completed after all (or continued as new)
     const outcome = await options.reflect(closure);
     if (outcome === 'recorded') {
@@ -90,6 +95,17 @@ export function createClosedRunFollower(options: ClosedRunFollowerOptions) {
   }
   return {
     refuseIfEnded,
+    /**
+     * Records the end of an action whose workflow's current run is `runId` and completed
+     * while the ledger had not ended the action (`aborted`, as for a terminated run); a run
+     * a newer one replaced, or one still running, is left to that run.
+     */
+    async reflectCompleted(actionId: string, runId: string): Promise<ClosureOutcome | undefined> {
+      const workflowId = `action-${actionId}`;
+      const current = await currentRunOf(await temporal.getClient(), workflowId);
+      if (!current || current.running || current.runId !== runId) return undefined;
+      return reflectRun(workflowId, runId);
+    },
     async follow(run: ClosedRun): Promise<void> {
       if (!REFLECTED_TYPES.has(run.type)) return;
       const client = await temporal.getClient();

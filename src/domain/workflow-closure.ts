@@ -1,6 +1,7 @@
 /**
  * A workflow run that ended from outside our code: an operator terminated or cancelled it
- * (`temporal workflow terminate|cancel`, the Web UI), it timed out, or it failed. Read from
+ * (`temporal workflow terminate|cancel`, the Web UI), it timed out, or it failed; or an
+ * action's run that completed while its ledger had not ended the action. Read from
  * Temporal's history (`src/temporal/closures.ts`); every api process reads the same one, so
  * what is recorded from it is the same wherever it is recorded.
  */
@@ -8,7 +9,7 @@ export interface WorkflowClosure {
   workflow_id: string;
   run_id: string;
   workflow_type: string;
-  status: 'terminated' | 'cancelled' | 'timed_out' | 'failed';
+  status: 'terminated' | 'cancelled' | 'timed_out' | 'failed' | 'completed';
   /** The close event's time: the time of what it records. */
   closed_at: string;
   /** `--reason` of a termination, the cause of a cancellation, a failure's message. */

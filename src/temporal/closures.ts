@@ -2,6 +2,7 @@ import type { Client, WorkflowExecutionStatusName } from '@temporalio/client';
 import { optionalTsToDate } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import type { WorkflowClosure } from '../domain/workflow-closure';
+import { resetOriginOf } from './reset-divergence';
 
 const EventType = temporal.api.enums.v1.EventType;
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -52,15 +53,21 @@ function whoAndWhy(events: HistoryEvent[]): Pick<WorkflowClosure, 'reason' | 'id
  * How a closed run of `workflowId` ended, when it ended other than by completing (or
  * continuing as new): status, close time, and who and why where Temporal recorded them
  * (`temporal workflow terminate --reason …` records both). Undefined for a run that is
- * running, completed or continued as new. Every api process reading the same run reads
- * the same closure, so what is written from it is the same everywhere.
+ * running, completed or continued as new; with `completed`, a completed run is a closure
+ * too (an action's run that completed short of a final status: `completionOf`). Every api
+ * process reading the same run reads the same closure, so what is written from it is the
+ * same everywhere.
  */
 export async function closureOf(
   client: Client,
   workflowId: string,
   runId: string,
+  options: { completed?: boolean } = {},
 ): Promise<WorkflowClosure | undefined> {
   const described = await client.workflow.getHandle(workflowId, runId).describe();
+  if (options.completed && described.status.name === 'COMPLETED') {
+    return completionOf(client, workflowId, runId, described);
+  }
   const status = CLOSED_AS[described.status.name];
   if (!status) return undefined;
   const events = await newestEvents(client, workflowId, runId);
@@ -76,6 +83,29 @@ export async function closureOf(
       new Date()
     ).toISOString(),
     ...whoAndWhy(events),
+  };
+}
+
+/**
+ * A completed run as a closure: nobody closed it from outside, so who and why are the
+ * reset's that started it (`temporal workflow reset --reason …`), when one did.
+ */
+async function completionOf(
+  client: Client,
+  workflowId: string,
+  runId: string,
+  described: { type: string; closeTime?: Date },
+): Promise<WorkflowClosure> {
+  const reset = await resetOriginOf(client, workflowId, runId);
+  const started = reset ? `; a reset started it${reset.reason ? ` (${reset.reason})` : ''}` : '';
+  return {
+    workflow_id: workflowId,
+    run_id: runId,
+    workflow_type: described.type,
+    status: 'completed',
+    closed_at: (described.closeTime ?? new Date()).toISOString(),
+    reason: `the run completed while the ledger had not ended its resource${started}`,
+    identity: reset?.identity ?? null,
   };
 }
 

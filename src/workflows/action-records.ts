@@ -14,7 +14,7 @@ export interface ActionRecordsDeps {
 }
 
 /** A deep copy that the workflow sandbox can always make (plain JSON state). */
-const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+export const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 /**
  * The action workflow's record chain. Records run one after another, so the ledger chain and

@@ -4,6 +4,7 @@ import {
   condition,
   deprecatePatch,
   getExternalWorkflowHandle,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -46,7 +47,7 @@ import {
 import { executionEnded, failedOutcome } from './action-execution';
 import { actionTargetText } from './action-text';
 import { decisionRefusal } from './action-validation';
-import { createActionRecords } from './action-records';
+import { copy, createActionRecords } from './action-records';
 import { createDecisionGate } from './decision-gate';
 import {
   ACTION_ERRORS,
@@ -81,6 +82,8 @@ const { applyAction: applyInternalEffect } = proxyLocalActivities<ActionActiviti
  */
 const SIGNAL_CURRENT_PARENT_RUN = 'child-signals-current-parent-run';
 const EFFECT_PLANS_ITSELF = 'effect-plans-itself';
+/** A run that finds its action `executing` after the approval wait goes on to the effect. */
+const EXECUTING_AT_APPROVAL = 'executing-at-approval-applies-effect';
 
 /** The decision updates, in the order their handlers are set. */
 const DECISION_UPDATES = [
@@ -90,9 +93,6 @@ const DECISION_UPDATES = [
 ] as const;
 
 const now = (): string => new Date().toISOString();
-
-/** A deep copy that the workflow sandbox can always make (plain JSON state). */
-const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 /**
  * One approval-gated outbound action, from proposal to its final status. The workflow is
@@ -304,6 +304,12 @@ async function actionRun(
     await perform(expired(machine, 'approval', now()));
     return finish();
   }
+  // Executing already: a reset to the task that took the approval reapplies the approve and
+  // the execute in one task (the run it replaced accepted that execute, after the rule's
+  // wait). The effect goes on; its own ledger check says whether this run may apply it.
+  // Only a run found here calls the patch: histories that never were replay without it.
+  const executingAlready = machine.state.status === 'executing';
+  if (executingAlready && patched(EXECUTING_AT_APPROVAL)) return executeAndFinish();
   if (machine.state.status !== 'approved') return finish();
   // The rule's wait is a timer of its own, auto-executing or not: its firing moves the
   // workflow's clock past `executable_at`, which the execute validator reads (without it an
@@ -336,32 +342,36 @@ async function actionRun(
     await perform(expired(machine, 'execution', now()));
     return finish();
   }
+  return executeAndFinish();
 
-  if (records.heldCount() > 0) {
-    await executeInOne();
+  /** The effect of the action `executing` now, its outcome recorded; then the run's end. */
+  async function executeAndFinish(): Promise<ActionState> {
+    if (records.heldCount() > 0) {
+      await executeInOne();
+      return finish();
+    }
+    // After `executing` has landed: the effect's outcome then never races the execute
+    // update's answer, whose order against the outcome's commands replay must see again.
+    const startedAt = now();
+    if (!lean) deprecatePatch(EFFECT_PLANS_ITSELF);
+    await records.settled();
+    try {
+      const args = [{ state: copy(machine.state), plan: machine.state.dry_run! }] as const;
+      const options = { ...EFFECT_STEP, summary: actionStepSummary.apply(machine.state, target) };
+      const result =
+        machine.state.action_kind === 'webhook.post'
+          ? await applyExternalEffect.executeWithOptions(options, [...args])
+          : await applyInternalEffect.executeWithOptions(options, [...args]);
+      await perform(executionEnded(machine, { result }, startedAt, now()));
+    } catch (error) {
+      // Regular activities wrap the failure (ActivityFailure → cause); local ones may not.
+      const failure =
+        error instanceof ApplicationFailure ? error : (error as { cause?: unknown }).cause;
+      const detail = failure instanceof ApplicationFailure ? failure : undefined;
+      await perform(executionEnded(machine, failedOutcome(detail, error), startedAt, now()));
+    }
     return finish();
   }
-  // After `executing` has landed: the effect's outcome then never races the execute
-  // update's answer, whose order against the outcome's commands replay must see again.
-  const startedAt = now();
-  if (!lean) deprecatePatch(EFFECT_PLANS_ITSELF);
-  await records.settled();
-  try {
-    const args = [{ state: copy(machine.state), plan: machine.state.dry_run! }] as const;
-    const options = { ...EFFECT_STEP, summary: actionStepSummary.apply(machine.state, target) };
-    const result =
-      machine.state.action_kind === 'webhook.post'
-        ? await applyExternalEffect.executeWithOptions(options, [...args])
-        : await applyInternalEffect.executeWithOptions(options, [...args]);
-    await perform(executionEnded(machine, { result }, startedAt, now()));
-  } catch (error) {
-    // Regular activities wrap the failure (ActivityFailure → cause); local ones may not.
-    const failure =
-      error instanceof ApplicationFailure ? error : (error as { cause?: unknown }).cause;
-    const detail = failure instanceof ApplicationFailure ? failure : undefined;
-    await perform(executionEnded(machine, failedOutcome(detail, error), startedAt, now()));
-  }
-  return finish();
 
   /**
    * The lean execution in one local activity: the held transitions into `executing`, the

@@ -45,3 +45,38 @@ export async function lastUpdateTask(app: TestApp, workflowId: string): Promise<
   if (accepted < 0) return events.find(completed)!.eventId;
   return events.slice(0, accepted).findLast(completed)!.eventId;
 }
+
+/**
+ * Event id of the workflow task that took the workflow's first `updateName` update (the
+ * task completed just before that update's UPDATE_ACCEPTED): where a reset with
+ * `--event-id` redoes it, and every update the run took after it.
+ */
+export async function updateTask(
+  app: TestApp,
+  workflowId: string,
+  updateName: string,
+): Promise<string> {
+  const shown = await temporalCliOk(app, [
+    ...['workflow', 'show', '--workflow-id', workflowId, '--output', 'json'],
+  ]);
+  const events = (
+    JSON.parse(shown) as {
+      events: {
+        eventId: string;
+        eventType: string;
+        workflowExecutionUpdateAcceptedEventAttributes?: {
+          acceptedRequest?: { input?: { name?: string } };
+        };
+      }[];
+    }
+  ).events;
+  const accepted = events.findIndex(
+    (event) =>
+      event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ===
+      updateName,
+  );
+  if (accepted < 0) throw new Error(`${workflowId} took no ${updateName} update`);
+  return events
+    .slice(0, accepted)
+    .findLast((event) => event.eventType.endsWith('WORKFLOW_TASK_COMPLETED'))!.eventId;
+}

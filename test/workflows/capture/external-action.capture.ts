@@ -7,8 +7,10 @@ import {
 } from '../../../src/workflows/external-action.contract';
 import { proposeUpdate, seedObject } from '../../helpers/actions';
 import { storedIn } from '../../helpers/collections';
+import { eventually } from '../../helpers/eventually';
 import { call } from '../../helpers/http';
 import { createTestKey, type TestKey } from '../../helpers/keys';
+import { temporalCliOk, updateTask } from '../../helpers/temporal-cli';
 import { startTestApp, type TestApp } from '../../helpers/test-app';
 import { startTestWorker, type TestWorker } from '../../helpers/test-worker';
 import { WebhookReceiver } from '../../helpers/webhook-receiver';
@@ -196,6 +198,31 @@ describe('externalActionWorkflow histories', () => {
     await decide(id, 'approve', alice);
     expect(await decide(id, 'execute', alice)).toBe('executed');
     await save('webhook-post-executed', id);
+  });
+
+  it('a webhook.post reset to the task that took its approval while its POST was in flight', async () => {
+    const id = await propose({
+      action_kind: 'webhook.post',
+      target: { url: `${receiverUrl}/capture` },
+      parameters: { event: 'deploy', version: 8 },
+    });
+    await decide(id, 'approve', alice);
+    receiver.delayMs = 2000;
+    const arrived = receiver.arrivals;
+    // Its answer comes from the run the reset replaces, or not at all: the ledger tells.
+    const executing = decide(id, 'execute', alice).catch(() => null);
+    await eventually(
+      async () => receiver.arrivals,
+      (arrivals) => arrivals > arrived,
+    );
+    const workflowId = actionWorkflowId(id);
+    await temporalCliOk(app, [
+      ...['workflow', 'reset', '--workflow-id', workflowId, '--reason', 'capture: mid-effect'],
+      ...['--event-id', await updateTask(app, workflowId, 'approve')],
+    ]);
+    await executing;
+    await save('webhook-post-reset-mid-effect-to-approval', id);
+    receiver.delayMs = 0;
   });
 
   it('executed: a notify', async () => {
