@@ -1,4 +1,5 @@
-import { open, stat } from 'node:fs/promises';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LedgerCheckpoint } from './ledger-checkpoints';
 import { checkpointProblem } from './ledger-seal';
@@ -84,10 +85,15 @@ export function createCheckpointIndex(options: {
     else claims.set(claim.action_id, [claim]);
   }
 
+  /**
+   * Synchronous file calls: a refresh is a `stat` and, after a batch was recorded, a read of
+   * a line or two, a few microseconds each, less than the thread pool's round trips would
+   * cost. A long tail (the first read of a large file) yields between chunks.
+   */
   async function readTail(): Promise<void> {
     let info;
     try {
-      info = await stat(file, { bigint: true });
+      info = statSync(file, { bigint: true });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       if (offset > 0 || claims.size > 0) restart();
@@ -99,19 +105,20 @@ export function createCheckpointIndex(options: {
     if (now !== identity || size < offset) restart();
     identity = now;
     if (size === offset) return;
-    const handle = await open(file, 'r');
+    const fd = openSync(file, 'r');
     try {
       if (offset > 0) {
         const before = Buffer.alloc(1);
-        await handle.read(before, 0, 1, offset - 1);
+        readSync(fd, before, 0, 1, offset - 1);
         if (before[0] !== NEWLINE) restart();
       }
       // `data` always starts at `offset`: what is left after its last newline is carried.
       let carry = Buffer.alloc(0);
       let position = offset;
-      while (position < size) {
+      for (let chunks = 0; position < size; chunks += 1) {
+        if (chunks > 0) await new Promise(setImmediate);
         const chunk = Buffer.alloc(Math.min(CHUNK, size - position));
-        const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
+        const bytesRead = readSync(fd, chunk, 0, chunk.length, position);
         if (bytesRead === 0) break;
         position += bytesRead;
         const data = Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
@@ -124,7 +131,7 @@ export function createCheckpointIndex(options: {
         carry = data.subarray(start);
       }
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
   }
 

@@ -64,6 +64,26 @@ describe('the checkpoint index', () => {
     expect(seqsOf('act_A')).toEqual([2, 3, 5]);
   });
 
+  it('reads a file larger than one read in chunks, lines across their borders whole', async () => {
+    await checkpoint('act_A', 1, 1);
+    const [line] = (await readFile(file, 'utf8')).split('\n');
+    // About 1.6 MiB: more than one read takes.
+    const lines = Array.from({ length: 4000 }, (_, i) =>
+      line.replace('"act_A"', `"act_${i % 7}"`).replace('"seq":1', `"seq":${i + 2}`),
+    );
+    await appendFile(file, `${lines.join('\n')}\n`);
+    await index.refresh();
+    const all = Array.from({ length: 7 }, (_, i) => index.claimsOf(`act_${i}`)).flat();
+    expect(all).toHaveLength(4000);
+    const text = await readFile(file, 'utf8');
+    for (const claim of all) {
+      const read = JSON.parse(text.slice(claim.offset, claim.offset + claim.length)) as {
+        seq: number;
+      };
+      expect(read.seq).toBe(claim.seq);
+    }
+  });
+
   it('does not read again what it has read', async () => {
     await checkpoint('act_A', 1, 2);
     await index.refresh();
