@@ -8,11 +8,11 @@ import {
   createTransitionRecorder,
   type RecordTransitionInput,
 } from '../domain/external-actions/record-transitions';
-import { isFinalStatus, reopenProblem } from '../domain/external-actions/ledger-agreement';
-import { refuseRun } from '../domain/external-actions/refuse-run';
+import { reopenProblem } from '../domain/external-actions/ledger-agreement';
 import { createResetNoter } from './reset-notes';
 import { effectLedgerProblem } from '../domain/external-actions/effect-ledger';
-import { resetOriginOf } from '../temporal/reset-divergence';
+import { LedgerOffCheckpoint } from '../domain/external-actions/ledger-checkpoint-check';
+import { createRunRefusals } from './run-refusals';
 import type { Notify } from '../domain/notifications/notifiable-event';
 import {
   ACTION_ERRORS,
@@ -51,7 +51,12 @@ export interface ActionActivityDeps {
   /** What trust is decided with: the worker's own keys (`src/domain/worker-trust.ts`). */
   trust: Pick<
     WorkerTrust,
-    'authority' | 'acceptedSignerKeys' | 'relyingParty' | 'reportSecurityEvent' | 'ledgerSeal'
+    | 'authority'
+    | 'acceptedSignerKeys'
+    | 'relyingParty'
+    | 'reportSecurityEvent'
+    | 'ledgerSeal'
+    | 'ledgerCheckpoints'
   >;
 }
 
@@ -78,8 +83,17 @@ function recordingRunId(): string | null {
 /** Activities of the external-action workflow; each is idempotent under retries. */
 export function createActionActivities(deps: ActionActivityDeps) {
   const { repos } = deps;
-  const recorderDeps = { ...deps, ledgerSeal: deps.trust.ledgerSeal };
+  // Every record this worker makes checks the ledger against the signed checkpoints first.
+  const recorderDeps = {
+    ...deps,
+    ledgerSeal: deps.trust.ledgerSeal,
+    checkpoints: deps.trust.ledgerCheckpoints,
+  };
   const appendTransitionsToLedger = createTransitionRecorder(recorderDeps);
+  const { refuseThisRun, refuseOffCheckpoint } = createRunRefusals({
+    ...recorderDeps,
+    reportSecurityEvent: deps.trust.reportSecurityEvent,
+  });
   const noteReset = createResetNoter();
   const approverAssertionsProblem = createRecordedAssertionCheck(
     repos.approverKeys,
@@ -101,47 +115,10 @@ export function createActionActivities(deps: ActionActivityDeps) {
       const runId = recordingRunId();
       return await appendTransitionsToLedger(await noteReset(inputs, runId), { run_id: runId });
     } catch (error) {
+      if (error instanceof LedgerOffCheckpoint) return refuseOffCheckpoint(error.mismatch);
       if (!(error instanceof LedgerDisagreement)) throw error;
       return refuseThisRun(inputs[0].state.action_id, error.message, error.agreement.at_seq);
     }
-  }
-
-  /**
-   * Ends a run the action's ledger contradicts (docs/actions.md, "Resets"): the ledger says
-   * so (`run_refused`, who reset the workflow and why the run is refused; `aborted` after it
-   * when the action was not final), and the activity fails for good with the status the
-   * ledger ends the action in, which the workflow ends with.
-   */
-  async function refuseThisRun(
-    actionId: string,
-    problem: string,
-    atSeq: number | null,
-  ): Promise<never> {
-    const { workflowId, runId } = schedulingWorkflow();
-    // Who reset the workflow is told by its history; the refusal stands without it.
-    const reset = await Promise.resolve()
-      .then(() => resetOriginOf(Context.current().client, workflowId, runId))
-      .catch(() => null);
-    await refuseRun(
-      recorderDeps,
-      {
-        action_id: actionId,
-        workflow_id: workflowId,
-        run_id: runId,
-        problem,
-        at_seq: atSeq,
-        reset,
-      },
-      { run_id: runId },
-    );
-    const newest = await repos.externalActions.newestEntry(actionId);
-    const status = newest && isFinalStatus(newest.status) ? newest.status : 'aborted';
-    throw ApplicationFailure.create({
-      type: ACTION_ERRORS.runRefused,
-      message: `run ${runId} refused: ${problem}`,
-      nonRetryable: true,
-      details: [status],
-    });
   }
 
   /** Reports the refusal, then fails the activity for good (nothing was written). */
@@ -218,12 +195,14 @@ export function createActionActivities(deps: ActionActivityDeps) {
   }): Promise<Record<string, unknown>> {
     const { contract } = input.state.proposal;
     const state: ActionState = { ...input.state, ...contract };
-    // What the ledger says now, read beside the plan made now; it decides first.
-    const [replan, ledgerProblem] = await Promise.all([
+    // What the ledger and its signed checkpoints say now, read beside the plan made now;
+    // they decide first.
+    const [replan, ledgerRefusal] = await Promise.all([
       planActionContract(contract, { actionId: state.action_id }),
-      effectLedgerProblem(repos.externalActions, input.state),
+      effectLedgerProblem(repos.externalActions, input.state, deps.trust.ledgerCheckpoints),
     ]);
-    if (ledgerProblem) await refuseThisRun(state.action_id, ledgerProblem, input.state.seq);
+    if (ledgerRefusal?.mismatch) await refuseOffCheckpoint(ledgerRefusal.mismatch);
+    if (ledgerRefusal) await refuseThisRun(state.action_id, ledgerRefusal.problem, input.state.seq);
     // Its own change already applied (a retry after a lost answer): the approved plan.
     const plan = replan.already_applied ? input.plan : replan;
     // The plan made now is not the approved one: not a forgery, the world or the policy

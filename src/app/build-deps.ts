@@ -27,6 +27,7 @@ import { refuseResetOfFinalAction } from '../domain/external-actions/refuse-fina
 import { createNotifier } from '../activities/notifications.activities';
 import { reflectClosure } from '../domain/reflect-closure';
 import { createLedgerSeal, ledgerSealSeed } from '../domain/external-actions/ledger-seal';
+import { createCheckpointIndex } from '../domain/external-actions/checkpoint-index';
 import { createDeliveryStarter } from '../temporal/delivery-starter';
 import { sealedRecordsOf } from '../domain/record-integrity';
 import type { SecurityEvent } from '../domain/worker-trust';
@@ -129,13 +130,20 @@ export async function buildDeps(
     checkpointDir: config.ledgerCheckpointDir,
     database: config.mongodbDb,
   });
+  // What the api writes (`aborted`, `run_refused`) is checked against the checkpoints first,
+  // as the worker's records are: nothing is written onto a ledger they show cut.
+  const checkpoints = createCheckpointIndex({
+    dir: config.ledgerCheckpointDir,
+    database: config.mongodbDb,
+    acceptedKeys: ledgerSeal.acceptedKeys,
+  });
   const closedRuns = createClosedRunFollower({
     temporal,
-    reflect: (closure) => reflectClosure({ repos, notify, ledgerSeal }, closure),
+    reflect: (closure) => reflectClosure({ repos, notify, ledgerSeal, checkpoints }, closure),
     followRun: (actionId, runId) => repos.externalActions.followRun(actionId, runId),
     refuseRunOfFinalAction: (actionId, runId) =>
       refuseResetOfFinalAction(
-        { repos, notify, ledgerSeal, client: () => temporal.getClient() },
+        { repos, notify, ledgerSeal, checkpoints, client: () => temporal.getClient() },
         actionId,
         runId,
       ),

@@ -70,6 +70,11 @@ export function createClosedRunFollower(options: ClosedRunFollowerOptions) {
     const outcome = await options.reflect(closure);
     if (outcome === 'recorded') {
       logger.warn({ closure }, 'recorded the end of a workflow run ended from Temporal');
+    } else if (outcome === 'off_checkpoint') {
+      logger.warn(
+        { closure },
+        'recorded nothing for a closed run: its ledger contradicts its signed checkpoints',
+      );
     }
     return outcome;
   }

@@ -18,6 +18,7 @@ export interface ClosureDeps {
   >;
   notify?: Notify;
   ledgerSeal: AbortActionDeps['ledgerSeal'];
+  checkpoints?: AbortActionDeps['checkpoints'];
 }
 
 /**

@@ -1,16 +1,21 @@
 import type { ActionAuthority } from './external-actions/authority';
 import type { RelyingParty } from './approver-keys/approver-assertion';
 import type { LedgerSeal } from './external-actions/ledger-seal';
+import type { CheckpointIndex } from './external-actions/checkpoint-index';
 import type { ClaimKind, ClaimSignature } from '../signing/signed-claims';
 
-/** Something refused because the api did not sign it. */
+/**
+ * Something refused because the api did not sign it, or because the action's ledger
+ * contradicts its signed checkpoints (`security.checkpoint_mismatch`: cut or rewritten).
+ */
 export interface SecurityEvent {
   kind:
     | 'security.unsigned_proposal'
     | 'security.unsigned_record'
     | 'security.unsigned_effect'
     | 'security.unsigned_repair'
-    | 'security.record_integrity';
+    | 'security.record_integrity'
+    | 'security.checkpoint_mismatch';
   message: string;
   /** The same happening reported twice (a retried activity) is stored once. */
   dedup_key: string;
@@ -45,6 +50,11 @@ export interface WorkerTrust {
    * (`LEDGER_SEAL_KEY`); the proof checks verify seals and checkpoints with its accepted keys.
    */
   ledgerSeal: LedgerSeal;
+  /**
+   * The ledger checkpoints written on this host, indexed in memory: records and effects
+   * check the action's ledger against them first (`ledger-checkpoint-check.ts`).
+   */
+  ledgerCheckpoints: CheckpointIndex;
   /** Reports what was refused as forged: a service event, a metric and a `warn` line. */
   reportSecurityEvent(event: SecurityEvent): Promise<void>;
 }

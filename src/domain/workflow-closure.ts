@@ -38,5 +38,10 @@ export const closureDetail = (closure: WorkflowClosure) => ({
   },
 });
 
-/** What reflecting a closure did: `recorded` a terminal status, or why it did nothing. */
-export type ClosureOutcome = 'recorded' | 'already_final' | 'unknown_record' | 'not_ours';
+/**
+ * What reflecting a closure did: `recorded` a terminal status, or why it did nothing
+ * (`off_checkpoint`: the action's ledger contradicts its signed checkpoints, so nothing is
+ * written onto it; `ledger-checkpoint-check.ts`).
+ */
+export type ClosureOutcome =
+  'recorded' | 'already_final' | 'unknown_record' | 'not_ours' | 'off_checkpoint';

@@ -102,7 +102,7 @@ export interface SealedRecords {
   /** The seal alone, for a partial write of a record whose whole new state is `record`. */
   stampOf<T extends { _id: string }>(collection: SealedCollection, record: T): RecordSealStamp;
   /** Why the record's seal does not hold, or null. */
-  problemOf(collection: SealedCollection, record: { _id: string }): string | null;
+  problemOf<T extends { _id: string }>(collection: SealedCollection, record: T): string | null;
   /** The record when its seal holds (or null when absent); throws `RecordIntegrityError`. */
   checked<T extends { _id: string }>(collection: SealedCollection, record: T | null): T | null;
   /** Whether the record is sealed by an accepted key that is not the current one. */

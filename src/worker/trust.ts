@@ -2,13 +2,15 @@ import type { SecurityEvent, WorkerTrust } from '../domain/worker-trust';
 import { acceptedSignerKeys, createDecisionSigner, decisionSeed } from '../auth/decision-signer';
 import { createActionAuthority } from '../domain/external-actions/authority';
 import { createLedgerSeal, ledgerSealSeed } from '../domain/external-actions/ledger-seal';
+import { createCheckpointIndex } from '../domain/external-actions/checkpoint-index';
 import { claimMessage, signatureProblem } from '../signing/signed-claims';
 
 /**
  * The worker's trust, from its own configuration: the keys it accepts (`DECISION_VERIFY_KEYS`,
  * else its own signing key's) and the signing key it signs derived proposals with
  * (`DECISION_SIGNING_KEY`, else derived from `KEY_PEPPER`, as the api's), and the ledger seal
- * its records are sealed and checkpointed with (`LEDGER_SEAL_KEY`, likewise).
+ * its records are sealed and checkpointed with (`LEDGER_SEAL_KEY`, likewise), and the index
+ * of those checkpoints its records and effects check the ledger against.
  */
 export function createWorkerTrust(
   config: {
@@ -26,6 +28,12 @@ export function createWorkerTrust(
 ): WorkerTrust {
   const signer = createDecisionSigner(decisionSeed(config));
   const accepted = acceptedSignerKeys(config, signer);
+  const ledgerSeal = createLedgerSeal({
+    seed: ledgerSealSeed(config),
+    acceptedKeys: config.ledgerSealVerifyKeys,
+    checkpointDir: config.ledgerCheckpointDir,
+    database: config.mongodbDb,
+  });
   return {
     authority: createActionAuthority(accepted),
     acceptedSignerKeys: accepted,
@@ -42,11 +50,11 @@ export function createWorkerTrust(
         what,
       ),
     signClaim: (kind, claim) => signer.signClaim(kind, claim),
-    ledgerSeal: createLedgerSeal({
-      seed: ledgerSealSeed(config),
-      acceptedKeys: config.ledgerSealVerifyKeys,
-      checkpointDir: config.ledgerCheckpointDir,
+    ledgerSeal,
+    ledgerCheckpoints: createCheckpointIndex({
+      dir: config.ledgerCheckpointDir,
       database: config.mongodbDb,
+      acceptedKeys: ledgerSeal.acceptedKeys,
     }),
     reportSecurityEvent,
   };

@@ -317,3 +317,60 @@ describe('external action activities: opening in the lean shape', () => {
     expect((await repos.externalActions.findById(actionId))?.status).toBe('dry_run_failed');
   });
 });
+
+// Whoever holds the database deleted what followed an action's `executing` entry (its
+// `executed`), and a reset's run came to the effect again. The ledger agrees with the run;
+// the signed checkpoint of the deleted entry, outside the database, does not, and the effect
+// reads the checkpoints first (docs/actions.md, "Resets").
+describe('external action activities: an effect whose ledger was cut after a checkpoint', () => {
+  it('is refused before it acts, reported, and nothing is recorded', async () => {
+    const { objectId, contract } = await switchedOn('Heater');
+    const actionId = `act_01TESTCUT${randomBytes(8).toString('hex').toUpperCase()}`;
+    const approved = await activities.planActionContract(contract, { actionId });
+    const state = await executingInLedger(
+      stateOf(signedInput(signer, { action_id: actionId, contract }), {
+        status: 'executing',
+        decisions: [
+          signedDecision(signer, actionId, 'approve', 'prn_approver', approved.plan_digest),
+          signedDecision(signer, actionId, 'execute', 'prn_approver', null),
+        ],
+      }),
+    );
+    // The batch after it, checkpointed when it was recorded; its entry is gone.
+    const lost = `sha256:${'e'.repeat(64)}`;
+    await trust.ledgerSeal.checkpoint({ action_id: actionId, from_seq: 2, seq: 2, head: lost });
+
+    const before = reported.length;
+    const run = { workflowId: `action-${actionId}`, runId: 'run-reset' };
+    const failure = await new MockActivityEnvironment({ workflowExecution: run })
+      .run(
+        (...args: Parameters<typeof activities.applyAction>) => activities.applyAction(...args),
+        { state, plan: approved },
+      )
+      .then(
+        () => undefined,
+        (error: unknown) => error as ApplicationFailure,
+      );
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect(failure).toMatchObject({
+      type: 'RunRefused',
+      nonRetryable: true,
+      details: ['refused'],
+      message: expect.stringMatching(/checkpoint at seq 2 .* beyond the ledger.* seq 1/),
+    });
+    expect(reported.slice(before)).toEqual([
+      expect.objectContaining({
+        kind: 'security.checkpoint_mismatch',
+        detail: expect.objectContaining({
+          action_id: actionId,
+          run_id: 'run-reset',
+          checkpoint: { seq: 2, head: lost },
+          ledger: { seq: 1, head: state.ledger_head },
+        }),
+      }),
+    ]);
+    expect((await repos.worldObjects.findById(objectId))?.version).toBe(1);
+    const ledger = await repos.externalActions.entriesFrom(actionId, 1);
+    expect(ledger.map((entry) => entry.event)).toEqual(['executing']);
+  });
+});

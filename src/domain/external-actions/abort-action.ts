@@ -5,12 +5,16 @@ import type { Notify } from '../notifications/notifiable-event';
 import { closureDetail, type WorkflowClosure } from '../workflow-closure';
 import type { LedgerSealer } from './ledger-seal';
 import { createTransitionRecorder } from './record-transitions';
+import type { CheckpointIndex } from './checkpoint-index';
+import { LedgerOffCheckpoint } from './ledger-checkpoint-check';
 
 export interface AbortActionDeps {
   repos: Pick<Repos, 'externalActions' | 'actionInbox'>;
   notify?: Notify;
   /** The api's ledger seal: the `aborted` entry is sealed and checkpointed like the worker's. */
   ledgerSeal: Pick<LedgerSealer, 'seal' | 'checkpoint'>;
+  /** The signed checkpoints: no `aborted` is written onto a ledger they show cut or rewritten. */
+  checkpoints?: CheckpointIndex;
 }
 
 /**
@@ -41,12 +45,16 @@ async function newestEntry(
  * they write the same entry and one insert wins; the others find it and finish the same
  * projection, departure and notification (each idempotent). A process that stopped half
  * way is finished by the next one that sees the closure.
+ *
+ * A ledger that contradicts its signed checkpoints gets nothing (`off_checkpoint`): its lost
+ * entries may have ended the action otherwise (a worker refused the run for it and reported
+ * it; docs/actions.md, "Resets").
  */
 export async function abortAction(
   deps: AbortActionDeps,
   actionId: string,
   closure: WorkflowClosure,
-): Promise<'recorded' | 'already_final' | 'unknown_record'> {
+): Promise<'recorded' | 'already_final' | 'unknown_record' | 'off_checkpoint'> {
   const record = await deps.repos.externalActions.findById(actionId);
   if (!record) return 'unknown_record';
   const head = await newestEntry(deps.repos, record);
@@ -65,14 +73,19 @@ export async function abortAction(
     seq: resuming ? head.seq : (head?.seq ?? record.seq) + 1,
     ledger_head: resuming ? head.prev_digest : (head?.digest ?? record.ledger_head),
   };
-  await createTransitionRecorder(deps)([
-    {
-      state,
-      event: 'aborted',
-      actor: null,
-      detail: { previous_status: previous, ...closureDetail(closure) },
-    },
-  ]);
+  try {
+    await createTransitionRecorder(deps)([
+      {
+        state,
+        event: 'aborted',
+        actor: null,
+        detail: { previous_status: previous, ...closureDetail(closure) },
+      },
+    ]);
+  } catch (error) {
+    if (error instanceof LedgerOffCheckpoint) return 'off_checkpoint';
+    throw error;
+  }
   return 'recorded';
 }
 

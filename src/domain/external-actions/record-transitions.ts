@@ -20,6 +20,8 @@ export class LedgerDisagreement extends Error {
   }
 }
 import type { LedgerSealer } from './ledger-seal';
+import type { CheckpointIndex } from './checkpoint-index';
+import { LedgerOffCheckpoint, batchCheckpointMismatch } from './ledger-checkpoint-check';
 
 /** One transition of an action: its state after it, and what the ledger says of it. */
 export interface RecordTransitionInput {
@@ -42,6 +44,11 @@ export interface TransitionRecorderDeps {
   notify?: Notify;
   /** Seals each entry and checkpoints each batch with the service's ledger key. */
   ledgerSeal: Pick<LedgerSealer, 'seal' | 'checkpoint'>;
+  /**
+   * The signed checkpoints, read before each batch: a batch the ledger's checkpoints say
+   * would be written over a cut or rewritten ledger is refused (`LedgerOffCheckpoint`).
+   */
+  checkpoints?: CheckpointIndex;
 }
 
 /** The ledger entry of a transition, chained to `prevDigest`, before its digest. */
@@ -102,6 +109,17 @@ export function createTransitionRecorder(deps: TransitionRecorderDeps) {
   ): Promise<string> {
     const last = inputs[inputs.length - 1];
     if (!last) throw new Error('no transition to record');
+    if (deps.checkpoints) {
+      const { action_id, seq } = inputs[0].state;
+      const mismatch = await batchCheckpointMismatch(
+        deps.checkpoints,
+        repos.externalActions,
+        action_id,
+        seq,
+      );
+      // Before any insert: the entries the checkpoints name stay missing, or as rewritten.
+      if (mismatch) throw new LedgerOffCheckpoint(mismatch);
+    }
     const entries: ActionLedgerEntry[] = [];
     let prevDigest = inputs[0].state.ledger_head;
     let fresh = true;

@@ -3,10 +3,13 @@ import { resetOriginOf } from '../../temporal/reset-divergence';
 import { actionWorkflowId } from '../../workflows/external-action.contract';
 import { isFinalStatus } from './ledger-agreement';
 import { refuseRun, type RefuseRunDeps } from './refuse-run';
+import { LedgerOffCheckpoint } from './ledger-checkpoint-check';
 
 /**
  * A reset's run of an action whose ledger has ended it: recorded as refused (`run_refused`,
  * who reset it, why), before the api terminates the run. Answers whether it was refused.
+ * A ledger that contradicts its signed checkpoints gets no entry: the run is refused and
+ * terminated all the same.
  */
 export async function refuseResetOfFinalAction(
   deps: RefuseRunDeps & { client: () => Promise<Client> },
@@ -28,6 +31,8 @@ export async function refuseResetOfFinalAction(
     problem: `the action is already ${newest.status} (ledger seq ${newest.seq}); a reset does not reopen it`,
     at_seq: newest.seq + 1,
     reset,
+  }).catch((error: unknown) => {
+    if (!(error instanceof LedgerOffCheckpoint)) throw error;
   });
   return true;
 }
