@@ -2,9 +2,11 @@ import { createRecordSeal, decodeKey, recordSealKey } from '../signing/record-se
 import {
   createSealedRecords,
   type IntegrityFailure,
+  type RecordVersions,
   type SealedRecords,
 } from '../store/sealed-records';
-import { ledgerSealSeed } from './external-actions/ledger-seal';
+import { createCheckpointIndex } from './external-actions/checkpoint-index';
+import { createLedgerSeal, ledgerSealSeed } from './external-actions/ledger-seal';
 import type { SecurityEvent } from './worker-trust';
 
 /** The configuration a process's record seal comes from (never the database). */
@@ -12,7 +14,54 @@ export interface RecordSealConfig {
   recordSealKey?: string;
   recordSealPreviousKeys?: readonly string[];
   ledgerSealKey?: string;
+  ledgerSealVerifyKeys?: readonly string[];
   keyPepper: string;
+  /** Where the version checkpoints go (beside the ledger's); none: versions are not kept. */
+  ledgerCheckpointDir?: string;
+  mongodbDb?: string;
+}
+
+/**
+ * The versions the service wrote of its sealed records, as signed lines in
+ * `<LEDGER_CHECKPOINT_DIR>/<database>.records.jsonl`, outside the database: the ledger
+ * checkpoint's format and signature, `action_id` naming `<collection>/<record id>` and `seq`
+ * its version (`head` the record's seal). A record restored whole from an earlier copy has
+ * a valid seal but a version behind a line here, and is refused. Every process reads the
+ * file through an index that reads only what was appended (`checkpoint-index.ts`).
+ */
+export function recordVersionsOf(config: RecordSealConfig): RecordVersions | undefined {
+  if (!config.ledgerCheckpointDir || !config.mongodbDb) return undefined;
+  const database = `${config.mongodbDb}.records`;
+  const writer = createLedgerSeal({
+    seed: ledgerSealSeed(config),
+    acceptedKeys: config.ledgerSealVerifyKeys,
+    checkpointDir: config.ledgerCheckpointDir,
+    database,
+  });
+  const index = createCheckpointIndex({
+    dir: config.ledgerCheckpointDir,
+    database,
+    acceptedKeys: writer.acceptedKeys,
+  });
+  return {
+    written: (collection, id, version, mac) =>
+      writer.checkpoint({
+        action_id: `${collection}/${id}`,
+        from_seq: version,
+        seq: version,
+        head: mac,
+      }),
+    async newerThan(collection, id, version) {
+      await index.refresh();
+      const newer = index
+        .claimsOf(`${collection}/${id}`)
+        .filter((claim) => claim.seq > version)
+        .sort((a, b) => b.seq - a.seq);
+      // Only a signed claim refuses: a line anyone could append proves nothing.
+      for (const claim of newer) if (await index.verified(claim)) return claim.seq;
+      return null;
+    },
+  };
 }
 
 /** The security event of a record refused because its seal failed. */
@@ -35,9 +84,13 @@ export function sealedRecordsOf(
 ): SealedRecords {
   const key = recordSealKey(config, ledgerSealSeed(config));
   const previous = (config.recordSealPreviousKeys ?? []).map(decodeKey);
-  return createSealedRecords(createRecordSeal(key, previous), (failure) => {
-    void Promise.resolve()
-      .then(() => report(integrityEvent(failure)))
-      .catch(() => undefined);
-  });
+  return createSealedRecords(
+    createRecordSeal(key, previous),
+    (failure) => {
+      void Promise.resolve()
+        .then(() => report(integrityEvent(failure)))
+        .catch(() => undefined);
+    },
+    recordVersionsOf(config),
+  );
 }

@@ -88,6 +88,18 @@ export function createApiKeysRepo(db: Db, sealed: SealedRecords) {
     const seal = sealed.stampOf('api_keys', { ...current, ...changes, version });
     return { ...changes, version, seal };
   };
+  /** Writes `changes` to `current` re-sealed, and records the version written. */
+  const writeResealed = async (
+    current: ApiKeyRecord,
+    changes: Partial<ApiKeyRecord>,
+    filter: Filter<ApiKeyRecord> = { _id: current._id },
+  ) => {
+    const update = resealed(current, changes);
+    const result = await col.updateOne(filter, { $set: update });
+    if (result.matchedCount === 1)
+      await sealed.written('api_keys', { _id: current._id, ...update });
+    return result;
+  };
   const holds = (key: ApiKeyRecord) => sealed.problemOf('api_keys', key) === null;
   const rotations = db.collection<RotationClaim>('api_key_rotations');
   const revocations = db.collection<RevocationMark>('api_key_revocations');
@@ -183,16 +195,13 @@ export function createApiKeysRepo(db: Db, sealed: SealedRecords) {
     async setStatus(id: string, status: KeyStatus, now: string): Promise<void> {
       let target = status;
       // A key changed outside the service is refused, not re-sealed by a status change.
-      let current = checked(await col.findOne({ _id: id }));
+      let current = await checked(await col.findOne({ _id: id }));
       for (let write = 0; write < MAX_KEY_WRITES; write += 1) {
         if (!current) return;
         // FerretDB's conditional update is no compare-and-set: a revocation racing this
         // write marked the key first, so `revoked` wins whichever write lands last.
         if (target !== 'revoked' && (await this.isMarkedRevoked(id))) target = 'revoked';
-        await col.updateOne(
-          { _id: id },
-          { $set: resealed(current, { status: target, updated_at: now }) },
-        );
+        await writeResealed(current, { status: target, updated_at: now });
         await sleep(KEY_WRITE_SETTLE_MS);
         const stored = await col.findOne({ _id: id });
         if (!stored || stored.updated_at > now) return; // gone, or changed again since
@@ -222,21 +231,18 @@ export function createApiKeysRepo(db: Db, sealed: SealedRecords) {
      * it holds (see `KEY_WRITE_SETTLE_MS`); true when written.
      */
     async applyRotation(keyId: string, update: RotationUpdate): Promise<boolean> {
-      let current = checked(await col.findOne({ _id: keyId }));
+      let current = await checked(await col.findOne({ _id: keyId }));
       for (let write = 0; write < MAX_KEY_WRITES; write += 1) {
         if (!current) return write > 0;
-        const result = await col.updateOne(
-          {
-            _id: keyId,
-            $or: [
-              { rotations: { $exists: false } },
-              { rotations: { $lt: update.rotations } },
-              // A retry re-seals its own rotation over what a racing write left.
-              ...(write > 0 ? [{ rotations: update.rotations }] : []),
-            ],
-          },
-          { $set: resealed(current, update) },
-        );
+        const result = await writeResealed(current, update, {
+          _id: keyId,
+          $or: [
+            { rotations: { $exists: false } },
+            { rotations: { $lt: update.rotations } },
+            // A retry re-seals its own rotation over what a racing write left.
+            ...(write > 0 ? [{ rotations: update.rotations }] : []),
+          ],
+        });
         if (result.matchedCount !== 1) return write > 0;
         await sleep(KEY_WRITE_SETTLE_MS);
         const stored = await col.findOne({ _id: keyId });
@@ -256,6 +262,7 @@ export function createApiKeysRepo(db: Db, sealed: SealedRecords) {
     async insert(record: ApiKeyRecord): Promise<ApiKeyRecord> {
       const stored = sealed.sealed('api_keys', { ...record, version: record.version ?? 1 });
       await col.insertOne(stored);
+      await sealed.written('api_keys', stored);
       return stored;
     },
     /**
@@ -279,6 +286,7 @@ export function createApiKeysRepo(db: Db, sealed: SealedRecords) {
         if (!isDuplicateKey(error)) throw error;
         await col.updateOne({ _id }, { $set: rest });
       }
+      await sealed.written('api_keys', { _id, ...rest });
     },
     /** Revokes bootstrap keys other than the current one (ADMIN_API_KEY was changed). */
     async revokeOtherBootstrapKeys(currentId: string, now: string): Promise<void> {
@@ -286,12 +294,7 @@ export function createApiKeysRepo(db: Db, sealed: SealedRecords) {
         .find({ bootstrap: true, _id: { $ne: currentId }, status: { $ne: 'revoked' } })
         .toArray();
       // Sealed as revoked whatever they held: a revoked key grants nothing.
-      for (const key of others) {
-        await col.updateOne(
-          { _id: key._id },
-          { $set: resealed(key, { status: 'revoked', updated_at: now }) },
-        );
-      }
+      for (const key of others) await writeResealed(key, { status: 'revoked', updated_at: now });
     },
   };
 }

@@ -26,8 +26,10 @@ export function createApprovalRulesRepo(db: Db, sealed: SealedRecords) {
     ),
     /** Every active rule (a short list: operators write rules by hand), as stored. */
     active: () => col.find({ status: 'active' }).sort({ _id: -1 }).toArray(),
-    /** The rule when its seal holds; throws `RecordIntegrityError` otherwise. */
-    checked: (rule: ApprovalRule): ApprovalRule => sealed.checked('approval_rules', rule)!,
+    /** The rule when its seal holds and it is current; throws `RecordIntegrityError` otherwise. */
+    checked: async (rule: ApprovalRule): Promise<void> => {
+      await sealed.checked('approval_rules', rule);
+    },
   };
 }
 

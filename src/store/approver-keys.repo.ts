@@ -59,17 +59,24 @@ export function createApproverKeysRepo(db: Db, sealed: SealedRecords) {
   const keys = db.collection<ApproverKey>('approver_keys');
   const challenges = db.collection<ApproverChallengeRecord>('approver_challenges');
   const uses = db.collection<{ _id: string; at: string }>('approver_challenge_uses');
-  /** Whether the key's seal holds; a failure is reported (the key is then left out). */
-  const holds = (key: ApproverKey): boolean => {
-    const problem = sealed.problemOf('approver_keys', key);
-    if (problem !== null)
-      sealed.report({ collection: 'approver_keys', record_id: key._id, problem });
-    return problem === null;
+  /** The keys whose seal holds and that are current; a failure is reported and left out. */
+  const holding = async (found: (ApproverKey | null)[]): Promise<ApproverKey[]> => {
+    const judged = await Promise.all(
+      found.map(async (key) => {
+        if (!key) return null;
+        const problem = await sealed.currentProblem('approver_keys', key);
+        if (problem === null) return key;
+        sealed.report({ collection: 'approver_keys', record_id: key._id, problem });
+        return null;
+      }),
+    );
+    return judged.filter((key): key is ApproverKey => key !== null);
   };
   return {
     async insert(key: ApproverKey): Promise<ApproverKey> {
       const stored = sealed.sealed('approver_keys', { ...key, version: key.version ?? 1 });
       await keys.insertOne(stored);
+      await sealed.written('approver_keys', stored);
       return stored;
     },
     /** The key by id; one whose seal fails is refused (`RecordIntegrityError`). */
@@ -81,16 +88,14 @@ export function createApproverKeysRepo(db: Db, sealed: SealedRecords) {
      */
     async findByIds(ids: readonly string[]): Promise<Map<string, ApproverKey>> {
       const found = await Promise.all([...new Set(ids)].map((id) => keys.findOne({ _id: id })));
-      return new Map(
-        found.filter((k): k is ApproverKey => k !== null && holds(k)).map((k) => [k._id, k]),
-      );
+      return new Map((await holding(found)).map((k) => [k._id, k]));
     },
     /**
      * A principal's keys, newest first (a principal has a handful); a key whose seal fails
      * is left out (and reported), so a key inserted in their name is never theirs.
      */
     ofPrincipal: async (principalId: string) =>
-      (await keys.find({ principal_id: principalId }).sort({ _id: -1 }).toArray()).filter(holds),
+      holding(await keys.find({ principal_id: principalId }).sort({ _id: -1 }).toArray()),
     list(
       filter: { principal_id?: string; status?: ApproverKey['status']; kind?: ApproverKey['kind'] },
       limit: number,
@@ -106,16 +111,9 @@ export function createApproverKeysRepo(db: Db, sealed: SealedRecords) {
     async revoke(key: ApproverKey, by: string, at: string): Promise<void> {
       const changes = { status: 'revoked' as const, revoked_at: at, revoked_by: by };
       const version = nextVersion(key);
-      await keys.updateOne(
-        { _id: key._id },
-        {
-          $set: {
-            ...changes,
-            version,
-            seal: sealed.stampOf('approver_keys', { ...key, ...changes, version }),
-          },
-        },
-      );
+      const seal = sealed.stampOf('approver_keys', { ...key, ...changes, version });
+      await keys.updateOne({ _id: key._id }, { $set: { ...changes, version, seal } });
+      await sealed.written('approver_keys', { _id: key._id, version, seal });
     },
     /** A signature by this key was taken: when, and a passkey's new signature counter. */
     async markUsed(id: string, at: string, counter?: number): Promise<void> {

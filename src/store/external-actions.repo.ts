@@ -301,7 +301,7 @@ export function createExternalActionsRepo(db: Db, sealed: SealedRecords) {
      * (`RecordIntegrityError`): a made-up end would stop every decision on a live action.
      */
     async endOf(actionId: string): Promise<CheckedActionEnd | null> {
-      const end = sealed.checked('action_ends', await ends.findOne({ _id: actionId }));
+      const end = await sealed.checked('action_ends', await ends.findOne({ _id: actionId }));
       if (!end) return null;
       const entry = await ledger.findOne({ _id: `${actionId}:${end.seq}` });
       if (entry && entry.digest === end.digest && entry.status === end.status) {

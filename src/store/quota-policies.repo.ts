@@ -59,7 +59,9 @@ export function createQuotaPoliciesRepo(db: Db, sealed: SealedRecords) {
         })
         .sort({ _id: -1 })
         .toArray();
-      return policies.map((policy) => sealed.checked('quota_policies', policy)!);
+      return Promise.all(
+        policies.map(async (policy) => (await sealed.checked('quota_policies', policy))!),
+      );
     },
   };
 }

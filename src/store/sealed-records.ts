@@ -91,6 +91,18 @@ export interface IntegrityFailure {
   problem: string;
 }
 
+/**
+ * The versions the service wrote, kept outside the database (signed checkpoint lines), so a
+ * record restored whole from an earlier copy, seal and all, is told apart from the current
+ * one: the record's `version` is behind what the service wrote.
+ */
+export interface RecordVersions {
+  /** Appends the claim that the service wrote this version of the record. */
+  written(collection: SealedCollection, id: string, version: number, mac: string): Promise<void>;
+  /** The newest version the service wrote of it, by a valid claim, when above `version`. */
+  newerThan(collection: SealedCollection, id: string, version: number): Promise<number | null>;
+}
+
 export interface SealedRecords {
   /** The id of the key records are sealed with now. */
   keyId: string;
@@ -103,8 +115,24 @@ export interface SealedRecords {
   stampOf<T extends { _id: string }>(collection: SealedCollection, record: T): RecordSealStamp;
   /** Why the record's seal does not hold, or null. */
   problemOf<T extends { _id: string }>(collection: SealedCollection, record: T): string | null;
-  /** The record when its seal holds (or null when absent); throws `RecordIntegrityError`. */
-  checked<T extends { _id: string }>(collection: SealedCollection, record: T | null): T | null;
+  /**
+   * The record when its seal holds and it is not behind a version the service wrote (or
+   * null when absent); throws `RecordIntegrityError`, reporting the failure.
+   */
+  checked<T extends { _id: string }>(
+    collection: SealedCollection,
+    record: T | null,
+  ): Promise<T | null>;
+  /** Why the record is not to be used (seal, then version), or null; reports nothing. */
+  currentProblem<T extends { _id: string }>(
+    collection: SealedCollection,
+    record: T,
+  ): Promise<string | null>;
+  /** Records that the service wrote this record as it is now (after the write). */
+  written<T extends { _id: string; version?: number; seal?: RecordSealStamp }>(
+    collection: SealedCollection,
+    record: T,
+  ): Promise<void>;
   /** Whether the record is sealed by an accepted key that is not the current one. */
   byPreviousKey(record: { seal?: unknown }): boolean;
   /** The failures reported so far go to the process's reporter (set once at start-up). */
@@ -118,6 +146,7 @@ export interface SealedRecords {
 export function createSealedRecords(
   seal: RecordSeal,
   onFailure: (failure: IntegrityFailure) => void = () => undefined,
+  versions?: RecordVersions,
 ): SealedRecords {
   const fieldsOf = (collection: SealedCollection, record: { _id: string }) =>
     sealedFieldsOf(collection, record);
@@ -128,6 +157,16 @@ export function createSealedRecords(
       fieldsOf(collection, record),
       (record as { seal?: unknown }).seal,
     );
+  const rolledBack = async (collection: SealedCollection, record: { _id: string }) => {
+    if (!versions || collection === 'action_ends') return null;
+    const version = (record as { version?: number }).version ?? 0;
+    const newer = await versions.newerThan(collection, record._id, version);
+    return newer === null
+      ? null
+      : `it is version ${version}, but the service wrote version ${newer} (an earlier copy, restored)`;
+  };
+  const currentProblem = async (collection: SealedCollection, record: { _id: string }) =>
+    problemOf(collection, record) ?? (await rolledBack(collection, record));
   return {
     keyId: seal.keyId,
     sealed: (collection, record) => ({
@@ -137,9 +176,14 @@ export function createSealedRecords(
     stampOf: (collection, record) =>
       seal.stamp(collection, record._id, fieldsOf(collection, record)),
     problemOf,
-    checked(collection, record) {
+    currentProblem,
+    async written(collection, record) {
+      if (!versions || record.version === undefined || !record.seal) return;
+      await versions.written(collection, record._id, record.version, record.seal.mac);
+    },
+    async checked(collection, record) {
       if (!record) return null;
-      const problem = problemOf(collection, record);
+      const problem = await currentProblem(collection, record);
       if (problem === null) return record;
       onFailure({ collection, record_id: record._id, problem });
       throw new RecordIntegrityError(

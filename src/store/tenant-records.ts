@@ -40,6 +40,7 @@ export function tenantRecords<T extends TenantRecord, F extends object>(
         ? sealing.records.sealed(sealing.collection, { ...record, version: record.version ?? 1 })
         : record;
       await col.insertOne(stored as OptionalUnlessRequiredId<T>);
+      if (sealing) await sealing.records.written(sealing.collection, stored);
       return stored;
     },
     /** The record by id; a sealed collection's record whose seal fails is refused (throws). */
@@ -71,6 +72,8 @@ export function tenantRecords<T extends TenantRecord, F extends object>(
           $set: { status, updated_at: now, ...version, ...seal },
         } as UpdateFilter<T>,
       );
+      if (sealing)
+        await sealing.records.written(sealing.collection, { ...record, ...version, ...seal });
     },
   };
 }

@@ -100,6 +100,25 @@ describe('API keys, principals and organizations', () => {
     expect(res.body.error.message).toMatch(/integrity check/);
   });
 
+  it('refuses a key restored whole from a copy taken before its revocation', async () => {
+    const key = await createTestKey(app, { entitlement: 'strategic', accessLayer: 2 });
+    const keys = db().collection<{ _id: string }>('api_keys');
+    const before = await keys.findOne({ _id: key.keyId });
+    const revoked = await call(app.url, 'POST', '/v1/admin/keys/status', {
+      key: app.adminKey,
+      body: { key_id: key.keyId, status: 'revoked' },
+    });
+    expect(revoked.status).toBe(200);
+    // Its seal of then holds; the version the service wrote since is outside the database.
+    await keys.replaceOne({ _id: key.keyId }, before!);
+    afterCacheBound();
+    const res = await whoAmI(key);
+    expect(res.status).toBe(401);
+    expect(res.body.error.message).toMatch(
+      /it is version 1, but the service wrote version \d+ \(an earlier copy, restored\)/,
+    );
+  });
+
   it('refuses a key whose principal was made an operator in the database', async () => {
     const key = await createTestKey(app, { entitlement: 'strategic', accessLayer: 2 });
     await db()

@@ -43,11 +43,11 @@ describe('sealed records', () => {
     expect(sealed.problemOf('approval_rules', { ...rule, extra: true })).not.toBeNull();
   });
 
-  it('refuses a record whose seal fails, and reports it', () => {
+  it('refuses a record whose seal fails, and reports it', async () => {
     const key = sealed.sealed('api_keys', { _id: 'k1', principal_id: 'prn_a', status: 'revoked' });
-    expect(sealed.checked('api_keys', key)).toBe(key);
-    expect(sealed.checked('api_keys', null)).toBeNull();
-    expect(() => sealed.checked('api_keys', { ...key, status: 'active' })).toThrow(
+    expect(await sealed.checked('api_keys', key)).toBe(key);
+    expect(await sealed.checked('api_keys', null)).toBeNull();
+    await expect(sealed.checked('api_keys', { ...key, status: 'active' })).rejects.toThrow(
       RecordIntegrityError,
     );
     expect(failures).toEqual(['api_keys/k1: its seal does not match its fields']);

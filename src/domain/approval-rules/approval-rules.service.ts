@@ -92,7 +92,7 @@ export async function ruleFor(
     // database refuses the proposals it matches (throws), never leaves another in force.
     // One edited to match nothing more is as good as deleted, which the database's holder
     // can do anyway (docs/approvals.md, "Threat model").
-    repo.checked(rule);
+    await repo.checked(rule);
     if (!best || specificity(rule) > specificity(best)) best = rule;
   }
   if (!best) return null;

@@ -40,7 +40,7 @@ export async function authorityRecordsCheck(
     boundReached ||= more;
     checked += rows.length;
     for (const row of rows) {
-      const problem = deps.repos.sealed.problemOf(collection, row);
+      const problem = await deps.repos.sealed.currentProblem(collection, row);
       if (problem) violations.push({ collection, record_id: String(row._id), problem });
     }
   }
