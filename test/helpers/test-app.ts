@@ -97,6 +97,7 @@ export async function startTestApp(label: string, options: TestAppOptions = {}):
       await deps.ledger.stop();
       await deps.db.dropDatabase().catch(() => undefined);
       rmSync(join(TEST_LEDGER_CHECKPOINT_DIR, `${dbName}.jsonl`), { force: true });
+      rmSync(join(TEST_LEDGER_CHECKPOINT_DIR, `${dbName}.audit.jsonl`), { force: true });
       await stop();
     },
   };
