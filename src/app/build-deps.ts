@@ -27,6 +27,7 @@ import { refuseResetOfFinalAction } from '../domain/external-actions/refuse-fina
 import { createNotifier } from '../activities/notifications.activities';
 import { reflectClosure } from '../domain/reflect-closure';
 import { createLedgerSeal, ledgerSealSeed } from '../domain/external-actions/ledger-seal';
+import { createAuditSeal } from '../domain/governance/audit-seal';
 import { createDeliveryStarter } from '../temporal/delivery-starter';
 import { createRepos, ensureIndexes } from '../store';
 import { connectMongo } from '../store/mongo';
@@ -59,7 +60,15 @@ export async function buildDeps(
     onCommand: (command) => metrics.countMongoCommand(command),
     ...(tracing ? { traceCommand: mongoCommandSpans(tracing.tracer) } : {}),
   });
-  const repos = createRepos(db);
+  // The api writes the admin audit: each row chained in this process's chain, sealed with
+  // the ledger seal key and checkpointed beside the ledger's checkpoints (docs/governance.md).
+  const auditSeal = createAuditSeal({
+    seed: ledgerSealSeed(config),
+    acceptedKeys: config.ledgerSealVerifyKeys,
+    checkpointDir: config.ledgerCheckpointDir,
+    database: config.mongodbDb,
+  });
+  const repos = createRepos(db, { auditSeal });
   await ensureIndexes(db);
   await ensureSystemRecords({ repos, config });
 

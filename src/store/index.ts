@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import type { AuditSealer } from '../domain/governance/audit-seal';
 import { createApiKeysRepo } from './api-keys.repo';
 import { createArtifactsRepo } from './artifacts.repo';
 import { createSubstrateDeploymentsRepo } from './substrate-deployments.repo';
@@ -50,8 +51,11 @@ import { createProofsRepo } from './proofs.repo';
 import { createScenarioRunsRepo } from './scenario-runs.repo';
 import { createHeavyWorkRepo } from './heavy-work.repo';
 
-/** Every repository, built over one database. */
-export function createRepos(db: Db) {
+/**
+ * Every repository, built over one database. `auditSeal`: the api's, which the audit is
+ * written with (chained, sealed, checkpointed); without it the audit is only read.
+ */
+export function createRepos(db: Db, options: { auditSeal?: AuditSealer } = {}) {
   // The world repositories advance the world revision after each write (docs/world.md).
   const worldRevisions = createWorldRevisionsRepo(db);
   // Each write of a record a witness reads is followed by its journal append, in one place
@@ -62,7 +66,7 @@ export function createRepos(db: Db) {
     principals: createPrincipalsRepo(db),
     projects: createProjectsRepo(db),
     apiKeys: createApiKeysRepo(db),
-    audit: createAuditRepo(db),
+    audit: createAuditRepo(db, options.auditSeal),
     requestLedger: createRequestLedgerRepo(db),
     usageRollups: createUsageRollupsRepo(db),
     serviceEvents: createServiceEventsRepo(db),
