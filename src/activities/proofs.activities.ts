@@ -7,7 +7,7 @@ import type { WorkerTrust } from '../domain/worker-trust';
 
 export interface ProofActivityDeps {
   repos: Pick<Repos, 'proofs' | 'collectionReader' | 'artifacts' | 'approverKeys'>;
-  trust: Pick<WorkerTrust, 'authority' | 'relyingParty' | 'ledgerSeal'>;
+  trust: Pick<WorkerTrust, 'authority' | 'relyingParty' | 'ledgerSeal' | 'auditSeal'>;
 }
 
 const ACTION_PREFIX = 'action-';
@@ -40,6 +40,7 @@ export function createProofActivities(deps: ProofActivityDeps) {
           authority: deps.trust.authority,
           relyingParty: deps.trust.relyingParty,
           ledgerSeal: deps.trust.ledgerSeal,
+          auditSeal: deps.trust.auditSeal,
           runningActions,
         },
         input,

@@ -1,6 +1,7 @@
 import type { ActionAuthority } from './external-actions/authority';
 import type { RelyingParty } from './approver-keys/approver-assertion';
 import type { LedgerSeal } from './external-actions/ledger-seal';
+import type { AuditSealVerifier } from './governance/audit-seal';
 import type { ClaimKind, ClaimSignature } from '../signing/signed-claims';
 
 /** Something refused because the api did not sign it. */
@@ -44,6 +45,8 @@ export interface WorkerTrust {
    * (`LEDGER_SEAL_KEY`); the proof checks verify seals and checkpoints with its accepted keys.
    */
   ledgerSeal: LedgerSeal;
+  /** Verifies the admin audit's seals and checkpoints (`audit_chain`), with the same keys. */
+  auditSeal: AuditSealVerifier;
   /** Reports what was refused as forged: a service event, a metric and a `warn` line. */
   reportSecurityEvent(event: SecurityEvent): Promise<void>;
 }

@@ -2,13 +2,15 @@ import type { SecurityEvent, WorkerTrust } from '../domain/worker-trust';
 import { acceptedSignerKeys, createDecisionSigner, decisionSeed } from '../auth/decision-signer';
 import { createActionAuthority } from '../domain/external-actions/authority';
 import { createLedgerSeal, ledgerSealSeed } from '../domain/external-actions/ledger-seal';
+import { createAuditSeal } from '../domain/governance/audit-seal';
 import { claimMessage, signatureProblem } from '../signing/signed-claims';
 
 /**
  * The worker's trust, from its own configuration: the keys it accepts (`DECISION_VERIFY_KEYS`,
  * else its own signing key's) and the signing key it signs derived proposals with
  * (`DECISION_SIGNING_KEY`, else derived from `KEY_PEPPER`, as the api's), and the ledger seal
- * its records are sealed and checkpointed with (`LEDGER_SEAL_KEY`, likewise).
+ * its records are sealed and checkpointed with (`LEDGER_SEAL_KEY`, likewise), which also
+ * verifies the admin audit's seals and checkpoints.
  */
 export function createWorkerTrust(
   config: {
@@ -43,6 +45,12 @@ export function createWorkerTrust(
       ),
     signClaim: (kind, claim) => signer.signClaim(kind, claim),
     ledgerSeal: createLedgerSeal({
+      seed: ledgerSealSeed(config),
+      acceptedKeys: config.ledgerSealVerifyKeys,
+      checkpointDir: config.ledgerCheckpointDir,
+      database: config.mongodbDb,
+    }),
+    auditSeal: createAuditSeal({
       seed: ledgerSealSeed(config),
       acceptedKeys: config.ledgerSealVerifyKeys,
       checkpointDir: config.ledgerCheckpointDir,

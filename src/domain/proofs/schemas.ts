@@ -14,6 +14,7 @@ export const PROOF_CHECKS = [
   'no_secrets',
   'artifacts_integrity',
   'repair_chain',
+  'audit_chain',
 ] as const;
 export type ProofCheck = (typeof PROOF_CHECKS)[number];
 

@@ -171,9 +171,15 @@ describe('audit_chain', () => {
     const { seal, rows } = await writer('db_unnamed', 3);
     const within = { ...(await sealingOf(seal)), lines: [], linesAfter: [] };
     expect(problems(auditChain([rows[0], rows[2]], true, within))).toEqual([
-      `${rows[0].chain_id}:2: its slot is empty and no checkpoint names it: a row is gone`,
+      `${rows[0].chain_id}:2: its slot is empty and no checkpoint names it: rows are gone`,
     ]);
     expect(auditChain(rows, true, within).violations).toEqual([]);
+    // A row moved far ahead: one finding for the run of empty slots, not one per slot.
+    const far = recomputed(rows[2], { seq: 1e9 });
+    expect(problems(auditChain([rows[0], rows[1], far], true, within))).toEqual([
+      expect.stringMatching(new RegExp(`^${far._id}: its seal does not verify`)),
+      `${rows[0].chain_id}:3..999999999: its slots are empty and no checkpoint names them: rows are gone`,
+    ]);
     const past = { ...within, now: new Date(T0 + 2000 + CHECKPOINT_GRACE_MS + 1) };
     expect(problems(auditChain(rows, true, past))).toEqual([
       `${rows[2]._id}: no checkpoint names its chain (the checkpoint file is missing, cut or not shared)`,
