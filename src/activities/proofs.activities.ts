@@ -10,7 +10,7 @@ export interface ProofActivityDeps {
     Repos,
     'proofs' | 'collectionReader' | 'artifacts' | 'approverKeys' | 'externalActions' | 'sealed'
   >;
-  trust: Pick<WorkerTrust, 'authority' | 'relyingParty' | 'ledgerSeal'>;
+  trust: Pick<WorkerTrust, 'authority' | 'relyingParty' | 'ledgerSeal' | 'auditSeal'>;
 }
 
 const ACTION_PREFIX = 'action-';
@@ -43,6 +43,7 @@ export function createProofActivities(deps: ProofActivityDeps) {
           authority: deps.trust.authority,
           relyingParty: deps.trust.relyingParty,
           ledgerSeal: deps.trust.ledgerSeal,
+          auditSeal: deps.trust.auditSeal,
           runningActions,
         },
         input,

@@ -28,6 +28,7 @@ import { createNotifier } from '../activities/notifications.activities';
 import { reflectClosure } from '../domain/reflect-closure';
 import { createLedgerSeal, ledgerSealSeed } from '../domain/external-actions/ledger-seal';
 import { createCheckpointIndex } from '../domain/external-actions/checkpoint-index';
+import { createAuditSeal } from '../domain/governance/audit-seal';
 import { createDeliveryStarter } from '../temporal/delivery-starter';
 import { sealedRecordsOf } from '../domain/record-integrity';
 import type { SecurityEvent } from '../domain/worker-trust';
@@ -63,12 +64,21 @@ export async function buildDeps(
     onCommand: (command) => metrics.countMongoCommand(command),
     ...(tracing ? { traceCommand: mongoCommandSpans(tracing.tracer) } : {}),
   });
+  // The api writes the admin audit: each row chained in this process's chain, sealed with
+  // the ledger seal key and checkpointed beside the ledger's checkpoints (docs/governance.md).
+  const auditSeal = createAuditSeal({
+    seed: ledgerSealSeed(config),
+    acceptedKeys: config.ledgerSealVerifyKeys,
+    checkpointDir: config.ledgerCheckpointDir,
+    database: config.mongodbDb,
+  });
   // Records refused for a failed seal are reported once the service event recorder exists
   // (below); nothing is read for authority before then but the system records' seeding.
   let reportSecurityEvent: (event: SecurityEvent) => Promise<void> = async () => undefined;
   const repos = createRepos(
     db,
     sealedRecordsOf(config, (event) => reportSecurityEvent(event)),
+    { auditSeal },
   );
   await ensureIndexes(db);
   await ensureSystemRecords({ repos, config });

@@ -2,6 +2,7 @@ import type { ActionAuthority } from './external-actions/authority';
 import type { RelyingParty } from './approver-keys/approver-assertion';
 import type { LedgerSeal } from './external-actions/ledger-seal';
 import type { CheckpointIndex } from './external-actions/checkpoint-index';
+import type { AuditSealVerifier } from './governance/audit-seal';
 import type { ClaimKind, ClaimSignature } from '../signing/signed-claims';
 
 /**
@@ -55,6 +56,8 @@ export interface WorkerTrust {
    * check the action's ledger against them first (`ledger-checkpoint-check.ts`).
    */
   ledgerCheckpoints: CheckpointIndex;
+  /** Verifies the admin audit's seals and checkpoints (`audit_chain`), with the same keys. */
+  auditSeal: AuditSealVerifier;
   /** Reports what was refused as forged: a service event, a metric and a `warn` line. */
   reportSecurityEvent(event: SecurityEvent): Promise<void>;
 }

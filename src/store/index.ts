@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import type { AuditSealer } from '../domain/governance/audit-seal';
 import { createApiKeysRepo } from './api-keys.repo';
 import { createArtifactsRepo } from './artifacts.repo';
 import { createSubstrateDeploymentsRepo } from './substrate-deployments.repo';
@@ -54,9 +55,14 @@ import type { SealedRecords } from './sealed-records';
 /**
  * Every repository, built over one database. The repositories of records that grant
  * authority seal what they write and check what they read with `sealed` (the process's
- * record seal, from its configuration).
+ * record seal, from its configuration). `auditSeal`: the api's, which the audit is written
+ * with (chained, sealed, checkpointed); without it the audit is only read.
  */
-export function createRepos(db: Db, sealed: SealedRecords) {
+export function createRepos(
+  db: Db,
+  sealed: SealedRecords,
+  options: { auditSeal?: AuditSealer } = {},
+) {
   // The world repositories advance the world revision after each write (docs/world.md).
   const worldRevisions = createWorldRevisionsRepo(db);
   // Each write of a record a witness reads is followed by its journal append, in one place
@@ -67,7 +73,7 @@ export function createRepos(db: Db, sealed: SealedRecords) {
     principals: createPrincipalsRepo(db, sealed),
     projects: createProjectsRepo(db),
     apiKeys: createApiKeysRepo(db, sealed),
-    audit: createAuditRepo(db),
+    audit: createAuditRepo(db, options.auditSeal),
     requestLedger: createRequestLedgerRepo(db),
     usageRollups: createUsageRollupsRepo(db),
     serviceEvents: createServiceEventsRepo(db),

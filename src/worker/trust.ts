@@ -3,14 +3,16 @@ import { acceptedSignerKeys, createDecisionSigner, decisionSeed } from '../auth/
 import { createActionAuthority } from '../domain/external-actions/authority';
 import { createLedgerSeal, ledgerSealSeed } from '../domain/external-actions/ledger-seal';
 import { createCheckpointIndex } from '../domain/external-actions/checkpoint-index';
+import { createAuditSeal } from '../domain/governance/audit-seal';
 import { claimMessage, signatureProblem } from '../signing/signed-claims';
 
 /**
  * The worker's trust, from its own configuration: the keys it accepts (`DECISION_VERIFY_KEYS`,
  * else its own signing key's) and the signing key it signs derived proposals with
  * (`DECISION_SIGNING_KEY`, else derived from `KEY_PEPPER`, as the api's), and the ledger seal
- * its records are sealed and checkpointed with (`LEDGER_SEAL_KEY`, likewise), and the index
- * of those checkpoints its records and effects check the ledger against.
+ * its records are sealed and checkpointed with (`LEDGER_SEAL_KEY`, likewise), which also
+ * verifies the admin audit's seals and checkpoints, and the index of those checkpoints its
+ * records and effects check the ledger against.
  */
 export function createWorkerTrust(
   config: {
@@ -55,6 +57,12 @@ export function createWorkerTrust(
       dir: config.ledgerCheckpointDir,
       database: config.mongodbDb,
       acceptedKeys: ledgerSeal.acceptedKeys,
+    }),
+    auditSeal: createAuditSeal({
+      seed: ledgerSealSeed(config),
+      acceptedKeys: config.ledgerSealVerifyKeys,
+      checkpointDir: config.ledgerCheckpointDir,
+      database: config.mongodbDb,
     }),
     reportSecurityEvent,
   };

@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import type { RotationClaim } from '../../src/store/api-keys.repo';
-import type { AuditRow } from '../../src/store/audit.repo';
+import type { StoredAuditRow } from '../../src/store/audit.repo';
 import type { ActionLedgerEntry, ActionRecord } from '../../src/store/external-actions.repo';
 import type { ExternalEventRecord } from '../../src/store/external-events.repo';
 import type { OutboxMessage } from '../../src/store/outbox.repo';
@@ -25,7 +25,7 @@ export const storedIn = (db: Db) => ({
   actions: db.collection<ActionRecord>('external_actions'),
   apiKeyRotations: db.collection<RotationClaim>('api_key_rotations'),
   artifactBlobs: db.collection<{ _id: string }>('artifact_blobs'),
-  audit: db.collection<AuditRow>('audit'),
+  audit: db.collection<StoredAuditRow>('audit'),
   externalEvents: db.collection<ExternalEventRecord>('external_events'),
   externalStateRevisions: db.collection<ExternalStateRevision>('world_external_state_revisions'),
   outbox: db.collection<OutboxMessage>('outbox'),

@@ -98,6 +98,7 @@ export async function startTestApp(label: string, options: TestAppOptions = {}):
       await deps.db.dropDatabase().catch(() => undefined);
       rmSync(join(TEST_LEDGER_CHECKPOINT_DIR, `${dbName}.jsonl`), { force: true });
       rmSync(join(TEST_LEDGER_CHECKPOINT_DIR, `${dbName}.records.jsonl`), { force: true });
+      rmSync(join(TEST_LEDGER_CHECKPOINT_DIR, `${dbName}.audit.jsonl`), { force: true });
       await stop();
     },
   };

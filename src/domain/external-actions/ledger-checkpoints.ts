@@ -36,31 +36,28 @@ export interface LedgerCheckpoint {
   signature: string;
 }
 
-const fileOf = (dir: string, database: string) => join(dir, `${database}.jsonl`);
-
-/** Appends one checkpoint line (creating the directory when it is not there). */
-export async function appendCheckpoint(
-  dir: string,
-  database: string,
-  checkpoint: LedgerCheckpoint,
-): Promise<void> {
-  const line = `${JSON.stringify(checkpoint)}\n`;
+/**
+ * Appends one JSON line to `<dir>/<file>` (creating the directory when it is not there): one
+ * `write` under `O_APPEND`. The ledger's checkpoints and the audit's (`audit-seal.ts`) use it.
+ */
+export async function appendJsonLine(dir: string, file: string, value: object): Promise<void> {
+  const line = `${JSON.stringify(value)}\n`;
   try {
-    await appendFile(fileOf(dir, database), line);
+    await appendFile(join(dir, file), line);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     await mkdir(dir, { recursive: true });
-    await appendFile(fileOf(dir, database), line);
+    await appendFile(join(dir, file), line);
   }
 }
 
 /**
- * Every checkpoint of the database, in file order; none when there is no file yet. Read
- * line by line (the file grows by a line per recorded batch and is never rewritten). A line
+ * Every JSON line of `<dir>/<file>` that parses, in file order; none when there is no file
+ * yet. Read line by line (the file grows by a line at a time and is never rewritten). A line
  * that does not parse (one torn by a crash while it was written) is skipped.
  */
-export async function readCheckpoints(dir: string, database: string): Promise<LedgerCheckpoint[]> {
-  const stream = createReadStream(fileOf(dir, database), 'utf8');
+export async function readJsonLines(dir: string, file: string): Promise<unknown[]> {
+  const stream = createReadStream(join(dir, file), 'utf8');
   const opened = await new Promise<boolean>((resolve, reject) => {
     stream.once('ready', () => resolve(true));
     stream.once('error', (error: NodeJS.ErrnoException) =>
@@ -68,15 +65,29 @@ export async function readCheckpoints(dir: string, database: string): Promise<Le
     );
   });
   if (!opened) return [];
-  const checkpoints: LedgerCheckpoint[] = [];
+  const values: unknown[] = [];
   for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
     if (!line) continue;
     try {
-      const parsed = JSON.parse(line) as LedgerCheckpoint;
-      if (parsed.db === database && typeof parsed.action_id === 'string') checkpoints.push(parsed);
+      values.push(JSON.parse(line));
     } catch {
-      // A torn line: the batch it named is still in the ledger, only not checkpointed.
+      // A torn line: what it named is still in the database, only not checkpointed.
     }
   }
-  return checkpoints;
+  return values;
+}
+
+const fileOf = (database: string) => `${database}.jsonl`;
+
+/** Appends one checkpoint line. */
+export const appendCheckpoint = (
+  dir: string,
+  database: string,
+  checkpoint: LedgerCheckpoint,
+): Promise<void> => appendJsonLine(dir, fileOf(database), checkpoint);
+
+/** Every checkpoint of the database, in file order; none when there is no file yet. */
+export async function readCheckpoints(dir: string, database: string): Promise<LedgerCheckpoint[]> {
+  const lines = (await readJsonLines(dir, fileOf(database))) as LedgerCheckpoint[];
+  return lines.filter((line) => line?.db === database && typeof line.action_id === 'string');
 }

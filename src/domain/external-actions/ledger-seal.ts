@@ -115,6 +115,28 @@ export function ledgerSealSeed(config: { ledgerSealKey?: string; keyPepper: stri
 }
 
 /**
+ * Signs with the ledger seal key: its public key (hex, the `key_id` of what it signs) and
+ * hex Ed25519 signatures. The action ledger and the admin audit (`audit-seal.ts`) both sign
+ * with it, each over messages that start with their own version label.
+ */
+export function ledgerSigner(seed: Buffer): {
+  keyId: string;
+  signHex: (message: Buffer) => string;
+} {
+  if (seed.length !== 32) throw new Error('the ledger seal key must be 32 bytes');
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]),
+    format: 'der',
+    type: 'pkcs8',
+  });
+  const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
+  return {
+    keyId: spki.subarray(spki.length - 32).toString('hex'),
+    signHex: (message) => sign(null, message, privateKey).toString('hex'),
+  };
+}
+
+/**
  * The ledger seal of one process: it signs with `seed`, accepts `acceptedKeys` (default: its
  * own public key) and writes and reads the checkpoints of database `database` in
  * `checkpointDir`.
@@ -125,15 +147,7 @@ export function createLedgerSeal(options: {
   checkpointDir: string;
   database: string;
 }): LedgerSeal {
-  if (options.seed.length !== 32) throw new Error('the ledger seal key must be 32 bytes');
-  const privateKey = createPrivateKey({
-    key: Buffer.concat([ED25519_PKCS8_PREFIX, options.seed]),
-    format: 'der',
-    type: 'pkcs8',
-  });
-  const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
-  const keyId = spki.subarray(spki.length - 32).toString('hex');
-  const signHex = (message: Buffer) => sign(null, message, privateKey).toString('hex');
+  const { keyId, signHex } = ledgerSigner(options.seed);
   const { checkpointDir, database } = options;
   return {
     keyId,
@@ -200,7 +214,7 @@ const short = (key: string) => `${key.slice(0, 16)}…`;
  * Why a signature by `keyId` does not hold for `message` against the accepted keys, or null
  * when it does; `what` names the signed thing (`its seal`, `the checkpoint`).
  */
-function signatureProblem(
+export function signatureProblem(
   acceptedKeys: readonly string[],
   keyId: unknown,
   signature: unknown,
@@ -221,10 +235,12 @@ function signatureProblem(
 /**
  * Why an entry's seal does not hold (absent: null; the caller decides if it must be there).
  * The entry comes from the database, so its seal may be anything, `null` included.
+ * `messageOf` builds the sealed bytes: the ledger's by default, the audit's for audit rows.
  */
 export function sealProblem(
   acceptedKeys: readonly string[],
   entry: { _id: string; digest: string; seal?: Partial<EntrySeal> | null },
+  messageOf: (entryId: string, digest: string) => Buffer = sealMessage,
 ): string | null {
   const { seal } = entry;
   if (seal === undefined) return null;
@@ -233,7 +249,7 @@ export function sealProblem(
     acceptedKeys,
     seal.key_id,
     seal.signature,
-    sealMessage(entry._id, entry.digest),
+    messageOf(entry._id, entry.digest),
     'its seal',
   );
 }

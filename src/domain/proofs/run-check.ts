@@ -1,5 +1,6 @@
 import type { ActionAuthority } from '../external-actions/authority';
 import type { LedgerSealVerifier } from '../external-actions/ledger-seal';
+import type { AuditSealVerifier } from '../governance/audit-seal';
 import type { RelyingParty } from '../approver-keys/approver-assertion';
 import { approverSignaturesCheck } from './approver-signatures-check';
 import { authorityRecordsCheck } from './authority-records-check';
@@ -13,6 +14,8 @@ import type { WorldObject } from '../../store/world-objects.repo';
 import { sha256Hex } from '../../store/artifacts.repo';
 import { eventKey } from '../external-events/external-events.service';
 import { actionsMatchLedger } from './ledger-seal-check';
+import { auditChain } from './audit-chain-check';
+import type { StoredAuditRow } from '../../store/audit.repo';
 import { actionsMatchWorkflow } from './workflow-check';
 import {
   actionLedgerChain,
@@ -39,6 +42,8 @@ type Deps = {
   relyingParty: RelyingParty;
   /** The ledger seal keys and checkpoint file (`action_ledger_chain`). */
   ledgerSeal: LedgerSealVerifier;
+  /** The audit's accepted keys and checkpoint file (`audit_chain`). */
+  auditSeal: AuditSealVerifier;
   /** Ids of the actions whose workflow runs now, as Temporal says (`actions_match_workflow`). */
   runningActions: () => Promise<Set<string>>;
   /** The checks' clock (the graces); now unless a test moves it. */
@@ -160,6 +165,20 @@ async function findingsOf(
         { repos: deps.repos, acceptedLedgerKeys: deps.ledgerSeal.acceptedKeys },
         max,
       );
+    case 'audit_chain': {
+      // The lines first, as for the ledger: a row appended in between is then in the rows'
+      // read, never a checkpoint without its row. Read again after, for the cuts: a prune in
+      // between deletes rows only after its cut line is written.
+      const lines = await deps.auditSeal.lines();
+      const { rows, more } = await reader.firstOf<StoredAuditRow>('audit', max);
+      const sealing = {
+        acceptedKeys: deps.auditSeal.acceptedKeys,
+        lines,
+        linesAfter: await deps.auditSeal.lines(),
+        now: deps.now?.() ?? new Date(),
+      };
+      return { ...auditChain(rows, !more, sealing), bound_reached: more };
+    }
     case 'repair_chain': {
       const { rows, more } = await reader.firstOf<RepairLedgerEntry>('repair_ledger', max);
       return { ...repairChain(rows), bound_reached: more };

@@ -15,6 +15,7 @@ export const PROOF_CHECKS = [
   'artifacts_integrity',
   'repair_chain',
   'authority_records',
+  'audit_chain',
 ] as const;
 export type ProofCheck = (typeof PROOF_CHECKS)[number];
 

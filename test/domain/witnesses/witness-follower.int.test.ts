@@ -25,10 +25,13 @@ describe('witnesses followed between reads', () => {
     const dbName = freshDbName('witness_follow');
     const [a, b] = await Promise.all([connectMongo(uri, dbName), connectMongo(uri, dbName)]);
     // Turns are run by hand: the interval is longer than the test.
-    const witnesses = followWitnesses(new WitnessIndex({ repos: createRepos(b.db, testSealedRecords()) }), {
-      everyMs: 3_600_000,
-      warmForMs: 60_000,
-    });
+    const witnesses = followWitnesses(
+      new WitnessIndex({ repos: createRepos(b.db, testSealedRecords()) }),
+      {
+        everyMs: 3_600_000,
+        warmForMs: 60_000,
+      },
+    );
     try {
       const writer = createRepos(a.db, testSealedRecords());
       const fold = await witnesses.current();

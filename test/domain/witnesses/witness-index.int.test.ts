@@ -132,7 +132,9 @@ describe('the witness index', () => {
       expect(JSON.stringify([...caughtUp.events.values()])).not.toContain('big');
 
       // A process that starts now (collections, then the journal) folds to the same state.
-      const fresh = await new WitnessIndex({ repos: createRepos(a.db, testSealedRecords()) }).current();
+      const fresh = await new WitnessIndex({
+        repos: createRepos(a.db, testSealedRecords()),
+      }).current();
       const summary = (fold: WitnessFold) => ({
         actions: [...fold.actions.values()].sort((x, y) => x._id.localeCompare(y._id)),
         tasks: [...fold.tasks.values()],
@@ -175,7 +177,10 @@ describe("steps counted from step leases and the sessions' slot chains", () => {
     expect(fold.stepCount).toBe(25);
     expect(fold.newestSteps.get('ses_one')).toBe(20);
     // A process that starts now folds the stored steps to the same count.
-    expect((await new WitnessIndex({ repos: createRepos(b.db, testSealedRecords()) }).current()).stepCount).toBe(25);
+    expect(
+      (await new WitnessIndex({ repos: createRepos(b.db, testSealedRecords()) }).current())
+        .stepCount,
+    ).toBe(25);
   });
 
   it('a process that starts under a lease in force counts the steps written under it later', async () => {

@@ -223,7 +223,9 @@ describe('world state brought forward by world revisions', () => {
       await readState(repos, cache, {});
       // 70 revisions, each from a process of its own (no sharing of claims).
       for (let i = 0; i < 70; i += 1) {
-        await createRepos(db, testSealedRecords()).worldObjects.insert(object(`obj_0000000001${10 + i}`, 'b'));
+        await createRepos(db, testSealedRecords()).worldObjects.insert(
+          object(`obj_0000000001${10 + i}`, 'b'),
+        );
       }
       const list = jest.spyOn(repos.worldObjects, 'list');
       const state = await readState(repos, cache, {});
