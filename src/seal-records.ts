@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from './config';
 import { createLedgerSeal, ledgerSealSeed } from './domain/external-actions/ledger-seal';
 import { sealedRecordsOf } from './domain/record-integrity';
 import { sealExistingRecords } from './domain/seal-existing-records';
+import { createAuditSeal } from './domain/governance/audit-seal';
 import { connectMongo } from './store/mongo';
 
 /**
@@ -22,6 +23,12 @@ async function main(): Promise<void> {
       database: config.mongodbDb,
       sealed: sealedRecordsOf(config, (event) => logger.warn(event.detail, event.message)),
       ledgerSeal: createLedgerSeal({
+        seed: ledgerSealSeed(config),
+        acceptedKeys: config.ledgerSealVerifyKeys,
+        checkpointDir: config.ledgerCheckpointDir,
+        database: config.mongodbDb,
+      }),
+      auditSeal: createAuditSeal({
         seed: ledgerSealSeed(config),
         acceptedKeys: config.ledgerSealVerifyKeys,
         checkpointDir: config.ledgerCheckpointDir,

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from 'mongodb';
@@ -5,6 +6,7 @@ import { canonicalDigest } from '../lib/canonical-digest';
 import type { ActionLedgerEntry } from '../store/external-actions.repo';
 import type { SealedCollection, SealedRecords } from '../store/sealed-records';
 import { ledgerDigestHolds, type LedgerSealer } from './external-actions/ledger-seal';
+import type { AuditSealer } from './governance/audit-seal';
 import { SEALED_RECORD_COLLECTIONS } from './proofs/authority-records-check';
 
 /**
@@ -36,6 +38,8 @@ interface Deps {
   database: string;
   sealed: SealedRecords;
   ledgerSeal: LedgerSealer;
+  /** Chains the audit rows written before chaining existed. */
+  auditSeal: Pick<AuditSealer, 'seal' | 'checkpoint'>;
   /** Where the manifest goes: the ledger checkpoint directory. */
   manifestDir: string;
 }
@@ -63,6 +67,7 @@ export async function sealExistingRecords(deps: Deps): Promise<SealReport> {
     }
   }
   await sealLedger(deps, report, sealedIds('action_ledger'));
+  await chainLegacyAudit(deps, sealedIds('audit'));
   const signature = deps.ledgerSeal.signManifest(report);
   await mkdir(deps.manifestDir, { recursive: true });
   await appendFile(
@@ -149,5 +154,39 @@ async function sealLedger(deps: Deps, report: SealReport, sealedIds: string[]): 
         head: newest.digest,
       });
     }
+  }
+}
+
+/**
+ * Chains the audit rows that are in no chain (written before chaining existed) into one
+ * chain of their own, oldest first, each sealed and checkpointed as the api's writer does
+ * (`store/audit-chain.ts`); their ids stay.
+ */
+async function chainLegacyAudit(deps: Deps, sealedIds: string[]): Promise<void> {
+  const audit = deps.db.collection<Stored & { at: string }>('audit');
+  const legacy = await audit
+    .find({ chain_id: { $exists: false } })
+    .sort({ at: 1, _id: 1 })
+    .toArray();
+  const chainId = `legacy-${randomBytes(6).toString('hex')}`;
+  let head: string | null = null;
+  for (const [index, row] of legacy.entries()) {
+    const { seal: _seal, digest: _digest, ...content } = row;
+    const body = { ...content, chain_id: chainId, seq: index + 1, prev_digest: head };
+    const digest = canonicalDigest(body);
+    const seal = deps.auditSeal.seal(row._id, digest);
+    await audit.updateOne(
+      { _id: row._id },
+      { $set: { chain_id: chainId, seq: index + 1, prev_digest: head, digest, seal } },
+    );
+    await deps.auditSeal.checkpoint({
+      chain_id: chainId,
+      seq: index + 1,
+      audit_id: row._id,
+      head: digest,
+      at: row.at,
+    });
+    sealedIds.push(row._id);
+    head = digest;
   }
 }

@@ -3,10 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { manifestProblem } from '../../src/domain/external-actions/ledger-seal';
 import { sealExistingRecords } from '../../src/domain/seal-existing-records';
+import { createAuditSeal } from '../../src/domain/governance/audit-seal';
+import { ledgerSealSeed } from '../../src/domain/external-actions/ledger-seal';
 import { proposeUpdate } from '../helpers/actions';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import {
+  startTestApp,
+  TEST_LEDGER_CHECKPOINT_DIR,
+  TEST_LEDGER_SEAL_KEY,
+  TEST_PEPPER,
+  type TestApp,
+} from '../helpers/test-app';
 import { startTestWorker, type TestWorker } from '../helpers/test-worker';
 
 // Records and ledger entries written before sealing existed: nothing unsealed is trusted,
@@ -19,6 +27,13 @@ let tampered: TestKey;
 let actionId: string;
 
 type Doc = { _id: string } & Record<string, unknown>;
+/** The audit seal the api writes with (the test configuration's). */
+const auditSealOf = () =>
+  createAuditSeal({
+    seed: ledgerSealSeed({ ledgerSealKey: TEST_LEDGER_SEAL_KEY, keyPepper: TEST_PEPPER }),
+    checkpointDir: TEST_LEDGER_CHECKPOINT_DIR,
+    database: app.dbName,
+  });
 const col = (name: string) => app.deps.db.collection<Doc>(name);
 const whoAmI = (key: TestKey) => call(app.url, 'GET', '/v1/principals/me', { key: key.apiKey });
 const proof = async (name: string) =>
@@ -48,6 +63,17 @@ beforeAll(async () => {
     { $unset: { seal: '' } },
   );
   await col('action_ends').updateOne({ _id: actionId }, { $unset: { seal: '' } });
+  // Audit rows written before chaining existed: no chain, digest or seal, and no checkpoint.
+  await col('audit').insertOne({
+    _id: 'aud_00000000000000000000000001',
+    at: '2026-01-05T00:00:00.000Z',
+    actor: { key_id: null, principal_id: 'prn_old' },
+    action: 'principal.create',
+    target: { type: 'principal', id: 'prn_old' },
+    before: null,
+    after: { name: 'old' },
+    request_id: 'req_old',
+  });
   // And one sealed record edited in the database.
   await col('principals').updateOne({ _id: tampered.principalId }, { $set: { role: 'operator' } });
   app.deps.authenticator.invalidateAll();
@@ -61,6 +87,9 @@ describe('seal-records', () => {
   it('seals what held, refuses what was edited, and signs a manifest outside the database', async () => {
     expect((await whoAmI(legacy)).status).toBe(401);
     expect((await proof('action_ledger_chain')).status).toBe('failed');
+    expect((await proof('audit_chain')).violations.map((v) => v.record_id)).toEqual([
+      'aud_00000000000000000000000001',
+    ]);
 
     const manifestDir = mkdtempSync(join(tmpdir(), 'seal-manifest-'));
     const report = await sealExistingRecords({
@@ -68,6 +97,7 @@ describe('seal-records', () => {
       database: app.dbName,
       sealed: app.deps.repos.sealed,
       ledgerSeal: app.deps.ledgerSeal,
+      auditSeal: auditSealOf(),
       manifestDir,
     });
     expect(report.sealed['api_keys']).toEqual([legacy.keyId]);
@@ -86,6 +116,8 @@ describe('seal-records', () => {
     expect((await whoAmI(legacy)).status).toBe(200);
     expect((await whoAmI(tampered)).status).toBe(401);
     expect((await proof('action_ledger_chain')).status).toBe('passed');
+    expect(report.sealed['audit']).toEqual(['aud_00000000000000000000000001']);
+    expect((await proof('audit_chain')).status).toBe('passed');
     const authority = await proof('authority_records');
     expect(authority.violations.map((v) => v.record_id)).toEqual([tampered.principalId]);
 
@@ -105,6 +137,7 @@ describe('seal-records', () => {
       database: app.dbName,
       sealed: app.deps.repos.sealed,
       ledgerSeal: app.deps.ledgerSeal,
+      auditSeal: auditSealOf(),
       manifestDir,
     });
     expect(Object.values(again.sealed).flat()).toEqual([]);

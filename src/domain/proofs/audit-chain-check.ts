@@ -65,9 +65,9 @@ function validLines(sealing: AuditSealing, violations: Violation[]) {
  * - a chained row's digest recomputes, its seal is by an accepted key and verifies, the
  *   first of its chain has no `prev_digest` and every other links to the row before when
  *   that row is there; no two rows share a chain's slot;
- * - a row outside any chain (no `chain_id`) is flagged when dated at or after the audit's
- *   sealing began (the first checkpoint line or sealed row): only rows written before
- *   chaining existed may have none;
+ * - a row outside any chain (no `chain_id`) is flagged, whatever its `at` says (a date is
+ *   the writer's word): rows written before chaining existed are chained once by the
+ *   operator's `seal-records`;
  * - every checkpointed row is there with the checkpoint's id and digest, unless a retention
  *   cut reaches it (its `at` before a cut's cutoff: pruned on purpose); a slot below a
  *   chain's newest that neither a row nor a checkpoint shows is gone too;
@@ -96,14 +96,14 @@ export function auditChain(
   const chains = new Map<string, ChainedRow[]>();
   for (const row of rows) {
     if (typeof row.chain_id !== 'string' || typeof row.seq !== 'number') {
-      if (sealingSince !== null && row.at >= sealingSince) {
-        violations.push(
-          auditViolation(
-            row._id,
-            `it is not chained, though dated after sealing began (${sealingSince})`,
-          ),
-        );
-      }
+      violations.push(
+        auditViolation(
+          row._id,
+          sealingSince !== null && row.at >= sealingSince
+            ? `it is not chained, though dated after sealing began (${sealingSince})`
+            : 'it is not chained (a row written before chaining existed is chained by `seal-records`)',
+        ),
+      );
       continue;
     }
     pushTo(chains, row.chain_id, row as ChainedRow);

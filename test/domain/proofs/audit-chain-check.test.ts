@@ -100,12 +100,15 @@ describe('audit_chain', () => {
     ]);
   });
 
-  it('names an inserted row: unchained and dated after sealing began, or sealed by another key', async () => {
+  it('names an inserted row: unchained whatever its date, or sealed by another key', async () => {
     const { seal, rows } = await writer('db_insert', 2);
     const sealing = await sealingOf(seal);
     const legacy = { _id: newId('aud'), ...content(7, -3600) };
     const forged = { _id: newId('aud'), ...content(8, 30) };
+    // No trust by date: a row dated before sealing began is named too (seal-records chains
+    // the rows written before chaining existed).
     expect(problems(auditChain([legacy, ...rows, forged], true, sealing))).toEqual([
+      `${legacy._id}: it is not chained (a row written before chaining existed is chained by \`seal-records\`)`,
       `${forged._id}: it is not chained, though dated after sealing began (${at(0)})`,
     ]);
     // Chained as the holder can: a third row of the chain, sealed with a key of its own.
