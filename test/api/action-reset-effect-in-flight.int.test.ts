@@ -1,4 +1,4 @@
-import { ledgerOfAction } from '../helpers/actions';
+import { ledgerOfAction, proposeWebhook } from '../helpers/actions';
 import { eventually } from '../helpers/eventually';
 import { call } from '../helpers/http';
 import { createTestKey, type TestKey } from '../helpers/keys';
@@ -63,22 +63,7 @@ const describeRun = async (id: string) =>
 
 /** Ada's webhook, approved by Ben and executed: answers once its POST is at the receiver. */
 async function effectInFlight(): Promise<string> {
-  const proposed = await call<{ payload: { action_id: string } }>(
-    app.url,
-    'POST',
-    '/v1/external-actions/propose',
-    {
-      key: ada.apiKey,
-      body: {
-        action_kind: 'webhook.post',
-        target: { url: `${receiverUrl}/hook` },
-        parameters: { body: { event: 'deploy' } },
-        bounds: {},
-      },
-    },
-  );
-  expect(proposed.status).toBe(201);
-  const id = proposed.body.payload.action_id;
+  const id = await proposeWebhook(app, ada, `${receiverUrl}/hook`);
   expect((await decide(id, 'approve')).status).toBe(200);
   const arrived = receiver.arrivals;
   void decide(id, 'execute');

@@ -67,6 +67,27 @@ const runCheck = async (name: string) =>
     }>(app.url, 'POST', '/v1/proofs/checks', { key: app.adminKey, body: { checks: [name] } })
   ).body.payload.results[0];
 
+/** A rule for one shared context: two approvals, by B and C, each signed; answers its id. */
+async function strictRuleFor(context: string): Promise<string> {
+  const rule = await call<{ payload: { rule_id: string } }>(
+    app.url,
+    'POST',
+    '/v1/admin/approval-rules/create',
+    {
+      key: app.adminKey,
+      body: {
+        name: `two signed approvers for ${context}`,
+        match: { shared_context_id: context },
+        required_approvals: 2,
+        approver_principals: [ben.principalId, cy.principalId],
+        require_approver_signature: true,
+      },
+    },
+  );
+  expect(rule.status).toBe(201);
+  return rule.body.payload.rule_id;
+}
+
 describe('API keys, principals and organizations', () => {
   it('refuses a key re-pointed at another principal in the database (401 naming the integrity check)', async () => {
     const key = await createTestKey(app, { entitlement: 'strategic', accessLayer: 2 });
@@ -137,22 +158,7 @@ describe('API keys, principals and organizations', () => {
 describe('approver keys', () => {
   it('refuses approver keys inserted in others’ names: no approval as them', async () => {
     const context = `ctx-forged-keys-${newId('tsk')}`;
-    const rule = await call<{ payload: { rule_id: string } }>(
-      app.url,
-      'POST',
-      '/v1/admin/approval-rules/create',
-      {
-        key: app.adminKey,
-        body: {
-          name: 'two signed approvers',
-          match: { shared_context_id: context },
-          required_approvals: 2,
-          approver_principals: [ben.principalId, cy.principalId],
-          require_approver_signature: true,
-        },
-      },
-    );
-    expect(rule.status).toBe(201);
+    await strictRuleFor(context);
     // The attacker's own Ed25519 key, registered in the database for B.
     const attacker = newApproverKeyPair();
     const forgedKeyId = newId('apk');
@@ -213,22 +219,7 @@ describe('approver keys', () => {
 describe('approval rules', () => {
   it('refuses a proposal governed by a rule weakened in the database, and stores nothing', async () => {
     const context = `ctx-weakened-${newId('tsk')}`;
-    const rule = await call<{ payload: { rule_id: string } }>(
-      app.url,
-      'POST',
-      '/v1/admin/approval-rules/create',
-      {
-        key: app.adminKey,
-        body: {
-          name: 'strict',
-          match: { shared_context_id: context },
-          required_approvals: 2,
-          approver_principals: [ben.principalId, cy.principalId],
-          require_approver_signature: true,
-        },
-      },
-    );
-    const ruleId = rule.body.payload.rule_id;
+    const ruleId = await strictRuleFor(context);
     await db()
       .collection<{ _id: string }>('approval_rules')
       .updateOne(

@@ -1,3 +1,4 @@
+import { proposeWebhook } from '../helpers/actions';
 import type { ActionLedgerEntry } from '../../src/store/external-actions.repo';
 import { storedIn } from '../helpers/collections';
 import { eventually } from '../helpers/eventually';
@@ -53,22 +54,7 @@ const posted = (id: string) =>
 
 /** A webhook proposed by ada, approved and executed by ben, its POST delivered. */
 async function executedWebhook(): Promise<string> {
-  const res = await call<{ payload: { action_id: string } }>(
-    app.url,
-    'POST',
-    '/v1/external-actions/propose',
-    {
-      key: ada.apiKey,
-      body: {
-        action_kind: 'webhook.post',
-        target: { url: `${receiverUrl}/hook` },
-        parameters: { body: { event: 'deploy' } },
-        bounds: {},
-      },
-    },
-  );
-  expect(res.status).toBe(201);
-  const id = res.body.payload.action_id;
+  const id = await proposeWebhook(app, ada, `${receiverUrl}/hook`);
   for (const decision of ['approve', 'execute']) {
     const decided = await call(app.url, 'POST', `/v1/external-actions/${id}/${decision}`, {
       key: ben.apiKey,

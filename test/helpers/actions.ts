@@ -101,3 +101,23 @@ export async function ledgerOfAction(
   if (res.status !== 200) throw new Error(`history failed: ${res.status} ${res.text}`);
   return res.body.payload.items.sort((a, b) => a.seq - b.seq);
 }
+
+/** Proposes a `webhook.post` of `{event: 'deploy'}` to `url` through the API; answers its id. */
+export async function proposeWebhook(app: TestApp, key: TestKey, url: string): Promise<string> {
+  const res = await call<{ payload: { action_id: string } }>(
+    app.url,
+    'POST',
+    '/v1/external-actions/propose',
+    {
+      key: key.apiKey,
+      body: {
+        action_kind: 'webhook.post',
+        target: { url },
+        parameters: { body: { event: 'deploy' } },
+        bounds: {},
+      },
+    },
+  );
+  if (res.status !== 201) throw new Error(`propose failed: ${res.status} ${res.text}`);
+  return res.body.payload.action_id;
+}
