@@ -1,8 +1,36 @@
 import { randomBytes } from 'node:crypto';
-import type { EntrySeal } from '../domain/external-actions/ledger-seal';
-import type { AuditSealer } from '../domain/governance/audit-seal';
 import { canonicalDigest } from '../lib/canonical-digest';
 import { newId } from '../lib/ids';
+
+/** An Ed25519 signature over a row's id and digest, by the public key `key_id` (hex). */
+export interface RowSeal {
+  key_id: string;
+  signature: string;
+}
+
+/** What a row's checkpoint line says of it (the writer signs and appends it). */
+export interface AuditRowClaim {
+  chain_id: string;
+  seq: number;
+  audit_id: string;
+  /** The row's digest as written. */
+  head: string;
+  /** The row's `at`. */
+  at: string;
+}
+
+/**
+ * What the audit's writer signs with: a seal per row, a line per row and per prune, outside
+ * the database (the domain's audit seal implements it: `domain/governance/audit-seal.ts`).
+ */
+export interface AuditSealer {
+  keyId: string;
+  seal(rowId: string, digest: string): RowSeal;
+  /** Appends the row's checkpoint line; throws when it cannot. */
+  checkpoint(row: AuditRowClaim): Promise<void>;
+  /** Appends a retention cut before rows dated before `cutoff` are deleted. */
+  cut(cutoff: string): Promise<void>;
+}
 
 /**
  * Where an audit row stands in its writer's chain, and what vouches for it. Each writing
@@ -19,7 +47,7 @@ export interface AuditChainFields {
   /** `canonicalDigest` of the row without `digest` and `seal` (the ledger's recipe). */
   digest: string;
   /** Ed25519 by the ledger seal key over `["governed-runtime/audit-seal/v1", _id, digest]`. */
-  seal: EntrySeal;
+  seal: RowSeal;
 }
 
 /** Rows live under a fresh id each; a chain's are queued, so its seq, ids and links ascend. */

@@ -1,8 +1,7 @@
-import type { AuditSealer } from '../domain/governance/audit-seal';
 import type { AuditQuery } from '../domain/operations/schemas';
 import type { ListFilter } from '../lib/schema';
 import type { Db, Filter } from 'mongodb';
-import { createAuditChain, type AuditChainFields } from './audit-chain';
+import { createAuditChain, type AuditChainFields, type AuditSealer } from './audit-chain';
 import { newestByTimePage, type PagePosition } from './paging';
 
 /** One control-plane change: who, what, before, after, when. Never holds a secret. */

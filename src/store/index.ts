@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import type { AuditSealer } from '../domain/governance/audit-seal';
+import type { AuditSealer } from './audit-chain';
 import { createApiKeysRepo } from './api-keys.repo';
 import { createArtifactsRepo } from './artifacts.repo';
 import { createSubstrateDeploymentsRepo } from './substrate-deployments.repo';

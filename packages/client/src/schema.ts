@@ -3224,7 +3224,7 @@ export interface components {
         };
         ProofChecksRequest: {
             /** @description Checks to run (default: all). */
-            checks?: ("action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain" | "audit_chain")[];
+            checks?: ("action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain" | "authority_records" | "audit_chain")[];
             /**
              * @description Most records each check reads.
              * @default 10000
@@ -16848,7 +16848,7 @@ export interface operations {
                              */
                             status: "running" | "completed" | "failed";
                             /** @description Checks asked for, in order. */
-                            checks: ("action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain" | "audit_chain")[];
+                            checks: ("action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain" | "authority_records" | "audit_chain")[];
                             /** @description Most records each check reads. */
                             max_records: number;
                             progress: {
@@ -16863,7 +16863,7 @@ export interface operations {
                                  * @description The check.
                                  * @enum {string}
                                  */
-                                name: "action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain" | "audit_chain";
+                                name: "action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain" | "authority_records" | "audit_chain";
                                 /**
                                  * @description `passed`; `failed` (violations found); `inconclusive` (none found, but the bound stopped the read).
                                  * @enum {string}
@@ -16945,7 +16945,7 @@ export interface operations {
                              */
                             status: "running" | "completed" | "failed";
                             /** @description Checks asked for, in order. */
-                            checks: ("action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain" | "audit_chain")[];
+                            checks: ("action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain" | "authority_records" | "audit_chain")[];
                             /** @description Most records each check reads. */
                             max_records: number;
                             progress: {
@@ -16960,7 +16960,7 @@ export interface operations {
                                  * @description The check.
                                  * @enum {string}
                                  */
-                                name: "action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain" | "audit_chain";
+                                name: "action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain" | "authority_records" | "audit_chain";
                                 /**
                                  * @description `passed`; `failed` (violations found); `inconclusive` (none found, but the bound stopped the read).
                                  * @enum {string}
@@ -17122,13 +17122,13 @@ export interface operations {
                                  * @description The check.
                                  * @enum {string}
                                  */
-                                name: "action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain" | "audit_chain";
+                                name: "action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain" | "authority_records" | "audit_chain";
                                 newest: {
                                     /**
                                      * @description The check.
                                      * @enum {string}
                                      */
-                                    name: "action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain" | "audit_chain";
+                                    name: "action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain" | "authority_records" | "audit_chain";
                                     /**
                                      * @description `passed`; `failed` (violations found); `inconclusive` (none found, but the bound stopped the read).
                                      * @enum {string}
@@ -17248,7 +17248,7 @@ export interface operations {
                                  * @description The check.
                                  * @enum {string}
                                  */
-                                name: "action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain" | "audit_chain";
+                                name: "action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain" | "authority_records" | "audit_chain";
                                 /**
                                  * @description `passed`; `failed` (violations found); `inconclusive` (none found, but the bound stopped the read).
                                  * @enum {string}
@@ -17290,7 +17290,7 @@ export interface operations {
                                  */
                                 status: "running" | "completed" | "failed";
                                 /** @description Checks asked for, in order. */
-                                checks: ("action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain" | "audit_chain")[];
+                                checks: ("action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain" | "authority_records" | "audit_chain")[];
                                 /** @description Most records each check reads. */
                                 max_records: number;
                                 progress: {
@@ -17305,7 +17305,7 @@ export interface operations {
                                      * @description The check.
                                      * @enum {string}
                                      */
-                                    name: "action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain" | "audit_chain";
+                                    name: "action_ledger_chain" | "actions_match_ledger" | "actions_match_workflow" | "executions_approved" | "decisions_signed" | "approver_signatures" | "world_history_replay" | "event_dedup" | "no_secrets" | "artifacts_integrity" | "repair_chain" | "authority_records" | "audit_chain";
                                     /**
                                      * @description `passed`; `failed` (violations found); `inconclusive` (none found, but the bound stopped the read).
                                      * @enum {string}

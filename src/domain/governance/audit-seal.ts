@@ -1,5 +1,6 @@
+import type { AuditSealer } from '../../store/audit-chain';
 import { appendJsonLine, readJsonLines } from '../external-actions/ledger-checkpoints';
-import { ledgerSigner, signatureProblem, type EntrySeal } from '../external-actions/ledger-seal';
+import { ledgerSigner, signatureProblem } from '../external-actions/ledger-seal';
 
 /**
  * Seals and checkpoints of the admin audit (docs/governance.md, "What the audit protects
@@ -76,15 +77,7 @@ export const auditLineMessage = (line: Unsigned<AuditRowCheckpoint> | Unsigned<A
     ),
   );
 
-/** What the audit's writer signs with: a seal per row, a line per row and per prune. */
-export interface AuditSealer {
-  keyId: string;
-  seal(rowId: string, digest: string): EntrySeal;
-  /** Appends the row's checkpoint line; throws when it cannot. */
-  checkpoint(row: Omit<Unsigned<AuditRowCheckpoint>, 'kind' | 'db'>): Promise<void>;
-  /** Appends a retention cut before rows dated before `cutoff` are deleted. */
-  cut(cutoff: string): Promise<void>;
-}
+export type { AuditSealer } from '../../store/audit-chain';
 
 /** What `audit_chain` verifies with: the accepted keys and the lines written. */
 export interface AuditSealVerifier {
