@@ -170,7 +170,7 @@ describe('audit_chain', () => {
     );
   });
 
-  it('names an empty slot no checkpoint names, and a newest row no checkpoint reaches after the grace', async () => {
+  it('names an empty slot no checkpoint names, and newest rows no checkpoint reaches after the grace', async () => {
     const { seal, rows } = await writer('db_unnamed', 3);
     const within = { ...(await sealingOf(seal)), lines: [], linesAfter: [] };
     expect(problems(auditChain([rows[0], rows[2]], true, within))).toEqual([
@@ -188,10 +188,15 @@ describe('audit_chain', () => {
       `${rows[2]._id}: no checkpoint names its chain (the checkpoint file is missing, cut or not shared)`,
     ]);
     const reached = { ...(await sealingOf(seal)), now: past.now };
-    const lines = reached.lines.slice(0, 2);
+    const lines = reached.lines.slice(0, 1);
     expect(problems(auditChain(rows, true, { ...reached, lines, linesAfter: lines }))).toEqual([
-      `${rows[2]._id}: no checkpoint reaches it: the newest names seq 2 of chain ${rows[2].chain_id}`,
+      `${rows[2]._id}: no checkpoint reaches it: the newest names seq 1 of chain ${rows[2].chain_id}`,
     ]);
+    // One sealed row past the newest line: a writer stopped between its insert and its line.
+    const crashed = reached.lines.slice(0, 2);
+    expect(
+      auditChain(rows, true, { ...reached, lines: crashed, linesAfter: crashed }).violations,
+    ).toEqual([]);
   });
 
   it('names a checkpoint line not signed by an accepted key, and does not use it', async () => {
