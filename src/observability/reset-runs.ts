@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { TemporalGateway } from '../temporal/gateway';
 import type { ClosedRunFollower } from '../domain/closed-runs';
+import { FINAL_ACTION_STATUSES } from '../workflows/external-action.contract';
 
 export interface ResetRunWatcherOptions {
   temporal: TemporalGateway;
@@ -13,6 +14,8 @@ export interface ResetRunWatcherOptions {
 /** Visibility is eventually consistent: each scan overlaps the previous one by this much. */
 const OVERLAP_MS = 60_000;
 const ACTION_PREFIX = 'action-';
+/** What a completed run shows when it ended as it should: a final status (or a refusal). */
+const FINAL_SHOWN: readonly string[] = [...FINAL_ACTION_STATUSES, 'refused'];
 
 /**
  * Finds runs of action workflows that disagree with their action's ledger where no closed
@@ -60,15 +63,23 @@ export class ResetRunWatcher {
   }
 
   /**
-   * Completed runs whose action the ledger has not ended: recorded `aborted`. A completed
-   * run is read once (its action's projection by `_id`), however many scans overlap it; a
-   * failed recording leaves it unjudged, so the next scan tries again.
+   * Completed runs whose action the ledger has not ended: recorded `aborted`. Only runs
+   * that completed showing a status that is not final are listed (`ActionStatus`, which the
+   * workflow sets with every transition): a run that ends normally shows its final status, so
+   * the list is empty but for the runs this looks for, and a busy service's thousands of
+   * completed runs are never read. The search attribute only narrows the list; the ledger
+   * decides. A completed run is judged once, however many scans overlap it; a failed
+   * recording leaves it unjudged, so the next scan tries again.
    */
   private async scanCompleted(): Promise<number> {
     const since = new Date(Date.parse(this.completedWatermark) - OVERLAP_MS).toISOString();
     const runs = new Map<string, { runId: string; closedAt: string }>();
     let newest = this.completedWatermark;
-    for await (const execution of this.list('Completed', `CloseTime >= "${since}"`)) {
+    const notFinal = `ActionStatus NOT IN (${FINAL_SHOWN.map((s) => `"${s}"`).join(', ')})`;
+    for await (const execution of this.list(
+      'Completed',
+      `CloseTime >= "${since}" AND ${notFinal}`,
+    )) {
       const closedAt = execution.closeTime?.toISOString() ?? since;
       if (closedAt > newest) newest = closedAt;
       if (!execution.workflowId.startsWith(ACTION_PREFIX)) continue;
