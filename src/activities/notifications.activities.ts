@@ -108,8 +108,9 @@ export function createNotificationActivities(deps: NotificationDeps) {
       return action?.status === 'awaiting_approval';
     },
 
+    /** Settles it unless it was settled already (a delivery stays delivered). */
     async settleNotification(notificationId: string, status: 'failed' | 'skipped'): Promise<void> {
-      await repos.notifications.settle(notificationId, status, new Date().toISOString());
+      await repos.notifications.settleIfPending(notificationId, status, new Date().toISOString());
     },
 
     /**

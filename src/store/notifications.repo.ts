@@ -51,6 +51,13 @@ export function createNotificationsRepo(db: Db) {
     async settle(id: string, status: DeliveryStatus, now: string) {
       await col.updateOne({ _id: id }, { $set: { status, updated_at: now } });
     },
+    /**
+     * Settles a notification that is still pending; one delivered, failed or skipped stays
+     * so (a second delivery run of the same notification must not take a delivery back).
+     */
+    async settleIfPending(id: string, status: DeliveryStatus, now: string) {
+      await col.updateOne({ _id: id, status: 'pending' }, { $set: { status, updated_at: now } });
+    },
     /** One subscription's deliveries, newest first by (`at`, `_id`), after `after`. */
     listFor(
       subscriptionId: string,
