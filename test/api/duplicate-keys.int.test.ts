@@ -154,3 +154,27 @@ describe('a repeated key is refused naming its path, and nothing is stored', () 
     }
   });
 });
+
+describe('scenarios', () => {
+  it('an empty expectation name is refused: the run it would store breaks its own schema', async () => {
+    const res = await post(
+      '/v1/scenarios/run',
+      '{"scenario":"approval-drill","params":{"expect":{"":null}}}',
+    );
+    const body = res.body as Answer;
+    expect([res.status, body.detail?.map((issue) => issue.loc)]).toEqual([
+      422,
+      [['body', 'params', 'expect', '']],
+    ]);
+    const long = 'x'.repeat(129);
+    const tooLong = await post(
+      '/v1/scenarios/run',
+      JSON.stringify({ scenario: 'approval-drill', params: { expect: { [long]: 1 } } }),
+    );
+    expect([tooLong.status, (tooLong.body as Answer).detail?.map((issue) => issue.loc)]).toEqual([
+      422,
+      [['body', 'params', 'expect', long]],
+    ]);
+    expect(await app.deps.db.collection('scenario_runs').countDocuments()).toBe(0);
+  });
+});
