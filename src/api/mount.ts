@@ -38,7 +38,7 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], deps: App
     if (route.family !== PUBLIC_FAMILY) {
       steps.push(authenticateGate(deps), guardFamilyGate(route.family), rateLimitGate(deps));
     }
-    if (route.request?.body) steps.push({ around: jsonBody() });
+    if (route.request?.body) steps.push({ around: jsonBody(route.request.body.refused) });
     steps.push(validate(route, compile));
     if (route.addressLimited) steps.push(limitAccessRequestsGate(deps));
     if (route.idempotent) {

@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { AppDeps } from '../app/deps';
 import type { AuthContext } from '../auth/auth-context';
 import type { RouteFamily } from '../auth/families';
+import type { BodyRefusal } from './middleware/body';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -87,6 +88,8 @@ interface RouteShape<F extends RouteFamily, P, Q, B> {
        * (`.`, NUL, a leading `$`) are then fine.
        */
       stored?: boolean;
+      /** Answers a body the body layer refuses in the route's own protocol (JSON-RPC on `/mcp`). */
+      refused?: BodyRefusal;
     };
   };
   /**

@@ -2,11 +2,12 @@ import type { ValidationIssue } from './errors';
 
 /**
  * What `JSON.parse` accepts but the service must not: values it would change without a word
- * (numbers a double cannot hold exactly, strings that are not Unicode), keys it refuses, and
- * nesting too deep to walk. Found by scanning the JSON text itself, because `JSON.parse`
- * loses what tells them apart: `1e-400` and `0` both parse to 0, and Node 20's revivers are
- * not given the source text (`context.source` arrived in Node 21). docs/api.md, "Request
- * bodies", says what is refused and why.
+ * (numbers a double cannot hold exactly, strings that are not Unicode), keys it refuses or
+ * would merge (a repeated key: it keeps the last value), and nesting too deep to walk. Found
+ * by scanning the JSON text itself, because `JSON.parse` loses what tells them apart:
+ * `1e-400` and `0` both parse to 0, a repeated key leaves one, and Node 20's revivers are not
+ * given the source text (`context.source` arrived in Node 21). docs/conventions.md, "Bodies",
+ * says what is refused and why.
  *
  * Runs only on text `JSON.parse` has accepted: it tracks where it is (for each issue's path)
  * but checks no syntax of its own.
@@ -29,6 +30,7 @@ export function jsonTextIssues(text: string, maxDepth: number): ValidationIssue[
       if (top?.expectsKey) {
         top.key = value;
         top.expectsKey = false;
+        if (repeated(top, value)) issues.push(duplicateKey(at(), value));
         if (value === '__proto__') {
           issues.push({
             loc: at(),
@@ -57,7 +59,9 @@ export function jsonTextIssues(text: string, maxDepth: number): ValidationIssue[
           },
         ];
       }
-      frames.push(c === OPEN_BRACE ? { key: '', expectsKey: true } : { key: 0, expectsKey: false });
+      frames.push(
+        c === OPEN_BRACE ? { key: '', expectsKey: true, keys: [] } : { key: 0, expectsKey: false },
+      );
       i += 1;
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       frames.pop();
@@ -75,10 +79,45 @@ export function jsonTextIssues(text: string, maxDepth: number): ValidationIssue[
   return issues;
 }
 
-/** An open object (its current key) or array (its current index). */
+/** An open object (its current key, and the keys it had so far) or array (its current index). */
 interface Frame {
   key: string | number;
   expectsKey: boolean;
+  keys?: string[];
+  /** The keys as a set, once the object has more than a few (looked up past that). */
+  seen?: Set<string>;
+  /** Keys already named as repeated, so a key sent three times is named once. */
+  named?: Set<string>;
+}
+
+/** Objects up to this many keys are searched as a list: faster than a set for the small ones. */
+const LIST_KEYS = 16;
+
+/**
+ * Whether the object already had `key`. `JSON.parse` keeps a repeated key's last value, other
+ * parsers its first (or refuse the text): a reviewer reading the body sent could see another
+ * request than the one stored, planned and executed. Each repeat is named once per object.
+ */
+function repeated(frame: Frame, key: string): boolean {
+  const keys = frame.keys!;
+  const had = frame.seen ? frame.seen.has(key) : keys.includes(key);
+  if (!had) {
+    if (frame.seen) frame.seen.add(key);
+    else if (keys.push(key) > LIST_KEYS) frame.seen = new Set(keys);
+    return false;
+  }
+  frame.named ??= new Set();
+  if (frame.named.has(key)) return false;
+  frame.named.add(key);
+  return true;
+}
+
+function duplicateKey(loc: (string | number)[], key: string): ValidationIssue {
+  return {
+    loc,
+    msg: `The key ${JSON.stringify(key)} is repeated in this object: JSON parsers disagree on which value counts. Send each key once`,
+    type: 'duplicate_key',
+  };
 }
 
 const QUOTE = 0x22;

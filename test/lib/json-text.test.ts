@@ -39,4 +39,24 @@ describe('jsonTextIssues', () => {
   it('too deep: only that, at the first container past the limit', () => {
     expect(locs('{"a":[[{"b":[1e999]}]]}', 3)).toEqual([['too_deep', ['body', 'a', 0, 0]]]);
   });
+
+  it('a repeated key, at any depth and inside arrays, named at its second place', () => {
+    expect(locs('{"a":1,"a":2}')).toEqual([['duplicate_key', ['body', 'a']]]);
+    expect(locs('{"p":{"m":"first","m":"second"}}')).toEqual([
+      ['duplicate_key', ['body', 'p', 'm']],
+    ]);
+    expect(locs('{"l":[{},{"x":{"s":"a","t":0,"s":"b"}}]}')).toEqual([
+      ['duplicate_key', ['body', 'l', 1, 'x', 's']],
+    ]);
+  });
+
+  it('a key repeated by its escape is the same key; one repeated three times is named once', () => {
+    expect(locs(String.raw`{"ab":1,"ab":2}`)).toEqual([['duplicate_key', ['body', 'ab']]]);
+    expect(locs('{"k":1,"k":2,"k":3}')).toEqual([['duplicate_key', ['body', 'k']]]);
+  });
+
+  it('the same key in sibling and nested objects is no repeat, nor "" beside another key', () => {
+    expect(locs('{"a":{"a":{"a":1}},"b":[{"a":1},{"a":2}],"":0,"c":{"":1}}')).toEqual([]);
+    expect(locs('{"":1,"":2}')).toEqual([['duplicate_key', ['body', '']]]);
+  });
 });

@@ -4,6 +4,7 @@ import { NotFound, Unavailable } from '../../lib/errors';
 import { ApiError } from '../errors';
 import { defineRoute, type HttpMethod, type RouteDefinition, type RouteRequest } from '../route';
 import { inProcessFetch } from './in-process-fetch';
+import { jsonRpcRefusal } from './refusal';
 import { exchange } from './web-exchange';
 import { MAX_MCP_SESSIONS, McpSessions } from './sessions';
 
@@ -35,7 +36,12 @@ export function mcpRoutes(sessions = new McpSessions()): RouteDefinition[] {
       ...(body
         ? {
             request: {
-              body: { name: 'McpMessage', schema: Type.Unknown(), stored: false },
+              body: {
+                name: 'McpMessage',
+                schema: Type.Unknown(),
+                stored: false,
+                refused: jsonRpcRefusal,
+              },
             },
           }
         : {}),

@@ -1,9 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createUnzip } from 'node:zlib';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { jsonTextIssues } from '../../lib/json-text';
+import { Invalid, type ValidationIssue } from '../../lib/errors';
 import { listedIssues } from '../../lib/validation';
 import { ApiError, validationError } from '../errors';
 
@@ -29,7 +30,7 @@ export const MAX_BODY_DEPTH = 64;
  * reads are watched beside it with a strict decoder. A compressed body is decompressed here
  * first and handed to koa-body as an identity one, so its bytes are watched the same way.
  */
-export function jsonBody(): Middleware {
+export function jsonBody(refused?: BodyRefusal): Middleware {
   const parse = koaBody({
     json: true,
     jsonLimit: MAX_BODY_BYTES,
@@ -45,12 +46,11 @@ export function jsonBody(): Middleware {
       HttpMethodEnum.DELETE,
     ],
   });
-  return async (ctx, next) => {
+  const read = async (ctx: Context): Promise<void> => {
     const length = ctx.request.length;
     const chunked = ctx.get('Transfer-Encoding') !== '';
     if (!chunked && !length) {
       ctx.state.hasBody = false;
-      await next();
       return;
     }
     // Every `application/*+json` is JSON (`application/problem+json`, …).
@@ -89,9 +89,30 @@ export function jsonBody(): Middleware {
     const issues = typeof text === 'string' ? jsonTextIssues(text, MAX_BODY_DEPTH) : [];
     if (issues.length > 0) throw validationError(listedIssues(issues));
     ctx.state.hasBody = true;
+  };
+  if (!refused) {
+    return async (ctx, next) => {
+      await read(ctx);
+      await next();
+    };
+  }
+  return async (ctx, next) => {
+    try {
+      await read(ctx);
+    } catch (error) {
+      if (!(error instanceof Invalid)) throw error;
+      refused(ctx, error.issues);
+      return;
+    }
     await next();
   };
 }
+
+/**
+ * Answers a body the body layer refused (a 422 otherwise) in a route's own protocol: the
+ * issues are the 422's, each with its path. 413 and 415 stay HTTP errors.
+ */
+export type BodyRefusal = (ctx: Context, issues: ValidationIssue[]) => void;
 
 /** A request as koa-body is to read it: the plain JSON type, and decompressed if it was not. */
 interface JsonSource {

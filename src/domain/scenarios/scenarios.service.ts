@@ -1,6 +1,6 @@
 import type { DomainInfra } from '../infra';
 import type { AuthContext } from '../../auth/auth-context';
-import { Invalid } from '../../lib/errors';
+import { Invalid, type ValidationIssue } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { createValidatorFactory, type InputValidator } from '../../lib/validation';
 import type { ScenarioRunRecord } from '../../store/scenario-runs.repo';
@@ -9,7 +9,7 @@ import { resultWithin, startOpsWorkflow } from '../workflow-start';
 import { workflowUrlOf, type LinkDeps } from '../workflow-links';
 import { scenarioStartText } from './scenario-text';
 import { SCENARIOS, scenarioNamed, type ScenarioParams } from './registry';
-import { RUNS_SHOWN, type RunScenarioBody, type ScenarioName } from './schemas';
+import { MAX_CHECK_NAME, RUNS_SHOWN, type RunScenarioBody, type ScenarioName } from './schemas';
 
 type Deps = Pick<DomainInfra, 'config' | 'metrics' | 'repos' | 'temporal'>;
 
@@ -45,13 +45,30 @@ export async function listScenarios(deps: Pick<DomainInfra, 'config' | 'repos' |
 /** The parameters checked against the scenario's schema, defaults filled in (422 naming each problem). */
 function checkedParams(name: ScenarioName, params: Record<string, unknown> | undefined) {
   const value = structuredClone(params ?? {});
-  const { issues } = paramValidators.get(name)!(value);
+  const issues = [...paramValidators.get(name)!(value).issues, ...expectKeyIssues(value)];
   if (issues.length > 0) {
     throw new Invalid(
       issues.map((issue) => ({ ...issue, loc: ['body', 'params', ...issue.loc.slice(1)] })),
     );
   }
   return value as ScenarioParams;
+}
+
+/**
+ * Keys of `expect` outside 1..`MAX_CHECK_NAME` characters, each at its place. Each becomes a
+ * stored check's `name`, which the run's schema holds to that length. Checked here because
+ * validation leaves key rules (`propertyNames`) to the layers that word them.
+ */
+function expectKeyIssues(params: Record<string, unknown>): ValidationIssue[] {
+  const expect = params['expect'];
+  if (typeof expect !== 'object' || expect === null || Array.isArray(expect)) return [];
+  return Object.keys(expect)
+    .filter((key) => key.length === 0 || key.length > MAX_CHECK_NAME)
+    .map((key) => ({
+      loc: ['body', 'expect', key],
+      msg: `An expectation's name is an observation's name: 1..${MAX_CHECK_NAME} characters`,
+      type: 'value_error',
+    }));
 }
 
 /**

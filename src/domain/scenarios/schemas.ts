@@ -17,10 +17,18 @@ export type ScenarioRunStatus = (typeof SCENARIO_RUN_STATUSES)[number];
 /** Runs per scenario `GET /v1/scenarios` shows. */
 export const RUNS_SHOWN = 5;
 
-/** Every scenario's `expect`: replaces expected values (to see the judge fail on purpose). */
+/** Longest observation name: a check's `name`, so also a key of `expect`. */
+export const MAX_CHECK_NAME = 128;
+
+/**
+ * Every scenario's `expect`: replaces expected values (to see the judge fail on purpose).
+ * Each key becomes a stored check's `name`, so it is held to that name's 1..128 characters
+ * (`expectKeyIssues`): an empty one made a run whose record broke its own schema.
+ */
 export const expectOverride = schema.storedObject(
   'Expected values to judge against instead of the known ones, by observation name (e.g. to check that a false expectation fails).',
   16,
+  { min: 1, max: MAX_CHECK_NAME },
 );
 
 /** Body of `POST /v1/scenarios/run`; `params` is checked against the scenario's own schema. */
@@ -38,7 +46,7 @@ export type RunScenarioBody = Static<typeof runScenarioBody>;
 
 const checkView = schema.view(
   {
-    name: schema.text('The observation judged.', 128),
+    name: schema.text('The observation judged.', MAX_CHECK_NAME),
     expected: Type.Unknown({ description: 'What the scenario expects.' }),
     observed: Type.Unknown({ description: 'What the run observed (null: not observed).' }),
     passed: schema.flag('Whether they are equal.'),
