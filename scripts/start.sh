@@ -91,6 +91,13 @@ CONSOLE_URL="$(curl -fsS "$API_URL/" | node -e '
 ' 2>/dev/null || true)"
 CONSOLE_URL="${CONSOLE_URL:-$API_URL/console}"
 
+# A store written before records were sealed refuses its own keys until the operator seals it
+# once (docs/operations.md, "Upgrading a store written before sealing"): say so here.
+if curl -sS -H "X-API-Key: $ADMIN_API_KEY" "$API_URL/v1/principals/me" 2>/dev/null | grep -q 'integrity check'; then
+  log "this store was written before records were sealed: its keys are refused until it is sealed once:"
+  log "  npm run stop && bash scripts/servers.sh start && (set -a; . .data/secrets.env; npm run seal-records) && npm start"
+fi
+
 cat <<TXT
 
 Governed Runtime is ready.
