@@ -54,7 +54,8 @@ const securityEvents = async (): Promise<number> => {
     .find((l) => l.startsWith('gr_security_events_total{kind="security.record_integrity"}'));
   return line ? Number(line.split(' ').pop()) : 0;
 };
-const runCheck = async (name: string) =>
+/** Runs one proof check on `on` (default: the shared app); answers its result. */
+const runCheck = async (name: string, on: TestApp = app) =>
   (
     await call<{
       payload: {
@@ -64,7 +65,7 @@ const runCheck = async (name: string) =>
           violations: { collection: string; record_id: string; problem: string }[];
         }[];
       };
-    }>(app.url, 'POST', '/v1/proofs/checks', { key: app.adminKey, body: { checks: [name] } })
+    }>(on.url, 'POST', '/v1/proofs/checks', { key: on.adminKey, body: { checks: [name] } })
   ).body.payload.results[0];
 
 /** A rule for one shared context: two approvals, by B and C, each signed; answers its id. */
@@ -286,21 +287,7 @@ describe('the authority_records proof', () => {
       const key = await createTestKey(proofApp, { entitlement: 'strategic', accessLayer: 2 });
       const pair = newApproverKeyPair();
       const approverKey = await registerApproverKey(proofApp, key, pair);
-      const check = async () =>
-        (
-          await call<{
-            payload: {
-              results: {
-                name: string;
-                status: string;
-                violations: { collection: string; record_id: string; problem: string }[];
-              }[];
-            };
-          }>(proofApp.url, 'POST', '/v1/proofs/checks', {
-            key: proofApp.adminKey,
-            body: { checks: ['authority_records'] },
-          })
-        ).body.payload.results[0];
+      const check = () => runCheck('authority_records', proofApp);
       const proofWorker = await startTestWorker(proofApp.deps);
       try {
         expect(await check()).toMatchObject({ name: 'authority_records', status: 'passed' });
